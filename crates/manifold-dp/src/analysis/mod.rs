@@ -1,0 +1,13 @@
+//! Closed forms and quadrature for the noise laws: angular CDFs and their inverses, mean angles, the radius
+//! of indistinguishability ρ(ε, p) (the angle within which a fraction p of releases fall) and its inverse
+//! ε(ρ, p).
+
+pub mod angular;
+pub mod bingham_so3;
+pub mod laplace_so3;
+pub mod quadrature;
+pub mod special;
+
+pub use angular::AngularLaw;
+pub use bingham_so3::BinghamAngle;
+pub use laplace_so3::LaplaceAngle;

@@ -1,0 +1,121 @@
+//! The library's error type. Every constructor and every parser of user data returns
+//! [`Fallible`]; nothing in this crate panics on user-supplied values.
+
+use thiserror::Error;
+
+/// Result type used throughout the library.
+pub type Fallible<T> = Result<T, Error>;
+
+/// Everything that can go wrong when validating parameters or data.
+///
+/// Variants that concern one component of an input record carry its index (`component`), so the
+/// caller, which knows the column names, can name the offending column.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum Error {
+    /// A mechanism or analysis parameter is out of its domain (ε ≤ 0, NaN, ∞, p ∉ (0, 1), …).
+    #[error("invalid {name} = {value}: {reason}")]
+    InvalidParameter {
+        /// Parameter name as the user knows it (`epsilon`, `level`, …).
+        name: &'static str,
+        /// The rejected value.
+        value: f64,
+        /// What the valid range is.
+        reason: &'static str,
+    },
+    /// A component of a data record is NaN or infinite.
+    #[error("component {component} is not a finite number ({value})")]
+    NonFinite {
+        /// Zero-based index of the component within the record.
+        component: usize,
+        /// The offending value.
+        value: f64,
+    },
+    /// A quaternion whose norm is further from 1 than the tolerance allows.
+    #[error(
+        "quaternion norm {norm} is not 1 within tolerance {tolerance} (it is renormalised only within the tolerance); \
+         check the column order and that the values are a rotation"
+    )]
+    NotUnit {
+        /// Euclidean norm of the input quaternion.
+        norm: f64,
+        /// The tolerance in force on |norm − 1|.
+        tolerance: f64,
+    },
+    /// A 3×3 matrix that is not orthonormal within tolerance.
+    #[error(
+        "matrix is not orthonormal: max |RᵀR − I| = {deviation:e} exceeds tolerance {tolerance:e}"
+    )]
+    NotOrthonormal {
+        /// Largest absolute entry of RᵀR − I.
+        deviation: f64,
+        /// The tolerance in force.
+        tolerance: f64,
+    },
+    /// An orthonormal matrix with determinant −1 (a reflection, not a rotation).
+    #[error("matrix has determinant {det} (a reflection); a rotation needs det = +1")]
+    NotProperRotation {
+        /// Its determinant.
+        det: f64,
+    },
+    /// An Euler angle sequence that is not one of the 12 valid sequences.
+    #[error(
+        "invalid Euler sequence {0:?}: use three letters from x,y,z with no two consecutive equal, all lowercase \
+         (extrinsic, e.g. xyz) or all uppercase (intrinsic, e.g. ZYX)"
+    )]
+    BadEulerSequence(String),
+    /// A rotation representation spelling that is not known.
+    #[error(
+        "unknown rotation format {0:?}: use quat-wxyz, quat-xyzw, matrix, rotvec or euler:SEQ[:deg|:rad]"
+    )]
+    UnknownRepresentation(String),
+    /// An Euler angle beyond any sane range (|angle| > 4π rad).
+    #[error(
+        "Euler angle component {component} = {value} rad is outside [−4π, 4π]; are the units right?"
+    )]
+    AngleOutOfRange {
+        /// Zero-based index of the angle.
+        component: usize,
+        /// The value in radians.
+        value: f64,
+    },
+    /// A record has the wrong number of components for its representation.
+    #[error("expected {expected} components, got {got}")]
+    WrongLength {
+        /// Components required.
+        expected: usize,
+        /// Components given.
+        got: usize,
+    },
+    /// The operating system could not provide entropy to seed the release generator.
+    #[error("could not seed the random generator from the operating system: {0}")]
+    Entropy(String),
+    /// The requested target cannot be met by any parameter value.
+    #[error("{0}")]
+    Unattainable(String),
+}
+
+/// Checks that a mechanism budget is a finite, strictly positive number.
+pub(crate) fn check_positive(name: &'static str, value: f64) -> Fallible<f64> {
+    if value.is_finite() && value > 0.0 {
+        Ok(value)
+    } else {
+        Err(Error::InvalidParameter {
+            name,
+            value,
+            reason: "must be a finite number > 0",
+        })
+    }
+}
+
+/// Checks that a probability level is strictly inside (0, 1).
+pub(crate) fn check_level(name: &'static str, value: f64) -> Fallible<f64> {
+    if value > 0.0 && value < 1.0 {
+        Ok(value)
+    } else {
+        Err(Error::InvalidParameter {
+            name,
+            value,
+            reason: "must be strictly between 0 and 1",
+        })
+    }
+}

@@ -1,0 +1,34 @@
+//! # manifold-dp
+//!
+//! Exact metric differential privacy for data on curved spaces. This release covers the rotation group
+//! SO(3): rotation geometry and conversions ([`space::so3`], [`space::euler`]), the metrics of Huynh (2009)
+//! ([`space::so3_metric`]), the Laplace and Bingham mechanisms ([`mechanism`]) with exact samplers
+//! ([`sample`]), their calibration and guarantees ([`privacy`]) and closed-form or quadrature analysis of
+//! their noise ([`analysis`]).
+//!
+//! Every ε in the SO(3) API is **per radian of the geodesic angle φ6** (the rotation angle between two
+//! rotations): a mechanism `M` is εφ6-private when `P[M(x) ∈ Z] ≤ exp(ε·θ(x, x′))·P[M(x′) ∈ Z]`.
+//!
+//! ```
+//! use manifold_dp::mechanism::{LaplaceSo3, Mechanism};
+//! use manifold_dp::sample::rng::seeded_rng_for_experiments;
+//! use nalgebra::UnitQuaternion;
+//!
+//! let mech = LaplaceSo3::new(8.0).unwrap();          // ε = 8 per radian
+//! let mut rng = seeded_rng_for_experiments(7);        // use `os_rng()` for real releases
+//! let x = UnitQuaternion::identity();
+//! let noisy = mech.privatize(&x, &mut rng);
+//! println!("{} moved by {:.3} rad", mech.guarantee(), x.angle_to(&noisy));
+//! ```
+//!
+//! The library does no file I/O; the `manifold-dp` binary does.
+
+pub mod analysis;
+pub mod audit;
+pub mod error;
+pub mod mechanism;
+pub mod privacy;
+pub mod sample;
+pub mod space;
+
+pub use error::{Error, Fallible};

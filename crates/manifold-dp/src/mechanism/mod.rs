@@ -1,0 +1,40 @@
+//! Mechanisms: validated constructors, a privatize step that draws exact noise, and the guarantee they
+//! carry as data.
+
+pub mod bingham_so3;
+pub mod laplace_so3;
+
+pub use bingham_so3::BinghamSo3;
+pub use laplace_so3::LaplaceSo3;
+
+use crate::privacy::Guarantee;
+use rand::CryptoRng;
+
+/// A randomised release of one point of a space.
+///
+/// `privatize` requires a `CryptoRng`: releases must not use predictable generators (MATH.md §6).
+pub trait Mechanism {
+    /// The space's point type.
+    type Point;
+
+    /// What the mechanism guarantees.
+    fn guarantee(&self) -> Guarantee;
+
+    /// One release of `x`.
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &Self::Point, rng: &mut R) -> Self::Point;
+
+    /// Releases every point of `xs` in place, with independent noise.
+    fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [Self::Point], rng: &mut R) {
+        for x in xs {
+            *x = self.privatize(x, rng);
+        }
+    }
+
+    /// ln of the output density at `z` given input `x`, w.r.t. the space's reference measure, up to a
+    /// constant that does not depend on `x` (so differences are exact log-likelihood ratios; used by the
+    /// auditor and by the privacy tests).
+    fn log_density(&self, z: &Self::Point, x: &Self::Point) -> f64;
+
+    /// A short name (`laplace`, `bingham`).
+    fn name(&self) -> &'static str;
+}

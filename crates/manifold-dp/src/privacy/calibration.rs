@@ -1,0 +1,44 @@
+//! Calibration: from a user's budget to a mechanism parameter. Each function links its proof.
+
+use crate::error::{Fallible, check_positive};
+
+/// Bingham concentration for a budget of ε per radian of φ6: κ = 2ε.
+///
+/// Bingham(κ) on SO(3) is exactly (κ/2)·φ6-private and no better, so κ = 2ε is the largest (least noisy)
+/// concentration that keeps εφ6-privacy. Proof: `docs/proofs/bingham_so3_tight.md`.
+pub fn bingham_kappa_for_epsilon(epsilon: f64) -> Fallible<f64> {
+    Ok(2.0 * check_positive("epsilon", epsilon)?)
+}
+
+/// The φ6 budget ε = κ/2 that Bingham(κ) satisfies (`docs/proofs/bingham_so3_tight.md`).
+pub fn bingham_epsilon_for_kappa(kappa: f64) -> Fallible<f64> {
+    Ok(check_positive("concentration", kappa)? / 2.0)
+}
+
+/// "Privacy level ℓ within a protection radius r": inputs closer than r are ℓ-indistinguishable,
+/// so ε = ℓ / r per unit of r (`docs/proofs/laplace_so3.md`, last section).
+pub fn epsilon_for_level_within_radius(level: f64, radius: f64) -> Fallible<f64> {
+    Ok(check_positive("level", level)? / check_positive("radius", radius)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_bad_budgets() {
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert!(bingham_kappa_for_epsilon(bad).is_err());
+            assert!(bingham_epsilon_for_kappa(bad).is_err());
+            assert!(epsilon_for_level_within_radius(bad, 1.0).is_err());
+            assert!(epsilon_for_level_within_radius(1.0, bad).is_err());
+        }
+        assert_eq!(bingham_kappa_for_epsilon(3.0).unwrap(), 6.0);
+        assert_eq!(bingham_epsilon_for_kappa(6.0).unwrap(), 3.0);
+        assert!(
+            (epsilon_for_level_within_radius(1.0, 10f64.to_radians()).unwrap() - 5.729577951308232)
+                .abs()
+                < 1e-12
+        );
+    }
+}

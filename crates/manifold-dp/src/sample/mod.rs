@@ -1,0 +1,21 @@
+//! Exact samplers. Each noise sampler draws a rotation at the identity (so proposals and acceptance
+//! tests never depend on the private input) and is a `rand::distr::Distribution`.
+//!
+//! - [`laplace_so3`]: angle density ∝ sin²(θ/2)·e^{−εθ}, exact rejection with acceptance ≥ 0.245 at every ε.
+//! - [`bingham_so3`]: density ∝ exp(−κ sin²(θ/2)) on S³, Kent–Ganeiber–Mardia with the optimal envelope.
+//! - [`paper_baseline`]: the SO(3) paper's own samplers, which are *not* exact; for reproduction only.
+//! - [`rng`]: the randomness policy (OS-seeded CSPRNG, seeded generators for experiments, streams).
+
+pub mod bingham_so3;
+pub mod laplace_so3;
+pub mod paper_baseline;
+pub mod rng;
+pub mod sphere;
+
+use rand::{Rng, RngExt};
+
+/// A uniform draw from (0, 1], safe to take the logarithm of.
+#[inline]
+pub(crate) fn open_unit<R: Rng + ?Sized>(rng: &mut R) -> f64 {
+    1.0 - rng.random::<f64>()
+}
