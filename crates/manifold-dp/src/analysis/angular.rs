@@ -12,6 +12,12 @@ pub trait AngularLaw {
     /// E[θ].
     fn mean(&self) -> f64;
 
+    /// The CDF at each of `sorted` (ascending). Laws whose CDF is costly override this with a cumulative
+    /// evaluation.
+    fn cdf_sorted(&self, sorted: &[f64]) -> Vec<f64> {
+        sorted.iter().map(|&x| self.cdf(x)).collect()
+    }
+
     /// The p-quantile of θ, i.e. the **radius of indistinguishability** ρ with P[θ ≤ ρ] = p: a fraction p
     /// of releases lie within ρ of their input. Safeguarded Newton on [0, π], accurate to ~1e-15 rad.
     fn quantile(&self, p: f64) -> Fallible<f64> {

@@ -6,7 +6,7 @@
 //! [`radius`] and [`epsilon_for_radius`] use it.
 
 use crate::analysis::angular::{self, AngularLaw};
-use crate::analysis::quadrature::integrate_peaked;
+use crate::analysis::quadrature::{cumulative, integrate_peaked};
 use crate::error::{Fallible, check_positive};
 use crate::privacy::calibration::bingham_kappa_for_epsilon;
 use std::f64::consts::PI;
@@ -30,6 +30,11 @@ impl BinghamAngle {
         };
         law.normaliser = law.integral(PI, &|_| 1.0);
         Ok(law)
+    }
+
+    /// Z(κ) = ∫₀^π sin²(θ/2)·exp(−κ sin²(θ/2)) dθ.
+    pub fn normaliser(&self) -> f64 {
+        self.normaliser
     }
 
     fn density(&self, t: f64) -> f64 {
@@ -64,6 +69,20 @@ impl AngularLaw for BinghamAngle {
 
     fn mean(&self) -> f64 {
         self.integral(PI, &|t| t) / self.normaliser
+    }
+
+    fn cdf_sorted(&self, sorted: &[f64]) -> Vec<f64> {
+        let clipped: Vec<f64> = sorted.iter().map(|x| x.clamp(0.0, PI)).collect();
+        let density = |t: f64| self.density(t);
+        cumulative(
+            &density,
+            0.0,
+            &clipped,
+            REL_TOL * self.normaliser / sorted.len().max(1) as f64,
+        )
+        .into_iter()
+        .map(|g| (g / self.normaliser).min(1.0))
+        .collect()
     }
 }
 
@@ -114,6 +133,11 @@ mod tests {
         // θ = 2√(X/κ) and E√X = Γ(2)/Γ(3/2) = 2/√π.
         let maxwell_mean = 2.0 * (2.0 / PI.sqrt()) / kappa.sqrt();
         assert!(((law.mean() - maxwell_mean) / maxwell_mean).abs() < 1e-5);
+        let law = BinghamAngle::new(3.0).unwrap();
+        let xs = [0.1, 0.5, 1.0, 2.0, 3.0];
+        for (x, c) in xs.iter().zip(law.cdf_sorted(&xs)) {
+            assert!((law.cdf(*x) - c).abs() < 1e-13);
+        }
         for &eps in &[0.01, 1.0, 32.0, 1e4] {
             let rho = radius(eps, 0.683).unwrap();
             let back = epsilon_for_radius(rho, 0.683).unwrap();

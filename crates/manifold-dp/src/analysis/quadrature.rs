@@ -85,6 +85,20 @@ pub fn integrate_peaked(f: &dyn Fn(f64) -> f64, b: f64, scale: f64, rel_tol: f64
         .sum()
 }
 
+/// ∫_{a}^{x_i} f for each of the ascending points `xs` (all ≥ a), accumulated gap by gap, each gap to
+/// absolute tolerance `abs_tol`.
+pub fn cumulative(f: &dyn Fn(f64) -> f64, a: f64, xs: &[f64], abs_tol: f64) -> Vec<f64> {
+    let mut acc = 0.0;
+    let mut last = a;
+    xs.iter()
+        .map(|&x| {
+            acc += integrate(f, last, x, abs_tol);
+            last = x;
+            acc
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
