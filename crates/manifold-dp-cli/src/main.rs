@@ -1,1 +1,44 @@
-fn main() {}
+//! `manifold-dp`: differential privacy for rotations from the command line.
+//!
+//! This binary parses arguments, reads and writes files and prints reports; every computation is a call
+//! into the `manifold-dp` library.
+
+mod cli;
+mod cmd_demo;
+mod cmd_radius;
+mod cmd_sample;
+mod output;
+mod units;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+/// Marks an error caused by the user's input or arguments (exit code 2), as opposed to an I/O or
+/// internal failure (exit code 1).
+#[derive(Debug)]
+pub struct BadInput(pub String);
+
+impl std::fmt::Display for BadInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    let result = match cli.command {
+        cli::Command::Sample(args) => cmd_sample::run(args),
+        cli::Command::Radius(args) => cmd_radius::run(args),
+        cli::Command::Demo(args) => cmd_demo::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            let bad_input = err.chain().any(|e| e.is::<BadInput>() || e.is::<manifold_dp::Error>());
+            ExitCode::from(if bad_input { 2 } else { 1 })
+        }
+    }
+}

@@ -42,9 +42,7 @@ pub enum Error {
         tolerance: f64,
     },
     /// A 3×3 matrix that is not orthonormal within tolerance.
-    #[error(
-        "matrix is not orthonormal: max |RᵀR − I| = {deviation:e} exceeds tolerance {tolerance:e}"
-    )]
+    #[error("matrix is not orthonormal: max |RᵀR − I| = {deviation:e} exceeds tolerance {tolerance:e}")]
     NotOrthonormal {
         /// Largest absolute entry of RᵀR − I.
         deviation: f64,
@@ -64,14 +62,10 @@ pub enum Error {
     )]
     BadEulerSequence(String),
     /// A rotation representation spelling that is not known.
-    #[error(
-        "unknown rotation format {0:?}: use quat-wxyz, quat-xyzw, matrix, rotvec or euler:SEQ[:deg|:rad]"
-    )]
+    #[error("unknown rotation format {0:?}: use quat-wxyz, quat-xyzw, matrix, rotvec or euler:SEQ[:deg|:rad]")]
     UnknownRepresentation(String),
     /// An Euler angle beyond any sane range (|angle| > 4π rad).
-    #[error(
-        "Euler angle component {component} = {value} rad is outside [−4π, 4π]; are the units right?"
-    )]
+    #[error("Euler angle component {component} = {value} rad is outside [−4π, 4π]; are the units right?")]
     AngleOutOfRange {
         /// Zero-based index of the angle.
         component: usize,
@@ -99,11 +93,7 @@ pub(crate) fn check_positive(name: &'static str, value: f64) -> Fallible<f64> {
     if value.is_finite() && value > 0.0 {
         Ok(value)
     } else {
-        Err(Error::InvalidParameter {
-            name,
-            value,
-            reason: "must be a finite number > 0",
-        })
+        Err(Error::InvalidParameter { name, value, reason: "must be a finite number > 0" })
     }
 }
 
@@ -112,10 +102,6 @@ pub(crate) fn check_level(name: &'static str, value: f64) -> Fallible<f64> {
     if value > 0.0 && value < 1.0 {
         Ok(value)
     } else {
-        Err(Error::InvalidParameter {
-            name,
-            value,
-            reason: "must be strictly between 0 and 1",
-        })
+        Err(Error::InvalidParameter { name, value, reason: "must be strictly between 0 and 1" })
     }
 }

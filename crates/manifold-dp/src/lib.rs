@@ -18,7 +18,8 @@
 //! let mut rng = seeded_rng_for_experiments(7);        // use `os_rng()` for real releases
 //! let x = UnitQuaternion::identity();
 //! let noisy = mech.privatize(&x, &mut rng);
-//! println!("{} moved by {:.3} rad", mech.guarantee(), x.angle_to(&noisy));
+//! let moved = manifold_dp::space::so3_metric::geodesic(&x, &noisy);
+//! println!("{} moved by {moved:.3} rad", mech.guarantee());
 //! ```
 //!
 //! The library does no file I/O; the `manifold-dp` binary does.
@@ -30,5 +31,6 @@ pub mod mechanism;
 pub mod privacy;
 pub mod sample;
 pub mod space;
+pub mod stats;
 
 pub use error::{Error, Fallible};

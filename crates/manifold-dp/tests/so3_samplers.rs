@@ -28,16 +28,10 @@ const N: usize = 200_000;
 
 fn noise_angles<D: Distribution<UnitQuaternion<f64>>>(d: &D, seed: u64, n: usize) -> Vec<f64> {
     let mut rng = seeded_rng_for_experiments(seed);
-    (0..n)
-        .map(|_| rotation_angle(&d.sample(&mut rng)))
-        .collect()
+    (0..n).map(|_| rotation_angle(&d.sample(&mut rng))).collect()
 }
 
-fn angle_test<D: Distribution<UnitQuaternion<f64>>, L: AngularLaw>(
-    d: &D,
-    law: &L,
-    seed: u64,
-) -> KsOutcome {
+fn angle_test<D: Distribution<UnitQuaternion<f64>>, L: AngularLaw>(d: &D, law: &L, seed: u64) -> KsOutcome {
     let mut angles = noise_angles(d, seed, N);
     ks_test(&mut angles, |s| law.cdf_sorted(s), ALPHA)
 }
@@ -56,13 +50,7 @@ fn axis_tests<D: Distribution<UnitQuaternion<f64>>>(d: &D, seed: u64) -> [KsOutc
         azimuths.push(axis.y.atan2(axis.x));
         projections.push(axis.dot(&oblique));
     }
-    let uniform = |a: f64, b: f64| {
-        move |s: &[f64]| {
-            s.iter()
-                .map(|x| ((x - a) / (b - a)).clamp(0.0, 1.0))
-                .collect()
-        }
-    };
+    let uniform = |a: f64, b: f64| move |s: &[f64]| s.iter().map(|x| ((x - a) / (b - a)).clamp(0.0, 1.0)).collect();
     [
         ks_test(&mut zs, uniform(-1.0, 1.0), ALPHA),
         ks_test(&mut azimuths, uniform(-PI, PI), ALPHA),
@@ -71,26 +59,12 @@ fn axis_tests<D: Distribution<UnitQuaternion<f64>>>(d: &D, seed: u64) -> [KsOutc
 }
 
 fn assert_passes(what: &str, out: KsOutcome) {
-    assert!(
-        out.passed(),
-        "{what}: KS {:.5} > critical {:.5} (n = {})",
-        out.statistic,
-        out.critical,
-        out.n
-    );
+    assert!(out.passed(), "{what}: KS {:.5} > critical {:.5} (n = {})", out.statistic, out.critical, out.n);
 }
 
 fn assert_rejects(what: &str, out: KsOutcome) {
-    println!(
-        "negative control {what}: KS {:.5} vs critical {:.5}",
-        out.statistic, out.critical
-    );
-    assert!(
-        !out.passed(),
-        "{what}: a broken sampler passed (KS {:.5} ≤ {:.5})",
-        out.statistic,
-        out.critical
-    );
+    println!("negative control {what}: KS {:.5} vs critical {:.5}", out.statistic, out.critical);
+    assert!(!out.passed(), "{what}: a broken sampler passed (KS {:.5} ≤ {:.5})", out.statistic, out.critical);
 }
 
 // ---------------------------------------------------------------- Laplace
@@ -98,27 +72,8 @@ fn assert_rejects(what: &str, out: KsOutcome) {
 #[test]
 fn laplace_angle_matches_exact_cdf_across_epsilon() {
     let switch = haar_proposal_below();
-    for (i, &eps) in [
-        1e-6,
-        0.1,
-        0.5,
-        switch * 0.999,
-        switch,
-        1.0,
-        3.5,
-        8.0,
-        32.0,
-        1000.0,
-        1e6,
-    ]
-    .iter()
-    .enumerate()
-    {
-        let out = angle_test(
-            &LaplaceSo3Noise::new(eps).unwrap(),
-            &LaplaceAngle::new(eps).unwrap(),
-            100 + i as u64,
-        );
+    for (i, &eps) in [1e-6, 0.1, 0.5, switch * 0.999, switch, 1.0, 3.5, 8.0, 32.0, 1000.0, 1e6].iter().enumerate() {
+        let out = angle_test(&LaplaceSo3Noise::new(eps).unwrap(), &LaplaceAngle::new(eps).unwrap(), 100 + i as u64);
         assert_passes(&format!("Laplace angle at eps = {eps}"), out);
     }
 }
@@ -135,11 +90,7 @@ fn laplace_axis_is_uniform_in_both_branches() {
 #[test]
 fn negative_control_paper_gamma_approximation_at_eps_4() {
     let eps = 4.0;
-    let out = angle_test(
-        &PaperGammaLaplace { epsilon: eps },
-        &LaplaceAngle::new(eps).unwrap(),
-        300,
-    );
+    let out = angle_test(&PaperGammaLaplace { epsilon: eps }, &LaplaceAngle::new(eps).unwrap(), 300);
     assert_rejects("paper's Gamma(3, eps) approximation at eps = 4", out);
 }
 
@@ -153,10 +104,7 @@ impl Distribution<UnitQuaternion<f64>> for PaperHaarProposal {
             let theta = paper_haar_angle(rng);
             if rng.random::<f64>() < (-self.0 * theta).exp() {
                 let (s, c) = (0.5 * theta).sin_cos();
-                return UnitQuaternion::new_normalize(Quaternion::from_parts(
-                    c,
-                    uniform_s2(rng) * s,
-                ));
+                return UnitQuaternion::new_normalize(Quaternion::from_parts(c, uniform_s2(rng) * s));
             }
         }
     }
@@ -164,17 +112,10 @@ impl Distribution<UnitQuaternion<f64>> for PaperHaarProposal {
 
 #[test]
 fn negative_control_paper_haar_formula() {
-    let out = angle_test(
-        &PaperHaarProposal(0.1),
-        &LaplaceAngle::new(0.1).unwrap(),
-        301,
-    );
+    let out = angle_test(&PaperHaarProposal(0.1), &LaplaceAngle::new(0.1).unwrap(), 301);
     assert_rejects("paper's Haar formula 2 arccos sqrt(1-u) at eps = 0.1", out);
     // The paper's naive sampler as published (with its iteration cap) at the eps of its Figure 2.
-    let naive = PaperNaiveLaplace {
-        epsilon: 8.0,
-        max_iterations: 1000,
-    };
+    let naive = PaperNaiveLaplace { epsilon: 8.0, max_iterations: 1000 };
     assert_rejects(
         "paper's naive capped sampler at eps = 8",
         angle_test(&naive, &LaplaceAngle::new(8.0).unwrap(), 302),
@@ -196,11 +137,7 @@ impl Distribution<UnitQuaternion<f64>> for NoHaarFactor {
 #[test]
 fn negative_control_angle_without_sin2_factor() {
     for (i, &eps) in [1.0, 8.0].iter().enumerate() {
-        let out = angle_test(
-            &NoHaarFactor(eps),
-            &LaplaceAngle::new(eps).unwrap(),
-            303 + i as u64,
-        );
+        let out = angle_test(&NoHaarFactor(eps), &LaplaceAngle::new(eps).unwrap(), 303 + i as u64);
         assert_rejects(&format!("angle without sin^2(theta/2) at eps = {eps}"), out);
     }
 }
@@ -211,11 +148,7 @@ struct CubeAxis(LaplaceSo3Noise);
 impl Distribution<UnitQuaternion<f64>> for CubeAxis {
     fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> UnitQuaternion<f64> {
         let theta = rotation_angle(&self.0.sample(rng));
-        let v = Vector3::new(
-            rng.random::<f64>() - 0.5,
-            rng.random::<f64>() - 0.5,
-            rng.random::<f64>() - 0.5,
-        );
+        let v = Vector3::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5);
         let (s, c) = (0.5 * theta).sin_cos();
         UnitQuaternion::new_normalize(Quaternion::from_parts(c, v.normalize() * s))
     }
@@ -227,10 +160,7 @@ fn negative_control_non_uniform_axis() {
     for o in &outs {
         println!("cube axis: KS {:.5} vs {:.5}", o.statistic, o.critical);
     }
-    assert!(
-        outs.iter().any(|o| !o.passed()),
-        "cube-normalised axes passed every uniformity test"
-    );
+    assert!(outs.iter().any(|o| !o.passed()), "cube-normalised axes passed every uniformity test");
 }
 
 // ---------------------------------------------------------------- Bingham
@@ -241,11 +171,7 @@ const BINGHAM_EPS: [f64; 6] = [0.1, 1.0, 3.5, 8.0, 32.0, 1000.0];
 fn bingham_angle_matches_quadrature_cdf_across_epsilon() {
     for (i, &eps) in BINGHAM_EPS.iter().enumerate() {
         let kappa = 2.0 * eps;
-        let out = angle_test(
-            &BinghamSo3Noise::new(kappa).unwrap(),
-            &BinghamAngle::new(kappa).unwrap(),
-            400 + i as u64,
-        );
+        let out = angle_test(&BinghamSo3Noise::new(kappa).unwrap(), &BinghamAngle::new(kappa).unwrap(), 400 + i as u64);
         assert_passes(&format!("Bingham angle at kappa = {kappa}"), out);
     }
 }
@@ -263,11 +189,7 @@ fn bingham_axis_is_uniform() {
 fn negative_control_bingham_at_kappa_4eps() {
     for (i, &eps) in [1.0, 8.0].iter().enumerate() {
         let wrong = BinghamSo3Noise::new(4.0 * eps).unwrap();
-        let out = angle_test(
-            &wrong,
-            &BinghamAngle::new(2.0 * eps).unwrap(),
-            600 + i as u64,
-        );
+        let out = angle_test(&wrong, &BinghamAngle::new(2.0 * eps).unwrap(), 600 + i as u64);
         assert_rejects(&format!("Bingham with kappa = 4 eps at eps = {eps}"), out);
     }
 }
@@ -280,17 +202,9 @@ fn bingham_acceptance_matches_its_exact_rate() {
     let mut rng = seeded_rng_for_experiments(700);
     for &kappa in &[2e-6, 0.2, 2.0, 7.0, 16.0, 64.0, 2000.0, 2e6] {
         let noise = BinghamSo3Noise::new(kappa).unwrap();
-        let (measured, exact) = (
-            noise.measure_acceptance(&mut rng, n),
-            noise.acceptance_rate(),
-        );
-        println!(
-            "Bingham KGM acceptance at kappa = {kappa}: measured {measured:.4}, exact {exact:.4}"
-        );
-        assert!(
-            (measured - exact).abs() <= t,
-            "kappa = {kappa}: measured {measured} vs exact {exact}"
-        );
+        let (measured, exact) = (noise.measure_acceptance(&mut rng, n), noise.acceptance_rate());
+        println!("Bingham KGM acceptance at kappa = {kappa}: measured {measured:.4}, exact {exact:.4}");
+        assert!((measured - exact).abs() <= t, "kappa = {kappa}: measured {measured} vs exact {exact}");
         assert!(exact > 0.44);
     }
     // Negative control: a wrong exact rate (the envelope constant off by 10 %) is caught.
@@ -306,30 +220,16 @@ fn mechanisms_move_any_input_by_the_noise_law() {
     let x = uniform_s3(&mut rng);
     let laplace = LaplaceSo3::new(3.5).unwrap();
     let bingham = BinghamSo3::new(3.5).unwrap();
-    let mut a: Vec<f64> = (0..N)
-        .map(|_| geodesic(&x, &laplace.privatize(&x, &mut rng)))
-        .collect();
-    assert_passes(
-        "Laplace mechanism at a random input",
-        ks_test(&mut a, |s| laplace.angle_law().cdf_sorted(s), ALPHA),
-    );
-    let mut b: Vec<f64> = (0..N)
-        .map(|_| geodesic(&x, &bingham.privatize(&x, &mut rng)))
-        .collect();
-    assert_passes(
-        "Bingham mechanism at a random input",
-        ks_test(&mut b, |s| bingham.angle_law().cdf_sorted(s), ALPHA),
-    );
+    let mut a: Vec<f64> = (0..N).map(|_| geodesic(&x, &laplace.privatize(&x, &mut rng))).collect();
+    assert_passes("Laplace mechanism at a random input", ks_test(&mut a, |s| laplace.angle_law().cdf_sorted(s), ALPHA));
+    let mut b: Vec<f64> = (0..N).map(|_| geodesic(&x, &bingham.privatize(&x, &mut rng))).collect();
+    assert_passes("Bingham mechanism at a random input", ks_test(&mut b, |s| bingham.angle_law().cdf_sorted(s), ALPHA));
 }
 
 /// Largest ln[f(z|x)/f(z|x′)] − ε·θ(x, x′) over random inputs and outputs, including, for each pair, the
 /// output that maximises the Bingham log-ratio (top eigenvector of x xᵀ − x′x′ᵀ) and the outputs on the
 /// geodesic through x and x′ that maximise the Laplace one.
-fn worst_excess<M: Mechanism<Point = UnitQuaternion<f64>>>(
-    mech: &M,
-    claimed_eps: f64,
-    seed: u64,
-) -> f64 {
+fn worst_excess<M: Mechanism<Point = UnitQuaternion<f64>>>(mech: &M, claimed_eps: f64, seed: u64) -> f64 {
     let mut rng = seeded_rng_for_experiments(seed);
     let mut worst = f64::NEG_INFINITY;
     for i in 0..20_000 {
@@ -367,15 +267,9 @@ fn density_ratio_never_exceeds_exp_eps_d() {
         let bingham = BinghamSo3::new(eps).unwrap();
         assert!(worst_excess(&laplace, laplace.guarantee().epsilon(), 900) <= 1e-9 * eps);
         let b = worst_excess(&bingham, bingham.guarantee().epsilon(), 901);
-        assert!(
-            b <= 1e-9 * eps,
-            "Bingham eps = {eps}: ratio exceeds by {b} per radian"
-        );
+        assert!(b <= 1e-9 * eps, "Bingham eps = {eps}: ratio exceeds by {b} per radian");
         // Tightness: the supremum is attained as d → 0, so κ = 2ε is the largest κ that is εφ6-private.
-        assert!(
-            b >= -1e-4 * eps,
-            "Bingham's worst ratio is {b} per radian below eps: calibration is loose"
-        );
+        assert!(b >= -1e-4 * eps, "Bingham's worst ratio is {b} per radian below eps: calibration is loose");
     }
 }
 

@@ -33,11 +33,7 @@ pub trait AngularLaw {
             }
             let d = self.pdf(x);
             let newton = x - f / d;
-            let next = if d > 0.0 && newton > lo && newton < hi {
-                newton
-            } else {
-                0.5 * (lo + hi)
-            };
+            let next = if d > 0.0 && newton > lo && newton < hi { newton } else { 0.5 * (lo + hi) };
             if (next - x).abs() <= 1e-15 * x.max(1e-300) || hi - lo <= 1e-15 * hi {
                 return Ok(next);
             }
@@ -52,11 +48,7 @@ pub const EPSILON_RANGE: (f64, f64) = (1e-6, 1e6);
 
 /// The ε at which a family of angle laws, increasingly concentrated as ε grows, puts probability `p`
 /// within `rho`: solves `law(ε).cdf(rho) = p` by bisection on ln ε over [`EPSILON_RANGE`].
-pub fn epsilon_for_radius<L: AngularLaw>(
-    rho: f64,
-    p: f64,
-    law: impl Fn(f64) -> Fallible<L>,
-) -> Fallible<f64> {
+pub fn epsilon_for_radius<L: AngularLaw>(rho: f64, p: f64, law: impl Fn(f64) -> Fallible<L>) -> Fallible<f64> {
     let p = check_level("level", p)?;
     if !(rho > 0.0 && rho < PI) {
         return Err(Error::InvalidParameter {

@@ -24,10 +24,7 @@ impl BinghamAngle {
     /// The law for concentration `kappa` (finite, > 0).
     pub fn new(kappa: f64) -> Fallible<Self> {
         let kappa = check_positive("concentration", kappa)?;
-        let mut law = BinghamAngle {
-            kappa,
-            normaliser: 1.0,
-        };
+        let mut law = BinghamAngle { kappa, normaliser: 1.0 };
         law.normaliser = law.integral(PI, &|_| 1.0);
         Ok(law)
     }
@@ -50,11 +47,7 @@ impl BinghamAngle {
 
 impl AngularLaw for BinghamAngle {
     fn pdf(&self, theta: f64) -> f64 {
-        if (0.0..=PI).contains(&theta) {
-            self.density(theta) / self.normaliser
-        } else {
-            0.0
-        }
+        if (0.0..=PI).contains(&theta) { self.density(theta) / self.normaliser } else { 0.0 }
     }
 
     fn cdf(&self, rho: f64) -> f64 {
@@ -74,15 +67,10 @@ impl AngularLaw for BinghamAngle {
     fn cdf_sorted(&self, sorted: &[f64]) -> Vec<f64> {
         let clipped: Vec<f64> = sorted.iter().map(|x| x.clamp(0.0, PI)).collect();
         let density = |t: f64| self.density(t);
-        cumulative(
-            &density,
-            0.0,
-            &clipped,
-            REL_TOL * self.normaliser / sorted.len().max(1) as f64,
-        )
-        .into_iter()
-        .map(|g| (g / self.normaliser).min(1.0))
-        .collect()
+        cumulative(&density, 0.0, &clipped, REL_TOL * self.normaliser / sorted.len().max(1) as f64)
+            .into_iter()
+            .map(|g| (g / self.normaliser).min(1.0))
+            .collect()
     }
 }
 
@@ -93,9 +81,7 @@ pub fn radius(epsilon: f64, p: f64) -> Fallible<f64> {
 
 /// The budget ε (per radian; κ = 2ε) at which a fraction `p` of Bingham releases lie within `rho`.
 pub fn epsilon_for_radius(rho: f64, p: f64) -> Fallible<f64> {
-    angular::epsilon_for_radius(rho, p, |eps| {
-        BinghamAngle::new(bingham_kappa_for_epsilon(eps)?)
-    })
+    angular::epsilon_for_radius(rho, p, |eps| BinghamAngle::new(bingham_kappa_for_epsilon(eps)?))
 }
 
 #[cfg(test)]
@@ -114,14 +100,8 @@ mod tests {
         ] {
             let tight = BinghamAngle::new(2.0 * eps).unwrap();
             let paper = BinghamAngle::new(eps).unwrap();
-            assert!(
-                (tight.mean() - m2).abs() < 6e-4
-                    && (tight.quantile(0.683).unwrap() - r2).abs() < 6e-4
-            );
-            assert!(
-                (paper.mean() - m1).abs() < 6e-4
-                    && (paper.quantile(0.683).unwrap() - r1).abs() < 6e-4
-            );
+            assert!((tight.mean() - m2).abs() < 6e-4 && (tight.quantile(0.683).unwrap() - r2).abs() < 6e-4);
+            assert!((paper.mean() - m1).abs() < 6e-4 && (paper.quantile(0.683).unwrap() - r1).abs() < 6e-4);
         }
     }
 

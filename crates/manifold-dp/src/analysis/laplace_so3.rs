@@ -41,10 +41,7 @@ impl LaplaceAngle {
     pub fn new(epsilon: f64) -> Fallible<Self> {
         let epsilon = check_positive("epsilon", epsilon)?;
         let normaliser = sin2_series(epsilon, PI, 0, |_| 0.5);
-        Ok(LaplaceAngle {
-            epsilon,
-            normaliser,
-        })
+        Ok(LaplaceAngle { epsilon, normaliser })
     }
 
     /// Z(ε) = ∫₀^π sin²(θ/2)e^{−εθ}dθ.
@@ -99,8 +96,7 @@ mod tests {
 
     fn elementary_g(eps: f64, rho: f64) -> f64 {
         let e = (-eps * rho).exp();
-        0.5 * (-(-eps * rho).exp_m1() / eps
-            - (e * (rho.sin() - eps * rho.cos()) + eps) / (1.0 + eps * eps))
+        0.5 * (-(-eps * rho).exp_m1() / eps - (e * (rho.sin() - eps * rho.cos()) + eps) / (1.0 + eps * eps))
     }
 
     #[test]
@@ -110,10 +106,7 @@ mod tests {
             for &rho in &[0.3, 1.0, 2.0, PI] {
                 let a = law.partial(rho);
                 let b = elementary_g(eps, rho);
-                assert!(
-                    ((a - b) / b).abs() < 1e-10,
-                    "eps={eps} rho={rho}: {a} vs {b}"
-                );
+                assert!(((a - b) / b).abs() < 1e-10, "eps={eps} rho={rho}: {a} vs {b}");
             }
         }
         for &eps in &[32.0, 1000.0, 1e6] {
@@ -121,9 +114,7 @@ mod tests {
             let f = |t: f64| (0.5 * t).sin().powi(2) * (-eps * t).exp();
             let q = crate::analysis::quadrature::integrate_peaked(&f, PI, 1.0 / eps, 1e-14);
             assert!(((law.normaliser() - q) / q).abs() < 1e-10, "eps={eps}");
-            let m =
-                crate::analysis::quadrature::integrate_peaked(&|t| t * f(t), PI, 1.0 / eps, 1e-14)
-                    / q;
+            let m = crate::analysis::quadrature::integrate_peaked(&|t| t * f(t), PI, 1.0 / eps, 1e-14) / q;
             assert!(((law.mean() - m) / m).abs() < 1e-10, "eps={eps}");
         }
         let law = LaplaceAngle::new(1.0).unwrap();
@@ -134,23 +125,12 @@ mod tests {
     #[test]
     fn matches_math_md_table() {
         // MATH.md §1.2 table, Laplace column: E[θ] / r68.
-        for &(eps, mean, r68) in &[
-            (0.5, 1.981, 2.412),
-            (1.0, 1.731, 2.119),
-            (3.5, 0.813, 0.958),
-            (8.0, 0.371, 0.436),
-            (32.0, 0.094, 0.110),
-        ] {
+        for &(eps, mean, r68) in
+            &[(0.5, 1.981, 2.412), (1.0, 1.731, 2.119), (3.5, 0.813, 0.958), (8.0, 0.371, 0.436), (32.0, 0.094, 0.110)]
+        {
             let law = LaplaceAngle::new(eps).unwrap();
-            assert!(
-                (law.mean() - mean).abs() < 6e-4,
-                "eps={eps} mean {}",
-                law.mean()
-            );
-            assert!(
-                (law.quantile(0.683).unwrap() - r68).abs() < 6e-4,
-                "eps={eps}"
-            );
+            assert!((law.mean() - mean).abs() < 6e-4, "eps={eps} mean {}", law.mean());
+            assert!((law.quantile(0.683).unwrap() - r68).abs() < 6e-4, "eps={eps}");
         }
     }
 
@@ -179,9 +159,7 @@ mod tests {
             worst = worst.min(LaplaceSo3Noise::new(eps).unwrap().acceptance_rate());
             eps *= 1.05;
         }
-        let at_switch = LaplaceSo3Noise::new(haar_proposal_below())
-            .unwrap()
-            .acceptance_rate();
+        let at_switch = LaplaceSo3Noise::new(haar_proposal_below()).unwrap().acceptance_rate();
         // The minimum over ε is at the switch point, where both proposals accept 2·Z(ε*)/π.
         assert!((at_switch - 0.24594).abs() < 1e-4, "{at_switch}");
         assert!(worst >= at_switch - 1e-12, "worst acceptance {worst}");

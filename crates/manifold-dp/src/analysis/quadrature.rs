@@ -37,19 +37,14 @@ fn rule() -> &'static [(f64, f64); ORDER] {
 
 fn gauss(f: &dyn Fn(f64) -> f64, a: f64, b: f64) -> f64 {
     let (mid, half) = (0.5 * (a + b), 0.5 * (b - a));
-    half * rule()
-        .iter()
-        .map(|&(x, w)| w * f(mid + half * x))
-        .sum::<f64>()
+    half * rule().iter().map(|&(x, w)| w * f(mid + half * x)).sum::<f64>()
 }
 
 fn adapt(f: &dyn Fn(f64) -> f64, a: f64, b: f64, whole: f64, tol: f64, depth: u32) -> f64 {
     let m = 0.5 * (a + b);
     let (left, right) = (gauss(f, a, m), gauss(f, m, b));
     // Below a few ulps of the value, further splitting only chases rounding error.
-    if depth == 0
-        || (left + right - whole).abs() <= tol.max(8.0 * f64::EPSILON * (left + right).abs())
-    {
+    if depth == 0 || (left + right - whole).abs() <= tol.max(8.0 * f64::EPSILON * (left + right).abs()) {
         left + right
     } else {
         adapt(f, a, m, left, 0.5 * tol, depth - 1) + adapt(f, m, b, right, 0.5 * tol, depth - 1)
@@ -79,10 +74,7 @@ pub fn integrate_peaked(f: &dyn Fn(f64) -> f64, b: f64, scale: f64, rel_tol: f64
     edges.push(b);
     let rough: f64 = edges.windows(2).map(|w| gauss(f, w[0], w[1]).abs()).sum();
     let tol = (rel_tol * rough).max(f64::MIN_POSITIVE);
-    edges
-        .windows(2)
-        .map(|w| integrate(f, w[0], w[1], tol))
-        .sum()
+    edges.windows(2).map(|w| integrate(f, w[0], w[1], tol)).sum()
 }
 
 /// ∫_{a}^{x_i} f for each of the ascending points `xs` (all ≥ a), accumulated gap by gap, each gap to

@@ -33,18 +33,12 @@ pub fn dkw_critical_value(n: usize, alpha: f64) -> f64 {
 /// The KS statistic sup|F_n − F| of ascending `sorted` draws, given F at each of them.
 pub fn ks_statistic_sorted(sorted: &[f64], cdf_values: &[f64]) -> f64 {
     let n = sorted.len() as f64;
-    cdf_values.iter().enumerate().fold(0.0_f64, |d, (i, &f)| {
-        d.max(f - i as f64 / n).max((i + 1) as f64 / n - f)
-    })
+    cdf_values.iter().enumerate().fold(0.0_f64, |d, (i, &f)| d.max(f - i as f64 / n).max((i + 1) as f64 / n - f))
 }
 
 /// KS test of `samples` (sorted in place) against a CDF evaluated on the sorted draws by `cdf_sorted`, at
 /// false-failure level `alpha`.
-pub fn ks_test(
-    samples: &mut [f64],
-    cdf_sorted: impl FnOnce(&[f64]) -> Vec<f64>,
-    alpha: f64,
-) -> KsOutcome {
+pub fn ks_test(samples: &mut [f64], cdf_sorted: impl FnOnce(&[f64]) -> Vec<f64>, alpha: f64) -> KsOutcome {
     samples.sort_by(f64::total_cmp);
     let values = cdf_sorted(samples);
     KsOutcome {
@@ -64,9 +58,7 @@ mod tests {
         let mut xs: Vec<f64> = (0..100).map(|i| (i as f64 + 0.5) / 100.0).collect();
         let out = ks_test(&mut xs, |s| s.to_vec(), 1e-6);
         assert!((out.statistic - 0.005).abs() < 1e-12 && out.passed());
-        let mut skewed: Vec<f64> = (0..100)
-            .map(|i| ((i as f64 + 0.5) / 100.0).powi(2))
-            .collect();
+        let mut skewed: Vec<f64> = (0..100).map(|i| ((i as f64 + 0.5) / 100.0).powi(2)).collect();
         assert!(!ks_test(&mut skewed, |s| s.to_vec(), 0.01).passed());
         // Massart: 2·exp(−2·n·t²) = α at the critical value.
         let t = dkw_critical_value(1000, 1e-6);

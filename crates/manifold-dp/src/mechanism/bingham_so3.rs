@@ -30,9 +30,7 @@ impl BinghamSo3 {
     /// The mechanism with an explicit concentration κ (e.g. the paper's κ = ε, for reproduction). Its
     /// guarantee is κ/2 per radian, whatever the caller intended.
     pub fn with_concentration(kappa: f64) -> Fallible<Self> {
-        Ok(BinghamSo3 {
-            noise: BinghamSo3Noise::new(kappa)?,
-        })
+        Ok(BinghamSo3 { noise: BinghamSo3Noise::new(kappa)? })
     }
 
     /// κ.
@@ -64,11 +62,7 @@ impl Mechanism for BinghamSo3 {
     }
 
     #[inline]
-    fn privatize<R: CryptoRng + ?Sized>(
-        &self,
-        x: &UnitQuaternion<f64>,
-        rng: &mut R,
-    ) -> UnitQuaternion<f64> {
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &UnitQuaternion<f64>, rng: &mut R) -> UnitQuaternion<f64> {
         x * self.noise.sample(rng)
     }
 

@@ -21,9 +21,7 @@ pub struct LaplaceSo3 {
 impl LaplaceSo3 {
     /// The mechanism for budget `epsilon` per radian; ε must be finite and > 0.
     pub fn new(epsilon: f64) -> Fallible<Self> {
-        Ok(LaplaceSo3 {
-            noise: LaplaceSo3Noise::new(epsilon)?,
-        })
+        Ok(LaplaceSo3 { noise: LaplaceSo3Noise::new(epsilon)? })
     }
 
     /// ε per radian.
@@ -50,11 +48,7 @@ impl Mechanism for LaplaceSo3 {
     }
 
     #[inline]
-    fn privatize<R: CryptoRng + ?Sized>(
-        &self,
-        x: &UnitQuaternion<f64>,
-        rng: &mut R,
-    ) -> UnitQuaternion<f64> {
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &UnitQuaternion<f64>, rng: &mut R) -> UnitQuaternion<f64> {
         x * self.noise.sample(rng)
     }
 

@@ -3,9 +3,11 @@
 
 pub mod bingham_so3;
 pub mod laplace_so3;
+pub mod so3;
 
 pub use bingham_so3::BinghamSo3;
 pub use laplace_so3::LaplaceSo3;
+pub use so3::{So3Kind, So3Mechanism};
 
 use crate::privacy::Guarantee;
 use rand::CryptoRng;

@@ -35,10 +35,6 @@ mod tests {
         }
         assert_eq!(bingham_kappa_for_epsilon(3.0).unwrap(), 6.0);
         assert_eq!(bingham_epsilon_for_kappa(6.0).unwrap(), 3.0);
-        assert!(
-            (epsilon_for_level_within_radius(1.0, 10f64.to_radians()).unwrap() - 5.729577951308232)
-                .abs()
-                < 1e-12
-        );
+        assert!((epsilon_for_level_within_radius(1.0, 10f64.to_radians()).unwrap() - 5.729577951308232).abs() < 1e-12);
     }
 }

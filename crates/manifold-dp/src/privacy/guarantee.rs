@@ -49,11 +49,7 @@ pub enum Guarantee {
 impl Guarantee {
     /// Metric DP with `epsilon` per unit of `metric`.
     pub fn metric_dp(epsilon: f64, metric: Metric) -> Self {
-        Guarantee::MetricDp {
-            epsilon,
-            metric,
-            unit: metric.unit(),
-        }
+        Guarantee::MetricDp { epsilon, metric, unit: metric.unit() }
     }
 
     /// The ε of the guarantee.
@@ -64,18 +60,35 @@ impl Guarantee {
     }
 }
 
+/// Six significant digits without trailing zeros (the exact value is in the JSON form).
+fn short(x: f64) -> String {
+    let s = format!("{x:.*}", (5 - x.abs().log10().floor() as i32).clamp(0, 12) as usize);
+    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s }
+}
+
 impl fmt::Display for Guarantee {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Guarantee::MetricDp {
-                epsilon,
-                metric,
-                unit,
-            } => write!(
-                f,
-                "{epsilon}·d-private (metric DP), epsilon = {epsilon} per {unit} of {}",
-                metric.describe()
-            ),
+            Guarantee::MetricDp { epsilon, metric, unit } => {
+                write!(f, "metric DP, epsilon = {} per {unit} of {}", short(epsilon), metric.describe())
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn displays_and_serialises() {
+        let g = Guarantee::metric_dp(5.729577951308232, Metric::So3Geodesic);
+        assert_eq!(g.to_string(), "metric DP, epsilon = 5.72958 per rad of geodesic rotation angle on SO(3) (phi6)");
+        assert_eq!(
+            Guarantee::metric_dp(8.0, Metric::So3Geodesic).to_string().split(',').nth(1).unwrap(),
+            " epsilon = 8 per rad of geodesic rotation angle on SO(3) (phi6)"
+        );
+        let json = serde_json::to_string(&g).unwrap();
+        assert_eq!(json, r#"{"notion":"metric_dp","epsilon":5.729577951308232,"metric":"so3_geodesic","unit":"rad"}"#);
     }
 }

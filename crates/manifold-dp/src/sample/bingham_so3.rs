@@ -32,11 +32,7 @@ pub struct BinghamSo3Noise {
 pub fn optimal_b(kappa: f64) -> f64 {
     let p = 2.0 * kappa - 4.0;
     let root = (p * p + 8.0 * kappa).sqrt();
-    if p >= 0.0 {
-        4.0 * kappa / (p + root)
-    } else {
-        0.5 * (root - p)
-    }
+    if p >= 0.0 { 4.0 * kappa / (p + root) } else { 0.5 * (root - p) }
 }
 
 impl BinghamSo3Noise {
@@ -47,11 +43,7 @@ impl BinghamSo3Noise {
         let b = optimal_b(kappa);
         let vec_scale = 1.0 / (1.0 + 2.0 * kappa / b).sqrt();
         let log_m_star = -(4.0 - b) / 2.0 + 2.0 * (4.0 / b).ln();
-        Ok(BinghamSo3Noise {
-            kappa,
-            vec_scale,
-            log_m_star,
-        })
+        Ok(BinghamSo3Noise { kappa, vec_scale, log_m_star })
     }
 
     /// The concentration κ.
@@ -63,9 +55,7 @@ impl BinghamSo3Noise {
     /// ∫f*/(M*∫g*) = [Z(κ)/(π/2)]·√det Ω / M*, where Z(κ)/(π/2) = E_uniform[exp(−κ sin²(θ/2))] (the Haar angle
     /// density is sin²(θ/2)/(π/2)) and ∫_{S³}(xᵀΩx)^{−2}dσ = |S³|/√det Ω, det Ω = (1 + 2κ/b)³.
     pub fn acceptance_rate(&self) -> f64 {
-        let z = BinghamAngle::new(self.kappa)
-            .expect("kappa validated")
-            .normaliser();
+        let z = BinghamAngle::new(self.kappa).expect("kappa validated").normaliser();
         let det_omega_sqrt = self.vec_scale.powi(-3);
         z / std::f64::consts::FRAC_PI_2 * det_omega_sqrt * (-self.log_m_star).exp()
     }
@@ -79,12 +69,7 @@ impl BinghamSo3Noise {
             rng.sample(StandardNormal),
             rng.sample(StandardNormal),
         ];
-        let y = Quaternion::new(
-            z[3],
-            z[0] * self.vec_scale,
-            z[1] * self.vec_scale,
-            z[2] * self.vec_scale,
-        );
+        let y = Quaternion::new(z[3], z[0] * self.vec_scale, z[1] * self.vec_scale, z[2] * self.vec_scale);
         let v2 = y.i * y.i + y.j * y.j + y.k * y.k;
         let n2 = v2 + y.w * y.w;
         let z2 = z[0] * z[0] + z[1] * z[1] + z[2] * z[2] + z[3] * z[3];

@@ -38,10 +38,7 @@ impl LaplaceSo3Noise {
     /// Noise for budget `epsilon` (finite, > 0).
     pub fn new(epsilon: f64) -> Fallible<Self> {
         let epsilon = check_positive("epsilon", epsilon)?;
-        Ok(LaplaceSo3Noise {
-            epsilon,
-            use_haar: epsilon < haar_proposal_below(),
-        })
+        Ok(LaplaceSo3Noise { epsilon, use_haar: epsilon < haar_proposal_below() })
     }
 
     /// ε per radian.
@@ -51,14 +48,8 @@ impl LaplaceSo3Noise {
 
     /// Probability that one proposal is accepted (exact, from the closed-form normaliser).
     pub fn acceptance_rate(&self) -> f64 {
-        let z = LaplaceAngle::new(self.epsilon)
-            .expect("epsilon validated")
-            .normaliser();
-        if self.use_haar {
-            2.0 * z / PI
-        } else {
-            2.0 * self.epsilon.powi(3) * z
-        }
+        let z = LaplaceAngle::new(self.epsilon).expect("epsilon validated").normaliser();
+        if self.use_haar { 2.0 * z / PI } else { 2.0 * self.epsilon.powi(3) * z }
     }
 
     #[inline]
@@ -93,10 +84,6 @@ impl LaplaceSo3Noise {
 impl Distribution<UnitQuaternion<f64>> for LaplaceSo3Noise {
     #[inline]
     fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> UnitQuaternion<f64> {
-        if self.use_haar {
-            self.sample_haar(rng)
-        } else {
-            self.sample_gamma(rng)
-        }
+        if self.use_haar { self.sample_haar(rng) } else { self.sample_gamma(rng) }
     }
 }

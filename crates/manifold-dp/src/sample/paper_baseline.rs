@@ -100,16 +100,9 @@ pub struct PaperEfficientLaplace {
 impl Distribution<UnitQuaternion<f64>> for PaperEfficientLaplace {
     fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> UnitQuaternion<f64> {
         if self.epsilon > PAPER_THRESHOLD {
-            PaperGammaLaplace {
-                epsilon: self.epsilon,
-            }
-            .sample(rng)
+            PaperGammaLaplace { epsilon: self.epsilon }.sample(rng)
         } else {
-            PaperNaiveLaplace {
-                epsilon: self.epsilon,
-                max_iterations: self.max_iterations,
-            }
-            .sample(rng)
+            PaperNaiveLaplace { epsilon: self.epsilon, max_iterations: self.max_iterations }.sample(rng)
         }
     }
 }

@@ -33,8 +33,7 @@ impl StreamKey {
     /// A fresh key from the operating system (for releases).
     pub fn from_os() -> Fallible<Self> {
         let mut key = [0u8; 32];
-        rand::TryRng::try_fill_bytes(&mut SysRng, &mut key)
-            .map_err(|e| Error::Entropy(e.to_string()))?;
+        rand::TryRng::try_fill_bytes(&mut SysRng, &mut key).map_err(|e| Error::Entropy(e.to_string()))?;
         Ok(StreamKey(key))
     }
 
@@ -69,18 +68,9 @@ mod tests {
     #[test]
     fn streams_are_reproducible_and_distinct() {
         let key = StreamKey::from_seed_for_experiments(1);
-        let a: Vec<u64> = (0..4)
-            .map(|_| 0)
-            .scan(key.stream(3), |r, _: u64| Some(r.next_u64()))
-            .collect();
-        let b: Vec<u64> = (0..4)
-            .map(|_| 0)
-            .scan(key.stream(3), |r, _: u64| Some(r.next_u64()))
-            .collect();
-        let c: Vec<u64> = (0..4)
-            .map(|_| 0)
-            .scan(key.stream(4), |r, _: u64| Some(r.next_u64()))
-            .collect();
+        let a: Vec<u64> = (0..4).map(|_| 0).scan(key.stream(3), |r, _: u64| Some(r.next_u64())).collect();
+        let b: Vec<u64> = (0..4).map(|_| 0).scan(key.stream(3), |r, _: u64| Some(r.next_u64())).collect();
+        let c: Vec<u64> = (0..4).map(|_| 0).scan(key.stream(4), |r, _: u64| Some(r.next_u64())).collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_eq!(format!("{key:?}"), "StreamKey(<redacted>)");

@@ -69,11 +69,7 @@ impl FromStr for EulerSequence {
 
 impl fmt::Display for EulerSequence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let letters = if self.intrinsic {
-            ['X', 'Y', 'Z']
-        } else {
-            ['x', 'y', 'z']
-        };
+        let letters = if self.intrinsic { ['X', 'Y', 'Z'] } else { ['x', 'y', 'z'] };
         let s: String = self.axes.iter().map(|&a| letters[a]).collect();
         f.write_str(&s)
     }
@@ -91,22 +87,11 @@ fn elementary(axis: usize, angle: f64) -> UnitQuaternion<f64> {
 pub fn from_euler(seq: EulerSequence, angles: [f64; 3]) -> Fallible<UnitQuaternion<f64>> {
     check_finite(&angles)?;
     if let Some(component) = angles.iter().position(|a| a.abs() > 4.0 * PI) {
-        return Err(Error::AngleOutOfRange {
-            component,
-            value: angles[component],
-        });
+        return Err(Error::AngleOutOfRange { component, value: angles[component] });
     }
     let [a, b, c] = seq.axes;
-    let (qa, qb, qc) = (
-        elementary(a, angles[0]),
-        elementary(b, angles[1]),
-        elementary(c, angles[2]),
-    );
-    Ok(if seq.intrinsic {
-        qa * qb * qc
-    } else {
-        qc * qb * qa
-    })
+    let (qa, qb, qc) = (elementary(a, angles[0]), elementary(b, angles[1]), elementary(c, angles[2]));
+    Ok(if seq.intrinsic { qa * qb * qc } else { qc * qb * qa })
 }
 
 /// Euler angles (radians) of `q` in sequence `seq`, in scipy's ranges and gimbal-lock convention.
@@ -129,12 +114,7 @@ pub fn to_euler(seq: EulerSequence, q: &UnitQuaternion<f64>) -> [f64; 3] {
     let (a, b, c, d) = if proper {
         (qc.w, comp[i], comp[j], comp[k] * sign)
     } else {
-        (
-            qc.w - comp[j],
-            comp[i] + comp[k] * sign,
-            comp[j] + qc.w,
-            comp[k] * sign - comp[i],
-        )
+        (qc.w - comp[j], comp[i] + comp[k] * sign, comp[j] + qc.w, comp[k] * sign - comp[i])
     };
 
     let mut angles = [0.0; 3];
@@ -150,11 +130,7 @@ pub fn to_euler(seq: EulerSequence, q: &UnitQuaternion<f64>) -> [f64; 3] {
     } else {
         // Gimbal lock: only the sum or difference of the outer angles is determined; the third is set to 0.
         angles[2] = 0.0;
-        angles[0] = if at_zero {
-            2.0 * half_sum
-        } else {
-            2.0 * half_diff * if extrinsic { -1.0 } else { 1.0 }
-        };
+        angles[0] = if at_zero { 2.0 * half_sum } else { 2.0 * half_diff * if extrinsic { -1.0 } else { 1.0 } };
     }
     if !proper {
         angles[2] *= sign;
@@ -174,9 +150,8 @@ pub fn to_euler(seq: EulerSequence, q: &UnitQuaternion<f64>) -> [f64; 3] {
 }
 
 /// All 12 sequences, extrinsic spelling.
-pub const ALL_SEQUENCES: [&str; 12] = [
-    "xyz", "xzy", "yxz", "yzx", "zxy", "zyx", "xyx", "xzx", "yxy", "yzy", "zxz", "zyz",
-];
+pub const ALL_SEQUENCES: [&str; 12] =
+    ["xyz", "xzy", "yxz", "yzx", "zxy", "zyx", "xyx", "xzx", "yxy", "yzy", "zxz", "zyz"];
 
 #[cfg(test)]
 mod tests {
@@ -206,13 +181,7 @@ mod tests {
     #[test]
     fn rejects_out_of_range() {
         let seq: EulerSequence = "ZYX".parse().unwrap();
-        assert!(matches!(
-            from_euler(seq, [0.0, 100.0, 0.0]),
-            Err(Error::AngleOutOfRange { component: 1, .. })
-        ));
-        assert!(matches!(
-            from_euler(seq, [f64::NAN, 0.0, 0.0]),
-            Err(Error::NonFinite { component: 0, .. })
-        ));
+        assert!(matches!(from_euler(seq, [0.0, 100.0, 0.0]), Err(Error::AngleOutOfRange { component: 1, .. })));
+        assert!(matches!(from_euler(seq, [f64::NAN, 0.0, 0.0]), Err(Error::NonFinite { component: 0, .. })));
     }
 }

@@ -54,9 +54,7 @@ impl Representation {
         let names: &[&str] = match self {
             Representation::QuatWxyz => &["w", "x", "y", "z"],
             Representation::QuatXyzw => &["x", "y", "z", "w"],
-            Representation::Matrix => &[
-                "r11", "r12", "r13", "r21", "r22", "r23", "r31", "r32", "r33",
-            ],
+            Representation::Matrix => &["r11", "r12", "r13", "r21", "r22", "r23", "r31", "r32", "r33"],
             Representation::RotVec => &["rx", "ry", "rz"],
             Representation::Euler(..) => &["angle1", "angle2", "angle3"],
         };
@@ -66,18 +64,11 @@ impl Representation {
     /// Decodes one record, validating it (see [`so3`]'s tolerance policy).
     pub fn decode(&self, values: &[f64], tol: &Tolerance) -> Fallible<UnitQuaternion<f64>> {
         if values.len() != self.len() {
-            return Err(Error::WrongLength {
-                expected: self.len(),
-                got: values.len(),
-            });
+            return Err(Error::WrongLength { expected: self.len(), got: values.len() });
         }
         match *self {
-            Representation::QuatWxyz => {
-                so3::from_quat_wxyz([values[0], values[1], values[2], values[3]], tol)
-            }
-            Representation::QuatXyzw => {
-                so3::from_quat_xyzw([values[0], values[1], values[2], values[3]], tol)
-            }
+            Representation::QuatWxyz => so3::from_quat_wxyz([values[0], values[1], values[2], values[3]], tol),
+            Representation::QuatXyzw => so3::from_quat_xyzw([values[0], values[1], values[2], values[3]], tol),
             Representation::Matrix => {
                 let mut m = [0.0; 9];
                 m.copy_from_slice(values);
@@ -122,9 +113,7 @@ impl FromStr for Representation {
             "matrix" => Representation::Matrix,
             "rotvec" => Representation::RotVec,
             _ => {
-                let rest = s
-                    .strip_prefix("euler:")
-                    .ok_or_else(|| Error::UnknownRepresentation(s.to_string()))?;
+                let rest = s.strip_prefix("euler:").ok_or_else(|| Error::UnknownRepresentation(s.to_string()))?;
                 let (seq, unit) = match rest.split_once(':') {
                     None => (rest, AngleUnit::Degrees),
                     Some((seq, "deg")) => (seq, AngleUnit::Degrees),

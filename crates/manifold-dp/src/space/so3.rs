@@ -32,19 +32,13 @@ pub struct Tolerance {
 
 impl Default for Tolerance {
     fn default() -> Self {
-        Tolerance {
-            unit_norm: DEFAULT_TOLERANCE,
-            orthonormal: DEFAULT_TOLERANCE,
-        }
+        Tolerance { unit_norm: DEFAULT_TOLERANCE, orthonormal: DEFAULT_TOLERANCE }
     }
 }
 
 pub(crate) fn check_finite(values: &[f64]) -> Fallible<()> {
     match values.iter().position(|v| !v.is_finite()) {
-        Some(component) => Err(Error::NonFinite {
-            component,
-            value: values[component],
-        }),
+        Some(component) => Err(Error::NonFinite { component, value: values[component] }),
         None => Ok(()),
     }
 }
@@ -55,11 +49,7 @@ pub fn canonical(q: &UnitQuaternion<f64>) -> UnitQuaternion<f64> {
     let c = q.quaternion();
     let key = [c.w, c.i, c.j, c.k];
     let first_nonzero = key.iter().copied().find(|v| *v != 0.0).unwrap_or(1.0);
-    if first_nonzero < 0.0 {
-        UnitQuaternion::new_unchecked(-*c)
-    } else {
-        *q
-    }
+    if first_nonzero < 0.0 { UnitQuaternion::new_unchecked(-*c) } else { *q }
 }
 
 /// Builds a rotation from a quaternion given scalar-first, `[w, x, y, z]`.
@@ -68,10 +58,7 @@ pub fn from_quat_wxyz(c: [f64; 4], tol: &Tolerance) -> Fallible<UnitQuaternion<f
     let q = Quaternion::new(c[0], c[1], c[2], c[3]);
     let norm = q.norm();
     if (norm - 1.0).abs() > tol.unit_norm {
-        return Err(Error::NotUnit {
-            norm,
-            tolerance: tol.unit_norm,
-        });
+        return Err(Error::NotUnit { norm, tolerance: tol.unit_norm });
     }
     Ok(UnitQuaternion::new_unchecked(q / norm))
 }
@@ -103,19 +90,13 @@ pub fn from_matrix_row_major(m: [f64; 9], tol: &Tolerance) -> Fallible<UnitQuate
     let deviation = (r.transpose() * r - Matrix3::identity()).abs().max();
     let det = r.determinant();
     if deviation > tol.orthonormal {
-        return Err(Error::NotOrthonormal {
-            deviation,
-            tolerance: tol.orthonormal,
-        });
+        return Err(Error::NotOrthonormal { deviation, tolerance: tol.orthonormal });
     }
     if det < 0.0 {
         return Err(Error::NotProperRotation { det });
     }
     if (det - 1.0).abs() > tol.orthonormal {
-        return Err(Error::NotOrthonormal {
-            deviation: (det - 1.0).abs(),
-            tolerance: tol.orthonormal,
-        });
+        return Err(Error::NotOrthonormal { deviation: (det - 1.0).abs(), tolerance: tol.orthonormal });
     }
     let q = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(r));
     Ok(UnitQuaternion::new_normalize(q.into_inner()))
@@ -124,17 +105,7 @@ pub fn from_matrix_row_major(m: [f64; 9], tol: &Tolerance) -> Fallible<UnitQuate
 /// The rotation matrix, row-major.
 pub fn to_matrix_row_major(q: &UnitQuaternion<f64>) -> [f64; 9] {
     let m = q.to_rotation_matrix().into_inner();
-    [
-        m[(0, 0)],
-        m[(0, 1)],
-        m[(0, 2)],
-        m[(1, 0)],
-        m[(1, 1)],
-        m[(1, 2)],
-        m[(2, 0)],
-        m[(2, 1)],
-        m[(2, 2)],
-    ]
+    [m[(0, 0)], m[(0, 1)], m[(0, 2)], m[(1, 0)], m[(1, 1)], m[(1, 2)], m[(2, 0)], m[(2, 1)], m[(2, 2)]]
 }
 
 /// Builds a rotation from a rotation vector (axis × angle in radians). Any finite vector is a rotation;
@@ -145,11 +116,7 @@ pub fn from_rotvec(v: [f64; 3]) -> Fallible<UnitQuaternion<f64>> {
     let angle = v.norm();
     let half = 0.5 * angle;
     // sin(half)/angle → 1/2 as angle → 0; the series avoids 0/0.
-    let scale = if angle < 1e-4 {
-        0.5 - angle * angle / 48.0
-    } else {
-        half.sin() / angle
-    };
+    let scale = if angle < 1e-4 { 0.5 - angle * angle / 48.0 } else { half.sin() / angle };
     let q = Quaternion::from_parts(half.cos(), v * scale);
     Ok(UnitQuaternion::new_normalize(q))
 }
@@ -180,34 +147,16 @@ mod tests {
         let tol = Tolerance::default();
         let q = from_quat_wxyz([1.00005, 0.0, 0.0, 0.0], &tol).unwrap();
         assert!((q.quaternion().norm() - 1.0).abs() < 1e-15);
-        assert!(matches!(
-            from_quat_wxyz([1.001, 0.0, 0.0, 0.0], &tol),
-            Err(Error::NotUnit { .. })
-        ));
-        assert!(matches!(
-            from_quat_wxyz([0.0; 4], &tol),
-            Err(Error::NotUnit { .. })
-        ));
-        assert!(matches!(
-            from_quat_xyzw([0.0, f64::NAN, 0.0, 1.0], &tol),
-            Err(Error::NonFinite { component: 1, .. })
-        ));
+        assert!(matches!(from_quat_wxyz([1.001, 0.0, 0.0, 0.0], &tol), Err(Error::NotUnit { .. })));
+        assert!(matches!(from_quat_wxyz([0.0; 4], &tol), Err(Error::NotUnit { .. })));
+        assert!(matches!(from_quat_xyzw([0.0, f64::NAN, 0.0, 1.0], &tol), Err(Error::NonFinite { component: 1, .. })));
         let reflect = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, -1.0];
-        assert!(matches!(
-            from_matrix_row_major(reflect, &tol),
-            Err(Error::NotProperRotation { .. })
-        ));
+        assert!(matches!(from_matrix_row_major(reflect, &tol), Err(Error::NotProperRotation { .. })));
         let skewed = [1.0, 0.01, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-        assert!(matches!(
-            from_matrix_row_major(skewed, &tol),
-            Err(Error::NotOrthonormal { .. })
-        ));
+        assert!(matches!(from_matrix_row_major(skewed, &tol), Err(Error::NotOrthonormal { .. })));
         let nearly = [1.0, 1e-5, 0.0, -1e-5, 1.0, 0.0, 0.0, 0.0, 1.0];
         assert!(from_matrix_row_major(nearly, &tol).is_ok());
-        assert!(matches!(
-            from_rotvec([0.0, f64::INFINITY, 0.0]),
-            Err(Error::NonFinite { component: 1, .. })
-        ));
+        assert!(matches!(from_rotvec([0.0, f64::INFINITY, 0.0]), Err(Error::NonFinite { component: 1, .. })));
     }
 
     #[test]

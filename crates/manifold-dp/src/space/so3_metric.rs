@@ -57,11 +57,7 @@ pub fn phi5_matrix(r1: &Matrix3<f64>, r2: &Matrix3<f64>) -> f64 {
 /// cos θ = (tr R − 1)/2 (equal to ‖log R‖_F/√2).
 pub fn phi6_matrix(r1: &Matrix3<f64>, r2: &Matrix3<f64>) -> f64 {
     let r = r1 * r2.transpose();
-    let v = nalgebra::Vector3::new(
-        r[(2, 1)] - r[(1, 2)],
-        r[(0, 2)] - r[(2, 0)],
-        r[(1, 0)] - r[(0, 1)],
-    );
+    let v = nalgebra::Vector3::new(r[(2, 1)] - r[(1, 2)], r[(0, 2)] - r[(2, 0)], r[(1, 0)] - r[(0, 1)]);
     (0.5 * v.norm()).atan2(0.5 * (r.trace() - 1.0))
 }
 

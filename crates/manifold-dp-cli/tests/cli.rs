@@ -1,0 +1,151 @@
+//! End-to-end tests of the `manifold-dp` binary: the CLI contract's spellings, outputs and exit codes.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn cmd() -> Command {
+    Command::cargo_bin("manifold-dp").unwrap()
+}
+
+#[test]
+fn sample_writes_unit_quaternions_with_header_and_w_nonnegative() {
+    let out = cmd()
+        .args(["sample", "--space", "so3", "--mechanism", "laplace", "--epsilon", "8", "-n", "500", "--seed", "3"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("not for releases"))
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("w,x,y,z"));
+    let rows: Vec<Vec<f64>> = lines.map(|l| l.split(',').map(|v| v.parse().unwrap()).collect()).collect();
+    assert_eq!(rows.len(), 500);
+    for r in &rows {
+        assert!(r[0] >= 0.0);
+        assert!((r.iter().map(|v| v * v).sum::<f64>() - 1.0).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn seeded_sample_is_reproducible_and_center_is_used() {
+    let run = |seed: &str| {
+        cmd()
+            .args(["sample", "--mechanism", "bingham", "--epsilon", "1e6", "-n", "2", "--seed", seed])
+            .args(["--center", "0,0,0,1"])
+            .output()
+            .unwrap()
+            .stdout
+    };
+    assert_eq!(run("9"), run("9"));
+    assert_ne!(run("9"), run("10"));
+    // At epsilon = 1e6 the release is within ~1e-3 rad of the 180° turn about z.
+    let text = String::from_utf8(run("9")).unwrap();
+    let z: f64 = text.lines().nth(1).unwrap().split(',').nth(3).unwrap().parse().unwrap();
+    assert!(z.abs() > 0.999);
+}
+
+#[test]
+fn bad_parameters_exit_2_with_a_message() {
+    for eps in ["0", "-1", "nan", "inf"] {
+        cmd()
+            .args(["sample", "--mechanism", "laplace", "--epsilon", eps, "-n", "1"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("epsilon"));
+    }
+    cmd()
+        .args(["sample", "--mechanism", "laplace", "--epsilon", "1", "-n", "1", "--center", "1,1,0,0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("norm"));
+    cmd()
+        .args(["sample", "--mechanism", "laplace", "--concentration", "2", "-n", "1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("bingham only"));
+    cmd().args(["radius", "--mechanism", "laplace", "--epsilon", "1", "--level", "1.5"]).assert().code(2);
+    cmd().args(["radius", "--mechanism", "laplace", "--radius", "ten", "--level", "0.5"]).assert().code(2);
+}
+
+#[test]
+fn output_file_is_atomic_and_never_clobbered_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out.csv");
+    let p = path.to_str().unwrap();
+    cmd().args(["sample", "--mechanism", "laplace", "--epsilon", "2", "-n", "10", "--output", p]).assert().success();
+    let first = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(first.lines().count(), 11);
+    cmd()
+        .args(["sample", "--mechanism", "laplace", "--epsilon", "2", "-n", "10", "--output", p])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--force"));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), first);
+    cmd()
+        .args(["sample", "--mechanism", "laplace", "--epsilon", "2", "-n", "4", "--output", p, "--force"])
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 5);
+    // A failing run leaves nothing behind: no target, no temporary file.
+    let bad = dir.path().join("bad.csv");
+    cmd()
+        .args(["sample", "--mechanism", "laplace", "--epsilon", "-2", "-n", "4"])
+        .args(["--output", bad.to_str().unwrap()])
+        .assert()
+        .code(2);
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("out.csv")]);
+}
+
+fn radius_json(args: &[&str]) -> Value {
+    let out = cmd().arg("radius").args(args).arg("--json").assert().success().get_output().stdout.clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+#[test]
+fn radius_json_and_its_inverse_agree() {
+    let fwd = radius_json(&["--space", "so3", "--mechanism", "laplace", "--epsilon", "8", "--level", "0.683"]);
+    let rho = fwd["radius_rad"].as_f64().unwrap();
+    assert!((rho - 0.436).abs() < 1e-3, "{fwd}"); // MATH.md §1.2
+    assert!((fwd["radius_deg"].as_f64().unwrap() - rho.to_degrees()).abs() < 1e-9);
+    assert_eq!(fwd["guarantee"]["notion"], "metric_dp");
+    assert_eq!(fwd["guarantee"]["epsilon"], 8.0);
+    let back = radius_json(&["--mechanism", "laplace", "--radius", &format!("{rho}rad"), "--level", "68.3%"]);
+    assert!((back["epsilon"].as_f64().unwrap() - 8.0).abs() < 1e-6, "{back}");
+    let bingham = radius_json(&["--mechanism", "bingham", "--epsilon", "8", "--level", "0.683"]);
+    assert_eq!(bingham["concentration"], 16.0);
+    assert!((bingham["radius_rad"].as_f64().unwrap() - 0.690).abs() < 1e-3);
+    let paper = radius_json(&["--mechanism", "bingham", "--concentration", "8", "--level", "0.683"]);
+    assert_eq!(paper["epsilon"], 4.0);
+    assert!((paper["radius_rad"].as_f64().unwrap() - 1.033).abs() < 1e-3);
+}
+
+#[test]
+fn radius_text_names_both_units() {
+    cmd()
+        .args(["radius", "--mechanism", "laplace", "--epsilon", "1", "--level", "0.683"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("rad").and(predicate::str::contains("°")));
+}
+
+#[test]
+fn demo_reports_guarantee_radius_and_errors() {
+    cmd()
+        .args(["demo", "--seed", "1"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("3000 wrist-IMU orientations"))
+        .stdout(predicate::str::contains("guarantee: metric DP, epsilon = 5.72958 per rad"))
+        .stdout(predicate::str::contains("radius of indistinguishability at 68.3%"))
+        .stdout(predicate::str::contains("95th percentile"));
+}
+
+#[test]
+fn help_teaches() {
+    cmd().arg("--help").assert().success().stdout(predicate::str::contains("per radian"));
+    cmd().args(["radius", "--help"]).assert().success().stdout(predicate::str::contains("--radius 10deg"));
+}

@@ -1,0 +1,99 @@
+//! Either SO(3) mechanism behind one type, chosen by name at run time (what a command line needs).
+
+use crate::analysis::AngularLaw;
+use crate::error::Fallible;
+use crate::mechanism::{BinghamSo3, LaplaceSo3, Mechanism};
+use crate::privacy::Guarantee;
+use nalgebra::UnitQuaternion;
+use rand::CryptoRng;
+
+/// Which SO(3) mechanism.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum So3Kind {
+    /// [`LaplaceSo3`].
+    Laplace,
+    /// [`BinghamSo3`].
+    Bingham,
+}
+
+/// An SO(3) mechanism chosen at run time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum So3Mechanism {
+    /// Laplace.
+    Laplace(LaplaceSo3),
+    /// Bingham.
+    Bingham(BinghamSo3),
+}
+
+impl So3Mechanism {
+    /// The mechanism of `kind` for budget ε per radian (Bingham with the tight κ = 2ε).
+    pub fn for_epsilon(kind: So3Kind, epsilon: f64) -> Fallible<Self> {
+        Ok(match kind {
+            So3Kind::Laplace => So3Mechanism::Laplace(LaplaceSo3::new(epsilon)?),
+            So3Kind::Bingham => So3Mechanism::Bingham(BinghamSo3::new(epsilon)?),
+        })
+    }
+
+    /// The Bingham mechanism with an explicit concentration κ (reproduction; guarantee κ/2).
+    pub fn bingham_with_concentration(kappa: f64) -> Fallible<Self> {
+        Ok(So3Mechanism::Bingham(BinghamSo3::with_concentration(kappa)?))
+    }
+
+    /// The Bingham concentration, if this is the Bingham mechanism.
+    pub fn concentration(&self) -> Option<f64> {
+        match self {
+            So3Mechanism::Laplace(_) => None,
+            So3Mechanism::Bingham(m) => Some(m.kappa()),
+        }
+    }
+
+    /// Radius of indistinguishability at level p: the angle (radians) within which a fraction p of
+    /// releases fall.
+    pub fn radius(&self, p: f64) -> Fallible<f64> {
+        match self {
+            So3Mechanism::Laplace(m) => m.angle_law().quantile(p),
+            So3Mechanism::Bingham(m) => m.angle_law().quantile(p),
+        }
+    }
+
+    /// Expected angle (radians) between release and input.
+    pub fn mean_angle(&self) -> f64 {
+        match self {
+            So3Mechanism::Laplace(m) => m.angle_law().mean(),
+            So3Mechanism::Bingham(m) => m.angle_law().mean(),
+        }
+    }
+}
+
+impl Mechanism for So3Mechanism {
+    type Point = UnitQuaternion<f64>;
+
+    fn guarantee(&self) -> Guarantee {
+        match self {
+            So3Mechanism::Laplace(m) => m.guarantee(),
+            So3Mechanism::Bingham(m) => m.guarantee(),
+        }
+    }
+
+    #[inline]
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &UnitQuaternion<f64>, rng: &mut R) -> UnitQuaternion<f64> {
+        match self {
+            So3Mechanism::Laplace(m) => m.privatize(x, rng),
+            So3Mechanism::Bingham(m) => m.privatize(x, rng),
+        }
+    }
+
+    fn log_density(&self, z: &UnitQuaternion<f64>, x: &UnitQuaternion<f64>) -> f64 {
+        match self {
+            So3Mechanism::Laplace(m) => m.log_density(z, x),
+            So3Mechanism::Bingham(m) => m.log_density(z, x),
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            So3Mechanism::Laplace(m) => m.name(),
+            So3Mechanism::Bingham(m) => m.name(),
+        }
+    }
+}

@@ -1,0 +1,5 @@
+//! Summaries of privatized data.
+
+pub mod angular_error;
+
+pub use angular_error::AngularErrorSummary;
