@@ -124,20 +124,21 @@ pub fn to_euler(seq: EulerSequence, q: &UnitQuaternion<f64>) -> [f64; 3] {
     let at_pi = (angles[1] - PI).abs() <= EPS;
     let half_sum = b.atan2(a);
     let half_diff = d.atan2(c);
+    // Slots (in the sequence as written) of the reversed extrinsic sequence's first and third angles.
+    let (first, third) = if extrinsic { (0, 2) } else { (2, 0) };
     if !at_zero && !at_pi {
-        angles[0] = half_sum - half_diff;
-        angles[2] = half_sum + half_diff;
+        angles[first] = half_sum - half_diff;
+        angles[third] = half_sum + half_diff;
     } else {
-        // Gimbal lock: only the sum or difference of the outer angles is determined; the third is set to 0.
+        // Gimbal lock: only the sum or difference of the outer angles is determined. As in scipy, the
+        // third angle of the sequence as written is set to 0 and the first carries the combination (for
+        // intrinsic sequences too: these slots are not swapped).
         angles[2] = 0.0;
         angles[0] = if at_zero { 2.0 * half_sum } else { 2.0 * half_diff * if extrinsic { -1.0 } else { 1.0 } };
     }
     if !proper {
-        angles[2] *= sign;
+        angles[third] *= sign;
         angles[1] -= FRAC_PI_2;
-    }
-    if !extrinsic {
-        angles.swap(0, 2);
     }
     for angle in &mut angles {
         if *angle < -PI {
