@@ -57,7 +57,8 @@ pub fn from_quat_wxyz(c: [f64; 4], tol: &Tolerance) -> Fallible<UnitQuaternion<f
     check_finite(&c)?;
     let q = Quaternion::new(c[0], c[1], c[2], c[3]);
     let norm = q.norm();
-    if (norm - 1.0).abs() > tol.unit_norm {
+    // A zero quaternion is never a rotation, whatever tolerance the caller chose.
+    if norm == 0.0 || (norm - 1.0).abs() > tol.unit_norm {
         return Err(Error::NotUnit { norm, tolerance: tol.unit_norm });
     }
     Ok(UnitQuaternion::new_unchecked(q / norm))
@@ -149,6 +150,8 @@ mod tests {
         assert!((q.quaternion().norm() - 1.0).abs() < 1e-15);
         assert!(matches!(from_quat_wxyz([1.001, 0.0, 0.0, 0.0], &tol), Err(Error::NotUnit { .. })));
         assert!(matches!(from_quat_wxyz([0.0; 4], &tol), Err(Error::NotUnit { .. })));
+        let lax = Tolerance { unit_norm: 2.0, ..tol };
+        assert!(matches!(from_quat_wxyz([0.0; 4], &lax), Err(Error::NotUnit { .. })));
         assert!(matches!(from_quat_xyzw([0.0, f64::NAN, 0.0, 1.0], &tol), Err(Error::NonFinite { component: 1, .. })));
         let reflect = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, -1.0];
         assert!(matches!(from_matrix_row_major(reflect, &tol), Err(Error::NotProperRotation { .. })));
