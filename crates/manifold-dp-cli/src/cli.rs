@@ -50,7 +50,8 @@ pub enum MechanismArg {
 }
 
 impl MechanismArg {
-    fn kind(self) -> So3Kind {
+    /// The library's name for this mechanism.
+    pub fn kind(self) -> So3Kind {
         match self {
             MechanismArg::Laplace => So3Kind::Laplace,
             MechanismArg::Bingham => So3Kind::Bingham,

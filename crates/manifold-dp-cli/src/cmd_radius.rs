@@ -17,13 +17,7 @@ pub fn run(args: RadiusArgs) -> Result<()> {
                 MechanismArg::Laplace => laplace_so3::epsilon_for_radius(rho, level)?,
                 MechanismArg::Bingham => bingham_so3::epsilon_for_radius(rho, level)?,
             };
-            let mech = So3Mechanism::for_epsilon(
-                match args.mechanism.mechanism {
-                    MechanismArg::Laplace => manifold_dp::mechanism::So3Kind::Laplace,
-                    MechanismArg::Bingham => manifold_dp::mechanism::So3Kind::Bingham,
-                },
-                eps,
-            )?;
+            let mech = So3Mechanism::for_epsilon(args.mechanism.mechanism.kind(), eps)?;
             return report(&mech, level, rho, args.json, true);
         }
         (None, Some(mech)) => mech,
