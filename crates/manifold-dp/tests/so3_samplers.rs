@@ -12,7 +12,7 @@ use manifold_dp::analysis::{AngularLaw, BinghamAngle, LaplaceAngle};
 use manifold_dp::audit::gof::{KsOutcome, ks_test};
 use manifold_dp::mechanism::{BinghamSo3, LaplaceSo3, Mechanism};
 use manifold_dp::sample::bingham_so3::BinghamSo3Noise;
-use manifold_dp::sample::laplace_so3::{LaplaceSo3Noise, haar_proposal_below};
+use manifold_dp::sample::laplace_so3::{LaplaceProposal, LaplaceSo3Noise};
 use manifold_dp::sample::paper_baseline::{PaperGammaLaplace, PaperNaiveLaplace, paper_haar_angle};
 use manifold_dp::sample::rng::seeded_rng_for_experiments;
 use manifold_dp::sample::sphere::{uniform_s2, uniform_s3};
@@ -71,8 +71,10 @@ fn assert_rejects(what: &str, out: KsOutcome) {
 
 #[test]
 fn laplace_angle_matches_exact_cdf_across_epsilon() {
-    let switch = haar_proposal_below();
-    for (i, &eps) in [1e-6, 0.1, 0.5, switch * 0.999, switch, 1.0, 3.5, 8.0, 32.0, 1000.0, 1e6].iter().enumerate() {
+    // 4.2 and 4.5 sit either side of the switch from the stepped to the Gamma proposal.
+    assert_eq!(LaplaceSo3Noise::new(4.2).unwrap().proposal(), LaplaceProposal::Stepped);
+    assert_eq!(LaplaceSo3Noise::new(4.5).unwrap().proposal(), LaplaceProposal::Gamma);
+    for (i, &eps) in [1e-6, 0.1, 0.5, 0.7, 1.0, 3.5, 4.2, 4.5, 8.0, 32.0, 1000.0, 1e6].iter().enumerate() {
         let out = angle_test(&LaplaceSo3Noise::new(eps).unwrap(), &LaplaceAngle::new(eps).unwrap(), 100 + i as u64);
         assert_passes(&format!("Laplace angle at eps = {eps}"), out);
     }
@@ -80,6 +82,8 @@ fn laplace_angle_matches_exact_cdf_across_epsilon() {
 
 #[test]
 fn laplace_axis_is_uniform_in_both_branches() {
+    assert_eq!(LaplaceSo3Noise::new(0.1).unwrap().proposal(), LaplaceProposal::Stepped);
+    assert_eq!(LaplaceSo3Noise::new(8.0).unwrap().proposal(), LaplaceProposal::Gamma);
     for (i, &eps) in [0.1, 8.0].iter().enumerate() {
         for out in axis_tests(&LaplaceSo3Noise::new(eps).unwrap(), 200 + i as u64) {
             assert_passes(&format!("Laplace axis at eps = {eps}"), out);

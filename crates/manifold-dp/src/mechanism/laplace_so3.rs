@@ -13,7 +13,7 @@ use rand::CryptoRng;
 use rand::distr::Distribution;
 
 /// The Laplace mechanism on SO(3), εφ6-private with ε per radian.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LaplaceSo3 {
     noise: LaplaceSo3Noise,
 }

@@ -17,7 +17,7 @@ pub enum So3Kind {
 }
 
 /// An SO(3) mechanism chosen at run time.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum So3Mechanism {
     /// Laplace.
     Laplace(LaplaceSo3),

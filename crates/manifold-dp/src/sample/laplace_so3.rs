@@ -1,44 +1,120 @@
 //! Exact sampler of the Laplace noise rotation on SO(3): axis uniform on S², angle θ ∈ [0, π] with density
 //! f(θ) ∝ sin²(θ/2)·e^{−εθ} (MATH.md §1.1; proof of exactness in `docs/proofs/laplace_so3.md`).
 //!
-//! Two rejection samplers, each exact for every ε, chosen by whichever accepts more often:
+//! Two rejection samplers of the angle, each exact for every ε; the constructor computes both exact
+//! acceptance rates and keeps the higher one:
 //!
-//! - **Haar proposal** (ε < ε* = π^{−1/3} ≈ 0.683): draw a Haar-uniform rotation q (its angle has density
-//!   ∝ sin²(θ/2)) and accept it with probability e^{−εθ}. The accepted q is already the noise rotation.
-//!   Acceptance 2·Z(ε)/π, with Z(ε) = ∫₀^π sin²(θ/2)e^{−εθ}dθ.
-//! - **Gamma proposal** (ε ≥ ε*): θ ~ Gamma(3, rate ε) as −ln(u₁u₂u₃)/ε, reject if θ > π, accept with
-//!   probability (sin(θ/2)/(θ/2))² ∈ [4/π², 1]; then a uniform axis. Acceptance 2ε³·Z(ε).
+//! - **Stepped proposal** (small and moderate ε): split [0, π] into [`STEPS`] equal steps [a_k, a_k + h]; on
+//!   step k the envelope is the constant c_k·e^{−εa_k} with c_k = sin²((a_k + h)/2), the largest value of
+//!   sin²(θ/2) on the step. Pick a step by an alias table, draw θ uniformly in it, accept with probability
+//!   sin²(θ/2)e^{−ε(θ−a_k)}/c_k (a precomputed squeeze skips the exponential most of the time). Acceptance → 0.99
+//!   as ε → 0.
+//! - **Gamma proposal** (large ε): θ ~ Gamma(3, rate ε) as −ln(u₁u₂u₃)/ε, reject if θ > π, accept with
+//!   probability (sin(θ/2)/(θ/2))² ∈ [4/π², 1]. Acceptance 2ε³·Z(ε) → 1 as ε → ∞.
 //!
-//! The two acceptance rates are equal at ε* (2/π = 2ε³); the Haar rate falls and the Gamma rate rises with
-//! ε, so the minimum over all ε is at ε*, where it is 0.2459 (tested in `analysis::laplace_so3`); it tends to
-//! 1 as ε → 0 and as ε → ∞. No loop is capped: the number of proposals is geometric with mean ≤ 4.07.
+//! A uniform axis completes the rotation. The worst acceptance over all ε is where the two rates cross
+//! (tested in `analysis::laplace_so3`: above 0.9). No loop is capped: the number of proposals is geometric.
 
 use crate::analysis::laplace_so3::LaplaceAngle;
-use crate::error::{Fallible, check_positive};
+use crate::error::{Error, Fallible, check_positive};
+use crate::sample::alias::AliasTable;
 use crate::sample::open_unit;
-use crate::sample::sphere::{uniform_s2, uniform_s3};
+use crate::sample::sphere::uniform_s2;
 use nalgebra::{Quaternion, UnitQuaternion};
 use rand::distr::Distribution;
 use rand::{Rng, RngExt};
 use std::f64::consts::PI;
 
-/// Below this ε the Haar proposal accepts more often than the Gamma proposal: ε* = π^{−1/3}.
-pub fn haar_proposal_below() -> f64 {
-    PI.powf(-1.0 / 3.0)
+/// Number of equal steps of [0, π] in the stepped envelope.
+pub const STEPS: usize = 256;
+
+/// Which exact proposal a [`LaplaceSo3Noise`] uses (whichever accepts more often at its ε).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaplaceProposal {
+    /// Step-function envelope times e^{−εθ} on [0, π].
+    Stepped,
+    /// Gamma(3, ε) with the (sin(θ/2)/(θ/2))² correction.
+    Gamma,
+}
+
+/// The step-function envelope: on step k = [a_k, a_k + h] it is the constant c_k·e^{−εa_k} with
+/// c_k = sin²((a_k + h)/2), which bounds sin²(θ/2)e^{−εθ} there because both factors are monotone.
+#[derive(Debug, Clone)]
+struct SteppedEnvelope {
+    pick: AliasTable,
+    /// (sin(a_k/2), cos(a_k/2)): θ/2 = a_k/2 + δ/2 is then evaluated by the addition formulas.
+    start_half: Box<[(f64, f64); STEPS]>,
+    /// 1/c_k.
+    inv_cap: Box<[f64; STEPS]>,
+    /// sin²(a_k/2)·e^{−εh}/c_k: a lower bound of the acceptance probability on step k (squeeze).
+    squeeze: Box<[f64; STEPS]>,
+}
+
+/// Width of one step, h = π/STEPS.
+const STEP: f64 = PI / STEPS as f64;
+
+impl SteppedEnvelope {
+    /// Step weights c_k·e^{−εa_k} (the envelope's mass on step k is h times this).
+    fn weights(epsilon: f64) -> [f64; STEPS] {
+        std::array::from_fn(|k| (0.5 * STEP * (k + 1) as f64).sin().powi(2) * (-epsilon * STEP * k as f64).exp())
+    }
+
+    /// Exact acceptance Z(ε)/∫envelope.
+    fn acceptance(epsilon: f64, z: f64) -> f64 {
+        z / (STEP * Self::weights(epsilon).iter().sum::<f64>())
+    }
+
+    fn new(epsilon: f64) -> Fallible<Self> {
+        let pick = AliasTable::new(&Self::weights(epsilon)).ok_or(Error::InvalidParameter {
+            name: "epsilon",
+            value: epsilon,
+            reason: "step weights underflow",
+        })?;
+        let start_half = Box::new(std::array::from_fn(|k| (0.5 * STEP * k as f64).sin_cos()));
+        let inv_cap = Box::new(std::array::from_fn(|k| (0.5 * STEP * (k + 1) as f64).sin().powi(-2)));
+        let decay = (-epsilon * STEP).exp();
+        let squeeze = Box::new(std::array::from_fn(|k| (0.5 * STEP * k as f64).sin().powi(2) * decay * inv_cap[k]));
+        Ok(SteppedEnvelope { pick, start_half, inv_cap, squeeze })
+    }
+}
+
+/// sin and cos of x ∈ [0, h/2] (h/2 ≈ 0.0061) by their Taylor polynomials; the first omitted terms are below
+/// 1e-22 relative, far under one ulp.
+#[inline]
+fn small_sin_cos(x: f64) -> (f64, f64) {
+    let x2 = x * x;
+    let sin = x * (1.0 - x2 / 6.0 * (1.0 - x2 / 20.0 * (1.0 - x2 / 42.0)));
+    let cos = 1.0 - x2 / 2.0 * (1.0 - x2 / 12.0 * (1.0 - x2 / 30.0));
+    (sin, cos)
 }
 
 /// The Laplace noise distribution on SO(3) at the identity, with ε per radian.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct LaplaceSo3Noise {
     epsilon: f64,
-    use_haar: bool,
+    acceptance: f64,
+    /// `None`: the Gamma proposal.
+    stepped: Option<SteppedEnvelope>,
+}
+
+impl PartialEq for LaplaceSo3Noise {
+    fn eq(&self, other: &Self) -> bool {
+        self.epsilon == other.epsilon
+    }
 }
 
 impl LaplaceSo3Noise {
     /// Noise for budget `epsilon` (finite, > 0).
     pub fn new(epsilon: f64) -> Fallible<Self> {
         let epsilon = check_positive("epsilon", epsilon)?;
-        Ok(LaplaceSo3Noise { epsilon, use_haar: epsilon < haar_proposal_below() })
+        let z = LaplaceAngle::new(epsilon)?.normaliser();
+        let gamma = 2.0 * epsilon.powi(3) * z;
+        let stepped = SteppedEnvelope::acceptance(epsilon, z);
+        if stepped > gamma {
+            Ok(LaplaceSo3Noise { epsilon, acceptance: stepped, stepped: Some(SteppedEnvelope::new(epsilon)?) })
+        } else {
+            Ok(LaplaceSo3Noise { epsilon, acceptance: gamma, stepped: None })
+        }
     }
 
     /// ε per radian.
@@ -46,25 +122,37 @@ impl LaplaceSo3Noise {
         self.epsilon
     }
 
-    /// Probability that one proposal is accepted (exact, from the closed-form normaliser).
-    pub fn acceptance_rate(&self) -> f64 {
-        let z = LaplaceAngle::new(self.epsilon).expect("epsilon validated").normaliser();
-        if self.use_haar { 2.0 * z / PI } else { 2.0 * self.epsilon.powi(3) * z }
+    /// The proposal in use.
+    pub fn proposal(&self) -> LaplaceProposal {
+        if self.stepped.is_some() { LaplaceProposal::Stepped } else { LaplaceProposal::Gamma }
     }
 
+    /// Probability that one proposal is accepted (exact, from the closed-form normaliser).
+    pub fn acceptance_rate(&self) -> f64 {
+        self.acceptance
+    }
+
+    /// (cos(θ/2), sin(θ/2)) of an exact draw of the angle, by the stepped envelope: pick step k, draw
+    /// δ uniform on [0, h), accept θ = a_k + δ with probability sin²(θ/2)e^{−εδ}/c_k.
     #[inline]
-    fn sample_haar<R: Rng + ?Sized>(&self, rng: &mut R) -> UnitQuaternion<f64> {
+    fn half_angle_stepped<R: Rng + ?Sized>(&self, env: &SteppedEnvelope, rng: &mut R) -> (f64, f64) {
         loop {
-            let q = uniform_s3(rng);
-            let theta = 2.0 * q.imag().norm().atan2(q.w.abs());
-            if rng.random::<f64>() < (-self.epsilon * theta).exp() {
-                return q;
+            let k = env.pick.sample(rng);
+            let delta = STEP * rng.random::<f64>();
+            let (sin_a, cos_a) = env.start_half[k];
+            let (sin_d, cos_d) = small_sin_cos(0.5 * delta);
+            let s = sin_a * cos_d + cos_a * sin_d;
+            let c = cos_a * cos_d - sin_a * sin_d;
+            let v: f64 = rng.random();
+            if v < env.squeeze[k] || v < s * s * (-self.epsilon * delta).exp() * env.inv_cap[k] {
+                return (c, s);
             }
         }
     }
 
+    /// (cos(θ/2), sin(θ/2)) of an exact draw of the angle, by the Gamma(3, ε) proposal.
     #[inline]
-    fn sample_gamma<R: Rng + ?Sized>(&self, rng: &mut R) -> UnitQuaternion<f64> {
+    fn half_angle_gamma<R: Rng + ?Sized>(&self, rng: &mut R) -> (f64, f64) {
         loop {
             let theta = -(open_unit(rng) * open_unit(rng) * open_unit(rng)).ln() / self.epsilon;
             if theta > PI {
@@ -74,8 +162,7 @@ impl LaplaceSo3Noise {
             let (s, c) = half.sin_cos();
             let ratio = if half > 0.0 { s / half } else { 1.0 };
             if rng.random::<f64>() < ratio * ratio {
-                let axis = uniform_s2(rng);
-                return UnitQuaternion::new_unchecked(Quaternion::from_parts(c, axis * s));
+                return (c, s);
             }
         }
     }
@@ -84,6 +171,10 @@ impl LaplaceSo3Noise {
 impl Distribution<UnitQuaternion<f64>> for LaplaceSo3Noise {
     #[inline]
     fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> UnitQuaternion<f64> {
-        if self.use_haar { self.sample_haar(rng) } else { self.sample_gamma(rng) }
+        let (c, s) = match &self.stepped {
+            Some(env) => self.half_angle_stepped(env, rng),
+            None => self.half_angle_gamma(rng),
+        };
+        UnitQuaternion::new_unchecked(Quaternion::from_parts(c, uniform_s2(rng) * s))
     }
 }

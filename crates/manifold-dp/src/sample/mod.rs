@@ -1,11 +1,12 @@
 //! Exact samplers. Each noise sampler draws a rotation at the identity (so proposals and acceptance
 //! tests never depend on the private input) and is a `rand::distr::Distribution`.
 //!
-//! - [`laplace_so3`]: angle density ∝ sin²(θ/2)·e^{−εθ}, exact rejection with acceptance ≥ 0.245 at every ε.
+//! - [`laplace_so3`]: angle density ∝ sin²(θ/2)·e^{−εθ}, exact rejection with acceptance ≥ 0.948 at every ε.
 //! - [`bingham_so3`]: density ∝ exp(−κ sin²(θ/2)) on S³, Kent–Ganeiber–Mardia with the optimal envelope.
 //! - [`paper_baseline`]: the SO(3) paper's own samplers, which are *not* exact; for reproduction only.
 //! - [`rng`]: the randomness policy (OS-seeded CSPRNG, seeded generators for experiments, streams).
 
+mod alias;
 pub mod bingham_so3;
 pub mod laplace_so3;
 pub mod paper_baseline;
