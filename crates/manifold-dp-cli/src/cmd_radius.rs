@@ -7,6 +7,7 @@ use anyhow::Result;
 use manifold_dp::analysis::{bingham_so3, laplace_so3};
 use manifold_dp::mechanism::{Mechanism, So3Mechanism};
 use serde_json::json;
+use std::io::Write;
 
 pub fn run(args: RadiusArgs) -> Result<()> {
     let level = parse_level(&args.level)?;
@@ -30,6 +31,7 @@ pub fn run(args: RadiusArgs) -> Result<()> {
 }
 
 fn report(mech: &So3Mechanism, level: f64, rho: f64, as_json: bool, solved_for_epsilon: bool) -> Result<()> {
+    let mut out = std::io::stdout().lock();
     let g = mech.guarantee();
     let eps = g.epsilon();
     let mean = mech.mean_angle();
@@ -49,29 +51,31 @@ fn report(mech: &So3Mechanism, level: f64, rho: f64, as_json: bool, solved_for_e
         if let Some(kappa) = mech.concentration() {
             obj["concentration"] = json!(kappa);
         }
-        println!("{obj}");
+        writeln!(out, "{obj}")?;
         return Ok(());
     }
     let name = match mech.concentration() {
         Some(kappa) => format!("Bingham mechanism on SO(3), concentration κ = {kappa}"),
         None => "Laplace mechanism on SO(3)".to_string(),
     };
-    println!("{name}");
+    writeln!(out, "{name}")?;
     if solved_for_epsilon {
-        println!(
+        writeln!(
+            out,
             "epsilon = {eps:.6} per rad ({:.6} per degree) puts {:.1}% of releases within {rho:.6} rad ({:.4}°)",
             eps.to_radians(),
             100.0 * level,
             rho.to_degrees()
-        );
+        )?;
     } else {
-        println!(
+        writeln!(
+            out,
             "{:.1}% of releases fall within {rho:.6} rad ({:.4}°) of their input",
             100.0 * level,
             rho.to_degrees()
-        );
+        )?;
     }
-    println!("mean angle between release and input: {mean:.6} rad ({:.4}°)", mean.to_degrees());
-    println!("guarantee: {g}");
+    writeln!(out, "mean angle between release and input: {mean:.6} rad ({:.4}°)", mean.to_degrees())?;
+    writeln!(out, "guarantee: {g}")?;
     Ok(())
 }
