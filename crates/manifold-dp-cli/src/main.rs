@@ -5,9 +5,14 @@
 
 mod cli;
 mod cmd_demo;
+mod cmd_privatize;
 mod cmd_radius;
 mod cmd_sample;
 mod output;
+mod progress;
+mod report;
+mod rotations;
+mod table;
 mod units;
 
 use clap::Parser;
@@ -31,6 +36,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         cli::Command::Sample(args) => cmd_sample::run(args),
         cli::Command::Radius(args) => cmd_radius::run(args),
+        cli::Command::Privatize(args) => cmd_privatize::run(args),
         cli::Command::Demo(args) => cmd_demo::run(args),
     };
     match result {

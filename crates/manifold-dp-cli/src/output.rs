@@ -7,6 +7,19 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use tempfile::NamedTempFile;
 
+/// Temporary files are created like ordinary files (mode 0666 less the umask), not 0600, so the renamed result
+/// has the permissions a user expects.
+fn temp_builder() -> tempfile::Builder<'static, 'static> {
+    let mut b = tempfile::Builder::new();
+    b.prefix(".manifold-dp-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    b
+}
+
 /// Where data go: standard output, or a file written atomically.
 pub enum Output {
     /// Standard output (`-`).
@@ -29,7 +42,8 @@ impl Output {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let tmp = NamedTempFile::new_in(&dir)
+        let tmp = temp_builder()
+            .tempfile_in(&dir)
             .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
         Ok(Output::File { tmp: BufWriter::new(tmp), target })
     }

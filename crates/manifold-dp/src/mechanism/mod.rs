@@ -1,6 +1,7 @@
 //! Mechanisms: validated constructors, a privatize step that draws exact noise, and the guarantee they
 //! carry as data.
 
+pub mod batch;
 pub mod bingham_so3;
 pub mod laplace_so3;
 pub mod so3;

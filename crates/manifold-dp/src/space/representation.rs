@@ -85,6 +85,17 @@ impl Representation {
         }
     }
 
+    /// Encodes a rotation into `out` (length [`Representation::len`]) without allocating.
+    pub fn encode_into(&self, q: &UnitQuaternion<f64>, out: &mut [f64]) {
+        match *self {
+            Representation::QuatWxyz => out.copy_from_slice(&so3::to_quat_wxyz(q)),
+            Representation::QuatXyzw => out.copy_from_slice(&so3::to_quat_xyzw(q)),
+            Representation::Matrix => out.copy_from_slice(&so3::to_matrix_row_major(q)),
+            Representation::RotVec => out.copy_from_slice(&so3::to_rotvec(q)),
+            Representation::Euler(..) => out.copy_from_slice(&self.encode(q)),
+        }
+    }
+
     /// Encodes a rotation (canonical quaternion sign, w ≥ 0).
     pub fn encode(&self, q: &UnitQuaternion<f64>) -> Vec<f64> {
         match *self {

@@ -1,0 +1,346 @@
+//! `manifold-dp privatize`: read a table batch by batch, release its rotations, write the same table back.
+//! Everything is written to temporary files beside the targets and renamed only at the end, so an error at
+//! any row leaves no output behind.
+
+use crate::BadInput;
+use crate::cli::PrivatizeArgs;
+use crate::output::Output;
+use crate::progress::Progress;
+use crate::report::{PrivatizeReport, RADIUS_LEVEL, Rejection};
+use crate::rotations::{Problem, RotationColumns};
+use crate::table::{FileFormat, InputBatch, TableReader, TableWriter};
+use crate::units::parse_angle;
+use anyhow::{Context, Result};
+use arrow_array::{Array, BooleanArray, RecordBatch, StringArray};
+use arrow_select::filter::filter_record_batch;
+use manifold_dp::mechanism::batch::privatize_rows;
+use manifold_dp::mechanism::{Mechanism, So3Mechanism};
+use manifold_dp::sample::rng::StreamKey;
+use manifold_dp::space::representation::Representation;
+use std::io::Write;
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::Instant;
+
+/// Rejections listed in the report (all are counted).
+const LISTED_REJECTIONS: usize = 10;
+
+pub fn run(args: PrivatizeArgs) -> Result<()> {
+    let mech = build_mechanism(&args)?;
+    let input_repr: Representation = args.format.parse()?;
+    let output_repr: Representation = match &args.output_as {
+        Some(s) => s.parse()?,
+        None => input_repr,
+    };
+    let in_fmt = FileFormat::resolve(args.input_format, &args.input, "--input-format")?;
+    let out_fmt = FileFormat::resolve(args.output_format, &args.output, "--output-format")?;
+    refuse_same_file(&args)?;
+    let key = match args.seed {
+        Some(seed) => StreamKey::from_seed_for_experiments(seed),
+        None => StreamKey::from_os()?,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")?;
+    pool.install(|| privatize(&args, &mech, input_repr, output_repr, in_fmt, out_fmt, &key))
+}
+
+fn build_mechanism(args: &PrivatizeArgs) -> Result<So3Mechanism> {
+    if let Some(radius) = &args.protect {
+        let r = parse_angle(radius)?;
+        let level = args.level.expect("clap requires --level with --protect");
+        let positive = |v: f64| v > 0.0 && v.is_finite();
+        if !positive(r) || !positive(level) {
+            return Err(BadInput(format!("--protect {radius} --level {level}: both must be > 0")).into());
+        }
+        return Ok(So3Mechanism::for_epsilon(args.mechanism.mechanism.kind(), level / r)?);
+    }
+    args.mechanism.build()?.ok_or_else(|| {
+        BadInput("give a budget: --epsilon E (per radian) or --protect 10deg --level L (epsilon = L / radius)".into())
+            .into()
+    })
+}
+
+fn refuse_same_file(args: &PrivatizeArgs) -> Result<()> {
+    let mut targets = vec![("--output", &args.output)];
+    targets.extend(args.skip_invalid.iter().map(|p| ("--skip-invalid", p)));
+    targets.extend(args.report.iter().map(|p| ("--report", p)));
+    let canonical = |p: &str| Path::new(p).canonicalize().ok();
+    for (flag, path) in &targets {
+        if *path != "-" && canonical(path).is_some() && canonical(path) == canonical(&args.input) {
+            return Err(BadInput(format!("{flag} {path} is the input file; choose another name")).into());
+        }
+    }
+    Ok(())
+}
+
+/// Where invalid rows go with --skip-invalid.
+enum Rejects {
+    /// Raw CSV records, exactly as read (CSV input).
+    Csv(Box<csv::Writer<Output>>),
+    /// Rows of the input's schema (Parquet input).
+    Table(TableWriter),
+}
+
+impl Rejects {
+    fn create(path: &str, in_fmt: FileFormat, reader: &TableReader, force: bool) -> Result<Self> {
+        let fmt = FileFormat::resolve(None, path, "--skip-invalid").unwrap_or(in_fmt);
+        match in_fmt {
+            FileFormat::Csv => {
+                if fmt != FileFormat::Csv {
+                    return Err(BadInput(format!(
+                        "--skip-invalid {path}: rows of a CSV input are set aside as CSV (they may not even have the \
+                         right number of fields); name it .csv"
+                    ))
+                    .into());
+                }
+                let mut w = csv::WriterBuilder::new().flexible(true).from_writer(Output::open(path, force)?);
+                let schema = reader.schema();
+                w.write_record(schema.fields().iter().map(|f| f.name().as_str()))?;
+                Ok(Rejects::Csv(Box::new(w)))
+            }
+            FileFormat::Parquet => Ok(Rejects::Table(TableWriter::create(path, fmt, reader.schema(), force, &[])?)),
+        }
+    }
+
+    /// Writes the rows of `input` not in `keep`, and its malformed records, in row order.
+    fn write(&mut self, input: &InputBatch, keep: &BooleanArray) -> Result<()> {
+        match self {
+            Rejects::Csv(w) => {
+                let columns: Vec<&StringArray> = input
+                    .batch
+                    .columns()
+                    .iter()
+                    .map(|c| c.as_any().downcast_ref::<StringArray>().expect("CSV columns are text"))
+                    .collect();
+                let mut rows: Vec<(u64, Vec<&str>)> =
+                    input.malformed.iter().map(|m| (m.row, m.fields.iter().map(String::as_str).collect())).collect();
+                for i in (0..keep.len()).filter(|&i| !keep.value(i)) {
+                    rows.push((input.rows[i], columns.iter().map(|c| c.value(i)).collect()));
+                }
+                rows.sort_by_key(|r| r.0);
+                for (_, fields) in rows {
+                    w.write_record(fields)?;
+                }
+                Ok(())
+            }
+            Rejects::Table(w) => {
+                let rejected = filter_record_batch(&input.batch, &negate(keep))?;
+                w.write(&rejected)
+            }
+        }
+    }
+
+    fn finish(self) -> Result<()> {
+        match self {
+            Rejects::Csv(w) => w.into_inner().map_err(|e| e.into_error())?.finish(),
+            Rejects::Table(w) => w.finish(),
+        }
+    }
+}
+
+fn negate(mask: &BooleanArray) -> BooleanArray {
+    mask.iter().map(|v| Some(!v.unwrap_or(false))).collect()
+}
+
+fn privatize(
+    args: &PrivatizeArgs,
+    mech: &So3Mechanism,
+    input_repr: Representation,
+    output_repr: Representation,
+    in_fmt: FileFormat,
+    out_fmt: FileFormat,
+    key: &StreamKey,
+) -> Result<()> {
+    let started = Instant::now();
+    let skipping = args.skip_invalid.is_some();
+    let mut reader = TableReader::open(&args.input, in_fmt, skipping)?;
+    let columns =
+        RotationColumns::locate(&reader.schema(), input_repr, args.columns.as_deref(), output_repr, &args.input)?;
+    let mut writer =
+        TableWriter::create(&args.output, out_fmt, columns.output_schema(), args.force, &columns.output_names())?;
+    let mut rejects = match &args.skip_invalid {
+        Some(path) => Some(Rejects::create(path, in_fmt, &reader, args.force)?),
+        None => None,
+    };
+    let mut report_out = match &args.report {
+        Some(path) => Some(Output::open(path, args.force)?),
+        None => None,
+    };
+    let progress = Progress::new(reader.progress_total());
+    // Three stages overlap: a thread reads and decodes the file, this thread validates and adds noise (on all
+    // cores), a thread encodes and writes. Bounded channels keep at most a few batches in memory.
+    let (rows_out, rejected, listed, writer, rejects) = std::thread::scope(|scope| -> Result<_> {
+        let (to_worker, from_reader) = mpsc::sync_channel::<Result<InputBatch, BadInput>>(2);
+        scope.spawn(move || {
+            loop {
+                let next = reader.next_batch().transpose();
+                let stop = !matches!(next, Some(Ok(_)));
+                // A failed send means the worker stopped (on an error of its own); so do we.
+                if let Some(item) = next
+                    && to_worker.send(item).is_err()
+                {
+                    break;
+                }
+                if stop {
+                    break;
+                }
+            }
+        });
+        let (to_writer, from_worker) = mpsc::sync_channel::<Written>(2);
+        let writing = scope.spawn(move || -> Result<(TableWriter, Option<Rejects>)> {
+            for item in from_worker {
+                writer.write(&item.batch)?;
+                if let (Some(r), Some((input, keep))) = (rejects.as_mut(), item.rejected) {
+                    r.write(&input, &keep)?;
+                }
+            }
+            Ok((writer, rejects))
+        });
+        let mut state = Counts::default();
+        let worked = (|| -> Result<()> {
+            for input in from_reader {
+                let input = input?;
+                let position = input.progress;
+                let item = process(args, mech, key, &columns, skipping, input, &mut state)?;
+                if to_writer.send(item).is_err() {
+                    break; // the writer failed; its error is reported below
+                }
+                progress.set(position);
+            }
+            Ok(())
+        })();
+        drop(to_writer);
+        let written = writing.join().map_err(|_| anyhow::anyhow!("the writer thread panicked"))?;
+        worked?;
+        let (writer, rejects) = written?;
+        Ok((state.rows_out, state.rejected, state.listed, writer, rejects))
+    })?;
+    progress.finish();
+    if rows_out + rejected == 0 {
+        return Err(BadInput(format!("{} has a header but no data rows; nothing to privatize", args.input)).into());
+    }
+    writer.finish()?;
+    if let Some(r) = rejects {
+        r.finish()?;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let (epsilon, rho, mean) = PrivatizeReport::mechanism_fields(mech)?;
+    let report = PrivatizeReport {
+        input: args.input.clone(),
+        output: args.output.clone(),
+        input_format: in_fmt.to_string(),
+        output_format: out_fmt.to_string(),
+        space: "so3",
+        format: input_repr.to_string(),
+        columns: columns.names().to_vec(),
+        output_rotation_format: output_repr.to_string(),
+        output_columns: columns.output_names(),
+        rows: rows_out,
+        rejected_rows: rejected,
+        rejects_file: args.skip_invalid.clone(),
+        first_rejections: listed,
+        mechanism: mech.name(),
+        epsilon,
+        epsilon_per_deg: epsilon.to_radians(),
+        concentration: mech.concentration(),
+        guarantee: mech.guarantee(),
+        radius_level: RADIUS_LEVEL,
+        radius_rad: rho,
+        radius_deg: rho.to_degrees(),
+        mean_angle_rad: mean,
+        mean_angle_deg: mean.to_degrees(),
+        randomness: if args.seed.is_some() { "seeded (experiments only)" } else { "os" },
+        seconds,
+        rows_per_second: (rows_out + rejected) as f64 / seconds.max(1e-9),
+    };
+    if let Some(mut out) = report_out.take() {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+        out.finish()?;
+    }
+    eprintln!("{}", report.human());
+    Ok(())
+}
+
+/// What the worker hands the writer: the noisy batch and, with --skip-invalid, the rows set aside.
+struct Written {
+    batch: RecordBatch,
+    rejected: Option<(InputBatch, BooleanArray)>,
+}
+
+#[derive(Default)]
+struct Counts {
+    rows_out: u64,
+    rejected: u64,
+    listed: Vec<Rejection>,
+}
+
+/// Validates one batch, releases its valid rows and prepares what the writer needs.
+fn process(
+    args: &PrivatizeArgs,
+    mech: &So3Mechanism,
+    key: &StreamKey,
+    columns: &RotationColumns,
+    skipping: bool,
+    input: InputBatch,
+    counts: &mut Counts,
+) -> Result<Written> {
+    let decoded = columns.decode(&input.batch)?;
+    let mut points = Vec::with_capacity(decoded.len());
+    let mut keep = Vec::with_capacity(decoded.len());
+    for (i, d) in decoded.into_iter().enumerate() {
+        match d {
+            Ok(q) => {
+                points.push(q);
+                keep.push(true);
+            }
+            Err(problem) => {
+                if !skipping {
+                    return Err(row_error(&args.input, &input, i, &problem).into());
+                }
+                keep.push(false);
+                if counts.listed.len() < LISTED_REJECTIONS {
+                    counts.listed.push(rejection(&input, i, problem));
+                }
+            }
+        }
+    }
+    for m in &input.malformed {
+        if counts.listed.len() < LISTED_REJECTIONS {
+            let reason = format!("{} fields but the header has {}", m.fields.len(), input.batch.num_columns());
+            counts.listed.push(Rejection { row: m.row, line: Some(m.line), column: None, reason });
+        }
+    }
+    counts.listed.sort_by_key(|r| r.row);
+    let invalid = keep.iter().filter(|k| !**k).count();
+    counts.rejected += (invalid + input.malformed.len()) as u64;
+    // The noise of each row depends only on the key and the row's position in the output.
+    privatize_rows(mech, &mut points, counts.rows_out, key);
+    counts.rows_out += points.len() as u64;
+    let keep = BooleanArray::from(keep);
+    let valid = if invalid == 0 { input.batch.clone() } else { filter_record_batch(&input.batch, &keep)? };
+    let batch = columns.encode(&valid, &points)?;
+    let rejected = (invalid + input.malformed.len() > 0).then_some((input, keep));
+    Ok(Written { batch, rejected })
+}
+
+fn row_error(path: &str, input: &InputBatch, i: usize, problem: &Problem) -> BadInput {
+    let column = problem.column.as_ref().map(|c| format!(", column {c:?}")).unwrap_or_default();
+    BadInput(format!(
+        "{path}: {}{column}: {}. Nothing was written; fix the row, or pass --skip-invalid REJECTS to set invalid rows \
+         aside",
+        input.locate(i),
+        problem.reason
+    ))
+}
+
+fn rejection(input: &InputBatch, i: usize, problem: Problem) -> Rejection {
+    Rejection {
+        row: input.rows[i],
+        line: input.lines.as_ref().map(|l| l[i]),
+        column: problem.column,
+        reason: problem.reason,
+    }
+}

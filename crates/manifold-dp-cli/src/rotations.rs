@@ -1,0 +1,243 @@
+//! Where the rotations are in a table: finding their columns, reading each row into a validated rotation
+//! (or a precise complaint naming the column), and writing noisy rotations back as columns.
+
+use crate::BadInput;
+use arrow_array::{Array, ArrayRef, Float64Array, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use manifold_dp::Error as LibError;
+use manifold_dp::space::representation::Representation;
+use manifold_dp::space::so3::Tolerance;
+use nalgebra::UnitQuaternion;
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// Why one row could not be read as a rotation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Problem {
+    /// The column at fault, or `None` when the record as a whole is not a rotation.
+    pub column: Option<String>,
+    /// What is wrong, for people.
+    pub reason: String,
+}
+
+/// The rotation columns of a table and how to read and write them.
+#[derive(Debug, Clone)]
+pub struct RotationColumns {
+    input: Representation,
+    output: Representation,
+    /// Positions of the input's rotation columns, in representation order.
+    positions: Vec<usize>,
+    names: Vec<String>,
+    output_schema: SchemaRef,
+    /// Positions of the output's rotation columns.
+    output_positions: Vec<usize>,
+    tolerance: Tolerance,
+}
+
+fn numeric_or_text(dt: &DataType) -> bool {
+    dt.is_numeric() || matches!(dt, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
+impl RotationColumns {
+    /// Finds the columns of `input` (named by `columns`, else the representation's default names) in
+    /// `schema`, and lays out the output table: the same columns, with the rotation written in `output`
+    /// (same columns and names when `output == input`; otherwise the new representation's default names, at
+    /// the place of the first input rotation column).
+    pub fn locate(
+        schema: &Schema,
+        input: Representation,
+        columns: Option<&[String]>,
+        output: Representation,
+        path: &str,
+    ) -> Result<Self, BadInput> {
+        let names: Vec<String> = match columns {
+            Some(c) => c.to_vec(),
+            None => input.column_names(),
+        };
+        if names.len() != input.len() {
+            return Err(BadInput(format!(
+                "--format {input} needs {} columns but --columns names {}: {}",
+                input.len(),
+                names.len(),
+                names.join(",")
+            )));
+        }
+        let mut positions = Vec::with_capacity(names.len());
+        for name in &names {
+            let Some(pos) = schema.fields().iter().position(|f| f.name() == name) else {
+                let have: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+                let hint = if columns.is_none() { " (name the columns with --columns a,b,c…)" } else { "" };
+                return Err(BadInput(format!(
+                    "{path} has no column {name:?} for --format {input}{hint}; its columns are: {}",
+                    have.join(",")
+                )));
+            };
+            if positions.contains(&pos) {
+                return Err(BadInput(format!("--columns names {name:?} twice")));
+            }
+            let dt = schema.field(pos).data_type();
+            if !numeric_or_text(dt) {
+                return Err(BadInput(format!("{path}: column {name:?} holds {dt}, not numbers")));
+            }
+            positions.push(pos);
+        }
+        let noisy = |name: &str| Field::new(name, DataType::Float64, false);
+        let (fields, output_positions): (Vec<Field>, Vec<usize>) = if output == input {
+            let fields = schema
+                .fields()
+                .iter()
+                .enumerate()
+                .map(|(i, f)| if positions.contains(&i) { noisy(f.name()) } else { f.as_ref().clone() })
+                .collect();
+            (fields, positions.clone())
+        } else {
+            let first = *positions.iter().min().expect("a representation has columns");
+            let new_names = output.column_names();
+            let mut fields = Vec::new();
+            let mut out_pos = Vec::new();
+            for (i, f) in schema.fields().iter().enumerate() {
+                if i == first {
+                    for n in &new_names {
+                        out_pos.push(fields.len());
+                        fields.push(noisy(n));
+                    }
+                }
+                if !positions.contains(&i) {
+                    if new_names.contains(f.name()) {
+                        return Err(BadInput(format!(
+                            "{path} already has a column {:?}, which the {output} output needs; rename it",
+                            f.name()
+                        )));
+                    }
+                    fields.push(f.as_ref().clone());
+                }
+            }
+            (fields, out_pos)
+        };
+        Ok(RotationColumns {
+            input,
+            output,
+            positions,
+            names,
+            output_schema: Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone())),
+            output_positions,
+            tolerance: Tolerance::default(),
+        })
+    }
+
+    /// The input's rotation column names.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The output table's schema.
+    pub fn output_schema(&self) -> SchemaRef {
+        self.output_schema.clone()
+    }
+
+    /// The output's rotation column names.
+    pub fn output_names(&self) -> Vec<String> {
+        self.output_positions.iter().map(|&i| self.output_schema.field(i).name().clone()).collect()
+    }
+
+    /// Reads every row of `batch` as a rotation, in parallel.
+    pub fn decode(&self, batch: &RecordBatch) -> Result<Vec<Result<UnitQuaternion<f64>, Problem>>, BadInput> {
+        let views: Vec<ColumnView> = self
+            .positions
+            .iter()
+            .zip(&self.names)
+            .map(|(&pos, name)| ColumnView::new(batch.column(pos), name))
+            .collect::<Result<_, _>>()?;
+        let k = self.input.len();
+        Ok((0..batch.num_rows())
+            .into_par_iter()
+            .map_init(
+                || vec![0.0; k],
+                |values, row| {
+                    for (j, view) in views.iter().enumerate() {
+                        values[j] = view
+                            .value(row)
+                            .map_err(|reason| Problem { column: Some(self.names[j].clone()), reason })?;
+                    }
+                    self.input.decode(values, &self.tolerance).map_err(|e| self.explain(e))
+                },
+            )
+            .collect())
+    }
+
+    fn explain(&self, e: LibError) -> Problem {
+        let column = match &e {
+            LibError::NonFinite { component, .. } | LibError::AngleOutOfRange { component, .. } => {
+                self.names.get(*component).cloned()
+            }
+            _ => None,
+        };
+        Problem { column, reason: e.to_string() }
+    }
+
+    /// The output batch: `batch`'s other columns unchanged, the rotation columns replaced by `noisy`.
+    pub fn encode(&self, batch: &RecordBatch, noisy: &[UnitQuaternion<f64>]) -> Result<RecordBatch, BadInput> {
+        let k = self.output.len();
+        let mut flat = vec![0.0; noisy.len() * k];
+        flat.par_chunks_mut(k).zip(noisy.par_iter()).for_each(|(out, q)| self.output.encode_into(q, out));
+        let noisy_columns: Vec<ArrayRef> = (0..k)
+            .map(|j| Arc::new(Float64Array::from_iter_values(flat.iter().skip(j).step_by(k).copied())) as ArrayRef)
+            .collect();
+        let first = *self.positions.iter().min().expect("a representation has columns");
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.output_schema.fields().len());
+        for (i, col) in batch.columns().iter().enumerate() {
+            match self.positions.iter().position(|&p| p == i) {
+                None => columns.push(col.clone()),
+                // Same representation: each noisy column takes its input column's place.
+                Some(j) if self.output == self.input => columns.push(noisy_columns[j].clone()),
+                // Another representation: all of its columns go where the first input column was.
+                Some(_) if i == first => columns.extend(noisy_columns.iter().cloned()),
+                Some(_) => {}
+            }
+        }
+        RecordBatch::try_new(self.output_schema.clone(), columns).map_err(|e| BadInput(format!("output batch: {e}")))
+    }
+}
+
+/// One rotation column, as text or as numbers.
+enum ColumnView {
+    Text(StringArray),
+    Number(Float64Array),
+}
+
+impl ColumnView {
+    fn new(array: &ArrayRef, name: &str) -> Result<Self, BadInput> {
+        let cast = |to: &DataType| {
+            arrow_cast::cast(array, to).map_err(|e| BadInput(format!("column {name:?} cannot be read as numbers: {e}")))
+        };
+        match array.data_type() {
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+                let a = cast(&DataType::Utf8)?;
+                Ok(ColumnView::Text(a.as_any().downcast_ref::<StringArray>().expect("cast to Utf8").clone()))
+            }
+            _ => {
+                let a = cast(&DataType::Float64)?;
+                Ok(ColumnView::Number(a.as_any().downcast_ref::<Float64Array>().expect("cast to Float64").clone()))
+            }
+        }
+    }
+
+    fn value(&self, row: usize) -> Result<f64, String> {
+        let v = match self {
+            ColumnView::Text(a) => {
+                let text = a.value(row).trim();
+                if text.is_empty() {
+                    return Err("empty field; every rotation component needs a number".into());
+                }
+                text.parse::<f64>().map_err(|_| format!("{text:?} is not a number"))?
+            }
+            ColumnView::Number(a) => {
+                if a.is_null(row) {
+                    return Err("empty field (null); every rotation component needs a number".into());
+                }
+                a.value(row)
+            }
+        };
+        if v.is_finite() { Ok(v) } else { Err(format!("{v} is not a finite number")) }
+    }
+}

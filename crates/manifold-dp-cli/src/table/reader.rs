@@ -1,0 +1,212 @@
+//! Streaming readers. CSV columns are read as text, so that every column the tool does not privatize is
+//! written back exactly as it was; Parquet columns keep their types.
+
+use super::{BATCH_ROWS, FileFormat};
+use crate::BadInput;
+use arrow_array::builder::StringBuilder;
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::sync::Arc;
+
+/// A CSV record whose number of fields differs from the header's (kept raw for a rejects file).
+#[derive(Debug, Clone)]
+pub struct Malformed {
+    /// 1-based data row number (the header is row 0).
+    pub row: u64,
+    /// 1-based line number in the file.
+    pub line: u64,
+    /// The fields as read.
+    pub fields: Vec<String>,
+}
+
+/// A batch of rows and where they came from.
+#[derive(Debug)]
+pub struct InputBatch {
+    /// The well-formed rows.
+    pub batch: RecordBatch,
+    /// 1-based data row number of each row of `batch`.
+    pub rows: Vec<u64>,
+    /// Line number of each row of `batch` (CSV only).
+    pub lines: Option<Vec<u64>>,
+    /// Records with the wrong number of fields (CSV only; only collected when the caller skips invalid rows).
+    pub malformed: Vec<Malformed>,
+    /// Progress after this batch, in the unit of [`TableReader::progress_total`].
+    pub progress: u64,
+}
+
+impl InputBatch {
+    /// "row R (line L)" or "row R", for messages about row `i` of the batch.
+    pub fn locate(&self, i: usize) -> String {
+        match &self.lines {
+            Some(lines) => format!("row {} (line {})", self.rows[i], lines[i]),
+            None => format!("row {}", self.rows[i]),
+        }
+    }
+}
+
+/// A table being read batch by batch.
+pub enum TableReader {
+    /// CSV with a header row.
+    Csv(CsvTable),
+    /// Parquet.
+    Parquet { reader: ParquetRecordBatchReader, schema: SchemaRef, total_rows: u64, next_row: u64, path: String },
+}
+
+/// CSV reader state.
+pub struct CsvTable {
+    reader: csv::Reader<Box<dyn Read + Send>>,
+    schema: SchemaRef,
+    next_row: u64,
+    path: String,
+    total_bytes: Option<u64>,
+    keep_malformed: bool,
+}
+
+fn check_unique(names: &[String], path: &str) -> Result<(), BadInput> {
+    let mut seen = HashSet::new();
+    for name in names {
+        if !seen.insert(name.as_str()) {
+            return Err(BadInput(format!(
+                "{path}: column name {name:?} appears more than once in the header; rename one of them"
+            )));
+        }
+    }
+    Ok(())
+}
+
+impl TableReader {
+    /// Opens `path` (`-`: standard input, CSV only). `keep_malformed`: collect CSV records with the wrong
+    /// number of fields instead of failing on the first.
+    pub fn open(path: &str, format: FileFormat, keep_malformed: bool) -> Result<Self, BadInput> {
+        let open = || File::open(path).map_err(|e| BadInput(format!("cannot read {path}: {e}")));
+        match format {
+            FileFormat::Csv => {
+                let (source, total_bytes): (Box<dyn Read + Send>, Option<u64>) = if path == "-" {
+                    (Box::new(std::io::stdin()), None)
+                } else {
+                    let file = open()?;
+                    let len = file.metadata().ok().map(|m| m.len());
+                    (Box::new(BufReader::with_capacity(1 << 20, file)), len)
+                };
+                let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(source);
+                let header = reader.headers().map_err(|e| BadInput(format!("cannot read {path}: {e}")))?;
+                if header.is_empty() {
+                    return Err(BadInput(format!("{path} is empty: expected a header row naming the columns")));
+                }
+                let names: Vec<String> = header.iter().map(str::to_string).collect();
+                check_unique(&names, path)?;
+                let fields: Vec<Field> = names.iter().map(|n| Field::new(n, DataType::Utf8, false)).collect();
+                Ok(TableReader::Csv(CsvTable {
+                    reader,
+                    schema: Arc::new(Schema::new(fields)),
+                    next_row: 1,
+                    path: path.to_string(),
+                    total_bytes,
+                    keep_malformed,
+                }))
+            }
+            FileFormat::Parquet => {
+                if path == "-" {
+                    return Err(BadInput("Parquet cannot be read from standard input; give a file".into()));
+                }
+                let corrupt = |e: parquet::errors::ParquetError| {
+                    BadInput(format!("{path} is not a readable Parquet file (truncated or corrupt?): {e}"))
+                };
+                let builder = ParquetRecordBatchReaderBuilder::try_new(open()?).map_err(corrupt)?;
+                let total_rows = builder.metadata().file_metadata().num_rows().max(0) as u64;
+                let schema = builder.schema().clone();
+                let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+                check_unique(&names, path)?;
+                let reader = builder.with_batch_size(BATCH_ROWS).build().map_err(corrupt)?;
+                Ok(TableReader::Parquet { reader, schema, total_rows, next_row: 1, path: path.to_string() })
+            }
+        }
+    }
+
+    /// The table's schema (CSV: every column as text).
+    pub fn schema(&self) -> SchemaRef {
+        match self {
+            TableReader::Csv(t) => t.schema.clone(),
+            TableReader::Parquet { schema, .. } => schema.clone(),
+        }
+    }
+
+    /// What progress is measured in, and the total: rows for Parquet, bytes for a CSV file.
+    pub fn progress_total(&self) -> Option<(u64, &'static str)> {
+        match self {
+            TableReader::Csv(t) => t.total_bytes.map(|b| (b, "bytes")),
+            TableReader::Parquet { total_rows, .. } => Some((*total_rows, "rows")),
+        }
+    }
+
+    /// The next batch, or `None` at the end.
+    pub fn next_batch(&mut self) -> Result<Option<InputBatch>, BadInput> {
+        match self {
+            TableReader::Csv(t) => t.next_batch(),
+            TableReader::Parquet { reader, next_row, path, .. } => match reader.next() {
+                None => Ok(None),
+                Some(Err(e)) => Err(BadInput(format!(
+                    "{path}: cannot read rows after row {} (truncated or corrupt file?): {e}",
+                    *next_row - 1
+                ))),
+                Some(Ok(batch)) => {
+                    let n = batch.num_rows() as u64;
+                    let rows = (*next_row..*next_row + n).collect();
+                    *next_row += n;
+                    Ok(Some(InputBatch { batch, rows, lines: None, malformed: Vec::new(), progress: *next_row - 1 }))
+                }
+            },
+        }
+    }
+}
+
+impl CsvTable {
+    fn next_batch(&mut self) -> Result<Option<InputBatch>, BadInput> {
+        let width = self.schema.fields().len();
+        let mut builders: Vec<StringBuilder> =
+            (0..width).map(|_| StringBuilder::with_capacity(BATCH_ROWS, BATCH_ROWS * 8)).collect();
+        let (mut rows, mut lines, mut malformed) = (Vec::new(), Vec::new(), Vec::new());
+        let mut record = csv::StringRecord::new();
+        while rows.len() < BATCH_ROWS {
+            let more = self
+                .reader
+                .read_record(&mut record)
+                .map_err(|e| BadInput(format!("{}: cannot read row {}: {e}", self.path, self.next_row)))?;
+            if !more {
+                break;
+            }
+            let row = self.next_row;
+            self.next_row += 1;
+            let line = record.position().map_or(0, |p| p.line());
+            if record.len() != width {
+                if !self.keep_malformed {
+                    return Err(BadInput(format!(
+                        "{}: row {row} (line {line}) has {} fields but the header has {width}; fix the row or pass \
+                         --skip-invalid REJECTS.csv to set such rows aside",
+                        self.path,
+                        record.len()
+                    )));
+                }
+                malformed.push(Malformed { row, line, fields: record.iter().map(str::to_string).collect() });
+                continue;
+            }
+            for (builder, field) in builders.iter_mut().zip(record.iter()) {
+                builder.append_value(field);
+            }
+            rows.push(row);
+            lines.push(line);
+        }
+        if rows.is_empty() && malformed.is_empty() {
+            return Ok(None);
+        }
+        let columns: Vec<ArrayRef> = builders.into_iter().map(|mut b| Arc::new(b.finish()) as ArrayRef).collect();
+        let batch =
+            RecordBatch::try_new(self.schema.clone(), columns).map_err(|e| BadInput(format!("{}: {e}", self.path)))?;
+        let progress = self.reader.position().byte();
+        Ok(Some(InputBatch { batch, rows, lines: Some(lines), malformed, progress }))
+    }
+}

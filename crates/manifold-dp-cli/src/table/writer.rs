@@ -1,0 +1,88 @@
+//! Streaming writers into an [`Output`]: a temporary file beside the target that replaces it only when the
+//! whole table was written (see `output.rs`), so a failure leaves no partial file.
+
+use super::FileFormat;
+use crate::BadInput;
+use crate::output::Output;
+use anyhow::{Context, Result};
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, SchemaRef};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
+
+/// A table being written.
+pub enum TableWriter {
+    /// CSV with a header row.
+    Csv(Box<arrow_csv::Writer<Output>>),
+    /// Parquet (Snappy-compressed, like pyarrow's default).
+    Parquet(Box<ArrowWriter<Output>>),
+}
+
+impl TableWriter {
+    /// Creates `path` (refusing an existing file unless `force`) for tables of `schema`.
+    ///
+    /// Parquet: dictionary encoding only for text and binary columns (numbers rarely repeat enough to pay for
+    /// the hashing), and `noisy_columns` uncompressed (noisy floats do not compress; Snappy would only cost
+    /// time).
+    pub fn create(
+        path: &str,
+        format: FileFormat,
+        schema: SchemaRef,
+        force: bool,
+        noisy_columns: &[String],
+    ) -> Result<Self> {
+        let out = Output::open(path, force)?;
+        match format {
+            FileFormat::Csv => {
+                let mut w = arrow_csv::WriterBuilder::new().with_header(true).build(out);
+                // Writes the header even if no row follows.
+                w.write(&RecordBatch::new_empty(schema.clone())).context("cannot write the CSV header")?;
+                Ok(TableWriter::Csv(Box::new(w)))
+            }
+            FileFormat::Parquet => {
+                if matches!(out, Output::Stdout(_)) {
+                    return Err(BadInput("Parquet cannot be written to standard output; give a file".into()).into());
+                }
+                let mut props = WriterProperties::builder().set_compression(Compression::SNAPPY);
+                for field in schema.fields() {
+                    let textual = matches!(
+                        field.data_type(),
+                        DataType::Utf8
+                            | DataType::LargeUtf8
+                            | DataType::Utf8View
+                            | DataType::Binary
+                            | DataType::LargeBinary
+                    );
+                    if !textual && !field.data_type().is_nested() {
+                        props = props.set_column_dictionary_enabled(ColumnPath::from(field.name().as_str()), false);
+                    }
+                }
+                for name in noisy_columns {
+                    props = props.set_column_compression(ColumnPath::from(name.as_str()), Compression::UNCOMPRESSED);
+                }
+                let w =
+                    ArrowWriter::try_new(out, schema, Some(props.build())).context("cannot start the Parquet file")?;
+                Ok(TableWriter::Parquet(Box::new(w)))
+            }
+        }
+    }
+
+    /// Appends a batch.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        match self {
+            TableWriter::Csv(w) => w.write(batch).context("cannot write CSV rows"),
+            TableWriter::Parquet(w) => w.write(batch).context("cannot write Parquet rows"),
+        }
+    }
+
+    /// Completes the file and moves it onto its target.
+    pub fn finish(self) -> Result<()> {
+        let out = match self {
+            TableWriter::Csv(w) => w.into_inner(),
+            TableWriter::Parquet(w) => w.into_inner().context("cannot finish the Parquet file")?,
+        };
+        out.finish()
+    }
+}
