@@ -179,6 +179,9 @@ pub struct PrivatizeArgs {
     /// Worker threads (default: all cores). The output does not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
+    /// No summary on standard error (errors are still reported).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]
@@ -204,4 +207,7 @@ pub struct DemoArgs {
     /// Seed for a reproducible run (not for releases).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Directory for the demo's files (replaced on every run).
+    #[arg(long, default_value = "demo-output")]
+    pub out: String,
 }

@@ -260,7 +260,9 @@ fn privatize(
         writeln!(out)?;
         out.finish()?;
     }
-    eprintln!("{}", report.human());
+    if !args.quiet {
+        eprintln!("{}", report.human());
+    }
     Ok(())
 }
 

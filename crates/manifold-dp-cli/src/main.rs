@@ -9,6 +9,7 @@ mod cmd_privatize;
 mod cmd_radius;
 mod cmd_sample;
 mod output;
+mod plot;
 mod progress;
 mod report;
 mod rotations;

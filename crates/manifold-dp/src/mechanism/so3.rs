@@ -56,6 +56,14 @@ impl So3Mechanism {
         }
     }
 
+    /// Density (per radian) of the angle between release and input, at `theta` ∈ [0, π].
+    pub fn angle_pdf(&self, theta: f64) -> f64 {
+        match self {
+            So3Mechanism::Laplace(m) => m.angle_law().pdf(theta),
+            So3Mechanism::Bingham(m) => m.angle_law().pdf(theta),
+        }
+    }
+
     /// Expected angle (radians) between release and input.
     pub fn mean_angle(&self) -> f64 {
         match self {

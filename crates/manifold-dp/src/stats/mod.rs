@@ -1,5 +1,7 @@
 //! Summaries of privatized data.
 
 pub mod angular_error;
+pub mod histogram;
 
 pub use angular_error::AngularErrorSummary;
+pub use histogram::Histogram;
