@@ -41,6 +41,9 @@ pub enum Command {
     ///   manifold-dp privatize --mechanism laplace --epsilon 5.7 --input poses.csv --output out.csv \
     ///       --format euler:ZYX:deg --columns yaw,pitch,roll --report report.json
     Privatize(PrivatizeArgs),
+    /// Reproduce a paper's figures with exact samplers beside the paper's own (CSV + SVG into --out).
+    #[command(subcommand)]
+    Reproduce(ReproduceCommand),
     /// Privatize the bundled wrist-IMU example (3000 orientations) and show what it costs in accuracy.
     Demo(DemoArgs),
 }
@@ -197,6 +200,27 @@ pub struct RadiusArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// What to reproduce.
+#[derive(Debug, Subcommand)]
+pub enum ReproduceCommand {
+    /// Hildebrandt et al., Metric DP on SO(3): Figure 2 (the paper's samplers vs the exact one at ε = 8),
+    /// Figure 3 (Laplace vs Bingham at equal ρ), and the throughput comparison across ε.
+    So3Figures(ReproduceArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// Directory for the CSV and SVG files.
+    #[arg(long, default_value = "reproduce-output/so3-figures")]
+    pub out: String,
+    /// Draws per histogram (the paper: 50 000).
+    #[arg(long, default_value_t = 50_000)]
+    pub samples: usize,
+    /// Seed (a reproduction is an experiment, not a release).
+    #[arg(long, default_value_t = 2025)]
+    pub seed: u64,
 }
 
 #[derive(Debug, Args)]

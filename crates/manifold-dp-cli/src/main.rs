@@ -7,6 +7,7 @@ mod cli;
 mod cmd_demo;
 mod cmd_privatize;
 mod cmd_radius;
+mod cmd_reproduce;
 mod cmd_sample;
 mod output;
 mod plot;
@@ -38,6 +39,7 @@ fn main() -> ExitCode {
         cli::Command::Sample(args) => cmd_sample::run(args),
         cli::Command::Radius(args) => cmd_radius::run(args),
         cli::Command::Privatize(args) => cmd_privatize::run(args),
+        cli::Command::Reproduce(cli::ReproduceCommand::So3Figures(args)) => cmd_reproduce::so3_figures(args),
         cli::Command::Demo(args) => cmd_demo::run(args),
     };
     match result {

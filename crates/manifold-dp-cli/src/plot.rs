@@ -14,7 +14,7 @@ pub struct Panel {
     pub x_label: String,
     /// Label of the y axis.
     pub y_label: String,
-    /// Use a log scale on the y axis (for throughput plots); then curves only.
+    /// Log scales on both axes (for throughput against ε), with points marked; curves only.
     pub log_y: bool,
     /// Empirical densities, with their legend labels.
     pub histograms: Vec<(String, Histogram)>,

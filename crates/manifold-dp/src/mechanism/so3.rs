@@ -64,6 +64,14 @@ impl So3Mechanism {
         }
     }
 
+    /// The CDF of the angle between release and input at each of `sorted` (ascending, radians).
+    pub fn angle_cdf_sorted(&self, sorted: &[f64]) -> Vec<f64> {
+        match self {
+            So3Mechanism::Laplace(m) => m.angle_law().cdf_sorted(sorted),
+            So3Mechanism::Bingham(m) => m.angle_law().cdf_sorted(sorted),
+        }
+    }
+
     /// Expected angle (radians) between release and input.
     pub fn mean_angle(&self) -> f64 {
         match self {
