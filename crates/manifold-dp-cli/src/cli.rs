@@ -136,7 +136,7 @@ pub struct PrivatizeArgs {
     pub mechanism: MechanismArgs,
     /// Budget as a protection radius instead of --epsilon: rotations within this angle (10deg, 0.2rad) are
     /// indistinguishable at privacy level --level, i.e. epsilon = level / radius.
-    #[arg(long, conflicts_with_all = ["epsilon", "concentration"], requires = "level")]
+    #[arg(long, conflicts_with_all = ["epsilon", "concentration"], requires = "level", allow_hyphen_values = true)]
     pub protect: Option<String>,
     /// Privacy level ℓ for --protect: outputs change in probability by at most a factor exp(ℓ) between
     /// rotations --protect apart.

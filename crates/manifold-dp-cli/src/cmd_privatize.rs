@@ -330,11 +330,11 @@ fn process(
 
 fn row_error(path: &str, input: &InputBatch, i: usize, problem: &Problem) -> BadInput {
     let column = problem.column.as_ref().map(|c| format!(", column {c:?}")).unwrap_or_default();
+    let reason = &problem.reason;
     BadInput(format!(
-        "{path}: {}{column}: {}. Nothing was written; fix the row, or pass --skip-invalid REJECTS to set invalid rows \
-         aside",
+        "{path}: {}{column}: {reason}\nNothing was written; fix the row, or pass --skip-invalid REJECTS to set invalid \
+         rows aside",
         input.locate(i),
-        problem.reason
     ))
 }
 
