@@ -2,6 +2,8 @@
 # End-to-end throughput and peak memory of `manifold-dp privatize` on Parquet quat-wxyz files with an id and a
 # timestamp column, at 10 M and 100 M rows (README, "Performance"). Needs ~9 GB of free disk in $WORK.
 # Usage: scripts/bench_privatize.sh [ROWS...]   (default: 10000000 100000000)
+# Output: one CSV line per run. Time includes writing the output (into the page cache; this machine's disk
+# sustains about 316 MB/s, i.e. 8 M rows/s of this table, so at 100 M rows the disk starts to matter).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=${WORK:-$(mktemp -d)}
@@ -19,6 +21,8 @@ for n in "${ROWS[@]}"; do
   for mech in "laplace 1" "laplace 8" "bingham 1"; do
     set -- $mech
     out="$WORK/out_$n.parquet"
+    # Start each run with no dirty pages: writeback of an earlier file would compete for the disk.
+    sync
     /usr/bin/time -f "%e %M" -o "$WORK/time" "$BIN" privatize --quiet --force --mechanism "$1" --epsilon "$2" \
       --input "$in" --output "$out"
     read -r secs kib < "$WORK/time"

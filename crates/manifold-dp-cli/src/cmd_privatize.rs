@@ -173,7 +173,7 @@ fn privatize(
     // cores), a thread encodes and writes. Bounded channels keep at most a few batches in memory.
     let (rows_out, rejected, listed, writer, rejects) = std::thread::scope(|scope| -> Result<_> {
         let (to_worker, from_reader) = mpsc::sync_channel::<Result<InputBatch, BadInput>>(2);
-        scope.spawn(move || {
+        std::thread::Builder::new().name("manifold-dp-read".into()).spawn_scoped(scope, move || {
             loop {
                 let next = reader.next_batch().transpose();
                 let stop = !matches!(next, Some(Ok(_)));
@@ -187,17 +187,20 @@ fn privatize(
                     break;
                 }
             }
-        });
+        })?;
         let (to_writer, from_worker) = mpsc::sync_channel::<Written>(2);
-        let writing = scope.spawn(move || -> Result<(TableWriter, Option<Rejects>)> {
-            for item in from_worker {
-                writer.write(&item.batch)?;
-                if let (Some(r), Some((input, keep))) = (rejects.as_mut(), item.rejected) {
-                    r.write(&input, &keep)?;
+        let writing = std::thread::Builder::new().name("manifold-dp-write".into()).spawn_scoped(
+            scope,
+            move || -> Result<(TableWriter, Option<Rejects>)> {
+                for item in from_worker {
+                    writer.write(&item.batch)?;
+                    if let (Some(r), Some((input, keep))) = (rejects.as_mut(), item.rejected) {
+                        r.write(&input, &keep)?;
+                    }
                 }
-            }
-            Ok((writer, rejects))
-        });
+                Ok((writer, rejects))
+            },
+        )?;
         let mut state = Counts::default();
         let worked = (|| -> Result<()> {
             for input in from_reader {
@@ -290,25 +293,23 @@ fn process(
     counts: &mut Counts,
 ) -> Result<Written> {
     let decoded = columns.decode(&input.batch)?;
-    let mut points = Vec::with_capacity(decoded.len());
-    let mut keep = Vec::with_capacity(decoded.len());
-    for (i, d) in decoded.into_iter().enumerate() {
-        match d {
-            Ok(q) => {
-                points.push(q);
-                keep.push(true);
-            }
-            Err(problem) => {
-                if !skipping {
-                    return Err(row_error(&args.input, &input, i, &problem).into());
-                }
-                keep.push(false);
-                if counts.listed.len() < LISTED_REJECTIONS {
-                    counts.listed.push(rejection(&input, i, problem));
-                }
+    let invalid = decoded.problems.len();
+    if !skipping && let Some((i, problem)) = decoded.problems.first() {
+        return Err(row_error(&args.input, &input, *i, problem).into());
+    }
+    let (mut points, keep) = if invalid == 0 {
+        (decoded.points, None)
+    } else {
+        let mut keep = vec![true; decoded.points.len()];
+        for (i, problem) in decoded.problems {
+            keep[i] = false;
+            if counts.listed.len() < LISTED_REJECTIONS {
+                counts.listed.push(rejection(&input, i, problem));
             }
         }
-    }
+        let points = decoded.points.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(q, _)| q).collect();
+        (points, Some(keep))
+    };
     for m in &input.malformed {
         if counts.listed.len() < LISTED_REJECTIONS {
             let reason = format!("{} fields but the header has {}", m.fields.len(), input.batch.num_columns());
@@ -316,15 +317,21 @@ fn process(
         }
     }
     counts.listed.sort_by_key(|r| r.row);
-    let invalid = keep.iter().filter(|k| !**k).count();
     counts.rejected += (invalid + input.malformed.len()) as u64;
     // The noise of each row depends only on the key and the row's position in the output.
     privatize_rows(mech, &mut points, counts.rows_out, key);
     counts.rows_out += points.len() as u64;
-    let keep = BooleanArray::from(keep);
-    let valid = if invalid == 0 { input.batch.clone() } else { filter_record_batch(&input.batch, &keep)? };
-    let batch = columns.encode(&valid, &points)?;
-    let rejected = (invalid + input.malformed.len() > 0).then_some((input, keep));
+    let keep = keep.map(BooleanArray::from);
+    let batch = match &keep {
+        None => columns.encode(&input.batch, &points)?,
+        Some(keep) => columns.encode(&filter_record_batch(&input.batch, keep)?, &points)?,
+    };
+    let rejected = if invalid + input.malformed.len() > 0 {
+        let keep = keep.unwrap_or_else(|| BooleanArray::from(vec![true; input.batch.num_rows()]));
+        Some((input, keep))
+    } else {
+        None
+    };
     Ok(Written { batch, rejected })
 }
 

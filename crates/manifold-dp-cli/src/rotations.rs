@@ -20,6 +20,17 @@ pub struct Problem {
     pub reason: String,
 }
 
+/// Rows per task when decoding in parallel.
+const DECODE_CHUNK: usize = 4096;
+
+/// The rotations of a batch: one point per row, and what is wrong with the invalid rows.
+pub struct Decoded {
+    /// One rotation per row (the identity where the row is invalid).
+    pub points: Vec<UnitQuaternion<f64>>,
+    /// (row index in the batch, problem), ascending.
+    pub problems: Vec<(usize, Problem)>,
+}
+
 /// The rotation columns of a table and how to read and write them.
 #[derive(Debug, Clone)]
 pub struct RotationColumns {
@@ -140,8 +151,9 @@ impl RotationColumns {
         self.output_positions.iter().map(|&i| self.output_schema.field(i).name().clone()).collect()
     }
 
-    /// Reads every row of `batch` as a rotation, in parallel.
-    pub fn decode(&self, batch: &RecordBatch) -> Result<Vec<Result<UnitQuaternion<f64>, Problem>>, BadInput> {
+    /// Reads every row of `batch` as a rotation, in parallel. Invalid rows hold the identity in `points` and
+    /// are listed, in row order, in `problems`.
+    pub fn decode(&self, batch: &RecordBatch) -> Result<Decoded, BadInput> {
         let views: Vec<ColumnView> = self
             .positions
             .iter()
@@ -149,20 +161,31 @@ impl RotationColumns {
             .map(|(&pos, name)| ColumnView::new(batch.column(pos), name))
             .collect::<Result<_, _>>()?;
         let k = self.input.len();
-        Ok((0..batch.num_rows())
-            .into_par_iter()
-            .map_init(
-                || vec![0.0; k],
-                |values, row| {
-                    for (j, view) in views.iter().enumerate() {
-                        values[j] = view
-                            .value(row)
-                            .map_err(|reason| Problem { column: Some(self.names[j].clone()), reason })?;
+        let mut points = vec![UnitQuaternion::identity(); batch.num_rows()];
+        let problems = points
+            .par_chunks_mut(DECODE_CHUNK)
+            .enumerate()
+            .flat_map_iter(|(c, chunk)| {
+                let mut values = [0.0; 9];
+                let mut problems = Vec::new();
+                for (i, point) in chunk.iter_mut().enumerate() {
+                    let row = c * DECODE_CHUNK + i;
+                    match self.decode_row(&views, row, &mut values[..k]) {
+                        Ok(q) => *point = q,
+                        Err(p) => problems.push((row, p)),
                     }
-                    self.input.decode(values, &self.tolerance).map_err(|e| self.explain(e))
-                },
-            )
-            .collect())
+                }
+                problems
+            })
+            .collect();
+        Ok(Decoded { points, problems })
+    }
+
+    fn decode_row(&self, views: &[ColumnView], row: usize, values: &mut [f64]) -> Result<UnitQuaternion<f64>, Problem> {
+        for (j, view) in views.iter().enumerate() {
+            values[j] = view.value(row).map_err(|reason| Problem { column: Some(self.names[j].clone()), reason })?;
+        }
+        self.input.decode(values, &self.tolerance).map_err(|e| self.explain(e))
     }
 
     fn explain(&self, e: LibError) -> Problem {
@@ -202,7 +225,8 @@ impl RotationColumns {
 /// One rotation column, as text or as numbers.
 enum ColumnView {
     Text(StringArray),
-    Number(Float64Array),
+    /// Numbers; the flag says whether any is null.
+    Number(Float64Array, bool),
 }
 
 impl ColumnView {
@@ -217,11 +241,14 @@ impl ColumnView {
             }
             _ => {
                 let a = cast(&DataType::Float64)?;
-                Ok(ColumnView::Number(a.as_any().downcast_ref::<Float64Array>().expect("cast to Float64").clone()))
+                let a = a.as_any().downcast_ref::<Float64Array>().expect("cast to Float64").clone();
+                let nulls = a.null_count() > 0;
+                Ok(ColumnView::Number(a, nulls))
             }
         }
     }
 
+    #[inline]
     fn value(&self, row: usize) -> Result<f64, String> {
         let v = match self {
             ColumnView::Text(a) => {
@@ -231,8 +258,8 @@ impl ColumnView {
                 }
                 text.parse::<f64>().map_err(|_| format!("{text:?} is not a number"))?
             }
-            ColumnView::Number(a) => {
-                if a.is_null(row) {
+            ColumnView::Number(a, nulls) => {
+                if *nulls && a.is_null(row) {
                     return Err("empty field (null); every rotation component needs a number".into());
                 }
                 a.value(row)

@@ -9,7 +9,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::{DataType, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 
 /// A table being written.
@@ -25,7 +25,7 @@ impl TableWriter {
     ///
     /// Parquet: dictionary encoding only for text and binary columns (numbers rarely repeat enough to pay for
     /// the hashing), and `noisy_columns` uncompressed (noisy floats do not compress; Snappy would only cost
-    /// time).
+    /// time, and their min/max statistics would only say "about −1 to 1").
     pub fn create(
         path: &str,
         format: FileFormat,
@@ -60,7 +60,10 @@ impl TableWriter {
                     }
                 }
                 for name in noisy_columns {
-                    props = props.set_column_compression(ColumnPath::from(name.as_str()), Compression::UNCOMPRESSED);
+                    let path = ColumnPath::from(name.as_str());
+                    props = props
+                        .set_column_compression(path.clone(), Compression::UNCOMPRESSED)
+                        .set_column_statistics_enabled(path, EnabledStatistics::None);
                 }
                 let w =
                     ArrowWriter::try_new(out, schema, Some(props.build())).context("cannot start the Parquet file")?;
