@@ -133,15 +133,51 @@ fn radius_text_names_both_units() {
 }
 
 #[test]
-fn demo_reports_guarantee_radius_and_errors() {
+fn demo_reports_guarantee_radius_and_errors_and_writes_demo_output() {
+    let dir = tempfile::tempdir().unwrap();
     cmd()
+        .current_dir(dir.path())
         .args(["demo", "--seed", "1"])
         .assert()
         .success()
         .stdout(predicate::str::contains("3000 wrist-IMU orientations"))
         .stdout(predicate::str::contains("guarantee: metric DP, epsilon = 5.72958 per rad"))
         .stdout(predicate::str::contains("radius of indistinguishability at 68.3%"))
-        .stdout(predicate::str::contains("95th percentile"));
+        .stdout(predicate::str::contains("95th percentile"))
+        .stdout(predicate::str::contains("demo-output/angular_errors.svg"));
+    let out = dir.path().join("demo-output");
+    for mech in ["laplace", "bingham"] {
+        let csv = std::fs::read_to_string(out.join(format!("wrist_imu_{mech}.csv"))).unwrap();
+        assert!(csv.starts_with("t_s,w,x,y,z\n"));
+        assert_eq!(csv.lines().count(), 3001);
+        let report: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join(format!("report_{mech}.json"))).unwrap()).unwrap();
+        assert_eq!(report["rows"], 3000);
+        assert_eq!(report["mechanism"], mech);
+    }
+    let svg = std::fs::read_to_string(out.join("angular_errors.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("exact density") && svg.contains("<polyline"));
+}
+
+#[test]
+fn reproduce_so3_figures_writes_tables_and_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("figs");
+    cmd()
+        .args(["reproduce", "so3-figures", "--samples", "2000", "--out"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("fig2_laplace_samplers.svg"));
+    let fig2 = std::fs::read_to_string(out.join("fig2_summary.csv")).unwrap();
+    // The paper's naive sampler is rejected even at 2000 draws; the exact sampler is not.
+    assert!(fig2.lines().any(|l| l.starts_with("paper naive") && l.contains("REJECTED")));
+    assert!(fig2.lines().any(|l| l.starts_with("exact") && l.contains("consistent")));
+    assert_eq!(std::fs::read_to_string(out.join("fig3_summary.csv")).unwrap().lines().count(), 1 + 4 * 3);
+    assert_eq!(std::fs::read_to_string(out.join("throughput.csv")).unwrap().lines().count(), 1 + 11);
+    for svg in ["fig2_laplace_samplers.svg", "fig3_laplace_vs_bingham.svg", "throughput.svg"] {
+        assert!(std::fs::read_to_string(out.join(svg)).unwrap().starts_with("<svg"));
+    }
 }
 
 #[test]
