@@ -917,3 +917,54 @@ fn protect_10deg_at_level_1_is_epsilon_5_73() {
     let r2: Value = serde_json::from_str(&fs::read_to_string(&report2).unwrap()).unwrap();
     assert!((r2["epsilon"].as_f64().unwrap() - 2.0 * eps).abs() < 1e-12, "{r2}");
 }
+
+#[test]
+fn typed_parquet_columns_pass_through_to_parquet_and_csv() {
+    use arrow_array::{Int64Array, TimestampMicrosecondArray};
+    use arrow_schema::TimeUnit;
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("typed.parquet");
+    let n = 300;
+    let ts_type = DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()));
+    let mut fields = vec![Field::new("id", DataType::Int64, false), Field::new("timestamp", ts_type, false)];
+    let mut columns: Vec<ArrayRef> = vec![
+        Arc::new(Int64Array::from_iter_values((0..n).map(|i| 1_000_000_007 * i))),
+        // 2026-01-01T00:00:00Z at 100 Hz.
+        Arc::new(
+            TimestampMicrosecondArray::from_iter_values((0..n).map(|i| 1_767_225_600_000_000 + 10_000 * i))
+                .with_timezone("UTC"),
+        ),
+    ];
+    for (j, name) in ["w", "x", "y", "z"].iter().enumerate() {
+        fields.push(Field::new(*name, DataType::Float64, false));
+        columns.push(Arc::new(Float64Array::from_iter_values((0..n as usize).map(|i| quat(i)[j]))));
+    }
+    let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap();
+    let mut w = ArrowWriter::try_new(fs::File::create(&input).unwrap(), batch.schema(), None).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+
+    let out_pq = dir.path().join("out.parquet");
+    privatize()
+        .args(["--mechanism", "laplace", "--epsilon", "2", "--input", s(&input), "--output", s(&out_pq)])
+        .assert()
+        .success();
+    let reader = ParquetRecordBatchReaderBuilder::try_new(fs::File::open(&out_pq).unwrap()).unwrap().build().unwrap();
+    let back: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
+    let back = arrow_select::concat::concat_batches(&back[0].schema(), &back).unwrap();
+    assert_eq!(back.schema().field(0).data_type(), &DataType::Int64);
+    assert_eq!(back.schema().field(1).data_type(), batch.schema().field(1).data_type());
+    assert_eq!(back.column(0).as_ref(), batch.column(0).as_ref());
+    assert_eq!(back.column(1).as_ref(), batch.column(1).as_ref());
+
+    let out_csv = dir.path().join("out.csv");
+    privatize()
+        .args(["--mechanism", "laplace", "--epsilon", "2", "--input", s(&input), "--output", s(&out_csv)])
+        .assert()
+        .success();
+    let (header, rows) = read_csv_file(&out_csv);
+    assert_eq!(header, ["id", "timestamp", "w", "x", "y", "z"]);
+    assert_eq!(rows[1][0], "1000000007");
+    assert_eq!(rows[0][1], "2026-01-01T00:00:00Z");
+    assert_eq!(rows[1][1], "2026-01-01T00:00:00.010Z");
+}

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, SchemaRef};
 use parquet::arrow::ArrowWriter;
-use parquet::basic::Compression;
+use parquet::basic::{Compression, Encoding};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 
@@ -55,8 +55,22 @@ impl TableWriter {
                             | DataType::Binary
                             | DataType::LargeBinary
                     );
+                    let path = ColumnPath::from(field.name().as_str());
                     if !textual && !field.data_type().is_nested() {
-                        props = props.set_column_dictionary_enabled(ColumnPath::from(field.name().as_str()), false);
+                        props = props.set_column_dictionary_enabled(path.clone(), false);
+                    }
+                    // Ids, counters and timestamps: delta encoding packs them tightly at a fraction of Snappy's cost.
+                    if matches!(
+                        field.data_type(),
+                        DataType::Int32
+                            | DataType::Int64
+                            | DataType::Timestamp(..)
+                            | DataType::Date32
+                            | DataType::Date64
+                    ) {
+                        props = props
+                            .set_column_encoding(path.clone(), Encoding::DELTA_BINARY_PACKED)
+                            .set_column_compression(path, Compression::UNCOMPRESSED);
                     }
                 }
                 for name in noisy_columns {
