@@ -41,6 +41,25 @@ pub enum Error {
         /// The tolerance in force on |norm − 1|.
         tolerance: f64,
     },
+    /// A vector meant to be a point of a sphere whose norm is further from 1 than the tolerance allows.
+    #[error("vector norm {norm} is not 1 within tolerance {tolerance}; a direction must be a unit vector")]
+    NotUnitVector {
+        /// Euclidean norm of the input vector.
+        norm: f64,
+        /// The tolerance in force on |norm − 1|.
+        tolerance: f64,
+    },
+    /// A latitude outside [−90°, 90°].
+    #[error("latitude {0}° is outside [−90°, 90°]; are latitude and longitude swapped?")]
+    LatitudeOutOfRange(f64),
+    /// A periodic value (time of day, day of week…) outside its period.
+    #[error("{value} is outside [0, {period}]")]
+    OutOfPeriod {
+        /// The value.
+        value: f64,
+        /// The period (24 for hours of a day…).
+        period: f64,
+    },
     /// A 3×3 matrix that is not orthonormal within tolerance.
     #[error("matrix is not orthonormal: max |RᵀR − I| = {deviation:e} exceeds tolerance {tolerance:e}")]
     NotOrthonormal {
