@@ -12,6 +12,7 @@ pub mod laplace_so3;
 pub mod paper_baseline;
 pub mod rng;
 pub mod sphere;
+pub mod vmf;
 
 use rand::{Rng, RngExt};
 
