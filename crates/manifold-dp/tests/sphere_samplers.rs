@@ -151,3 +151,90 @@ fn law_mean_is_consistent_with_samples() {
     let margin = PI * ((2e8f64).ln() / (2.0 * N as f64)).sqrt();
     assert!((m - law.mean()).abs() < margin, "{m} vs {}", law.mean());
 }
+
+// ---------------------------------------------------------------- Purkayastha
+
+use manifold_dp::analysis::SphereAngle;
+use manifold_dp::sample::purkayastha::PurkayasthaNoise;
+
+fn purkayastha_test(noise: &PurkayasthaNoise, law: &SphereAngle, seed: u64) -> KsOutcome {
+    let mut rng = seeded_rng_for_experiments(seed);
+    let mut angles: Vec<f64> = (0..N).map(|_| noise.sample_angle(&mut rng)).collect();
+    ks_test(&mut angles, |s| law.cdf_sorted(s), ALPHA)
+}
+
+#[test]
+fn purkayastha_angle_matches_exact_law_across_dimensions_and_concentrations() {
+    let mut seed = 500;
+    for dim in [2, 3, 4, 10, 100, 10_000] {
+        for kappa in [1e-6, 1e-3, 1.0, 30.0, 1e4, 1e6] {
+            let noise = PurkayasthaNoise::new(dim, kappa).unwrap();
+            let law = SphereAngle::purkayastha(dim, kappa).unwrap();
+            let out = purkayastha_test(&noise, &law, seed);
+            seed += 1;
+            assert!(out.passed(), "n = {dim}, kappa = {kappa}: KS {} > {}", out.statistic, out.critical);
+        }
+    }
+}
+
+#[test]
+fn purkayastha_law_matches_the_closed_form_normaliser_ratio() {
+    // ∫₀^π e^{−κθ} sin^k θ dθ (MATH.md §2): k even: k!(1 − e^{−κπ}) / (κ ∏_{j=1}^{k/2}(κ² + (2j)²));
+    // k odd: k!(1 + e^{−κπ}) / ∏_{j=0}^{(k−1)/2}(κ² + (2j+1)²). Check the law's CDF at π/2 against the same
+    // formula on [0, π/2] computed by a fine midpoint sum, and the mean against a direct sum (small n only).
+    for (dim, kappa) in [(3usize, 0.7f64), (4, 2.0), (6, 0.3)] {
+        let k = (dim - 2) as i32;
+        let f = |t: f64| (-kappa * t).exp() * t.sin().powi(k);
+        let fact: f64 = (1..=k).map(f64::from).product();
+        let closed = if k % 2 == 0 {
+            fact * -(-kappa * PI).exp_m1()
+                / (kappa * (1..=k / 2).map(|j| kappa * kappa + (2 * j) as f64 * (2 * j) as f64).product::<f64>())
+        } else {
+            fact * (1.0 + (-kappa * PI).exp())
+                / (0..=(k - 1) / 2).map(|j| kappa * kappa + ((2 * j + 1) as f64).powi(2)).product::<f64>()
+        };
+        let m = 200_000;
+        let h = PI / m as f64;
+        let total: f64 = (0..m).map(|i| f((i as f64 + 0.5) * h)).sum::<f64>() * h;
+        assert!((total - closed).abs() < 1e-8 * closed, "midpoint sum vs closed form: {total} vs {closed}");
+        let half: f64 = (0..m / 2).map(|i| f((i as f64 + 0.5) * h)).sum::<f64>() * h;
+        let law = SphereAngle::purkayastha(dim, kappa).unwrap();
+        assert!(
+            (law.cdf(PI / 2.0) - half / closed).abs() < 1e-8,
+            "n = {dim}: {} vs {}",
+            law.cdf(PI / 2.0),
+            half / closed
+        );
+    }
+}
+
+#[test]
+fn purkayastha_points_are_at_the_drawn_angle_with_uniform_tangent() {
+    let noise = PurkayasthaNoise::new(3, 4.0).unwrap();
+    let law = SphereAngle::purkayastha(3, 4.0).unwrap();
+    let mu = DVector::from_column_slice(&[-1.0, 0.0, 0.0]);
+    let mut rng = seeded_rng_for_experiments(600);
+    let (mut azimuths, mut angles) = (Vec::new(), Vec::new());
+    for _ in 0..N {
+        let x = noise.sample_around(&mu, &mut rng);
+        assert!((x.norm() - 1.0).abs() < 1e-14);
+        azimuths.push(x[2].atan2(x[1]));
+        angles.push(surface_distance(&x, &mu));
+    }
+    let out = ks_test(&mut azimuths, |s| s.iter().map(|x| (x + PI) / (2.0 * PI)).collect(), ALPHA);
+    assert!(out.passed(), "azimuth KS {} > {}", out.statistic, out.critical);
+    let out = ks_test(&mut angles, |s| law.cdf_sorted(s), ALPHA);
+    assert!(out.passed(), "angle KS {} > {}", out.statistic, out.critical);
+}
+
+#[test]
+fn purkayastha_negative_controls_are_rejected() {
+    // Dropping the sin^{n−2} factor (the circle's sampler used on S³) and doubling κ.
+    let law = SphereAngle::purkayastha(4, 1.0).unwrap();
+    let out = purkayastha_test(&PurkayasthaNoise::new(2, 1.0).unwrap(), &law, 700);
+    println!("without sin^k: KS {} vs {}", out.statistic, out.critical);
+    assert!(!out.passed());
+    let out = purkayastha_test(&PurkayasthaNoise::new(4, 2.0).unwrap(), &law, 701);
+    println!("kappa doubled: KS {} vs {}", out.statistic, out.critical);
+    assert!(!out.passed());
+}

@@ -12,4 +12,4 @@ pub mod vmf;
 pub use angular::AngularLaw;
 pub use bingham_so3::BinghamAngle;
 pub use laplace_so3::LaplaceAngle;
-pub use vmf::VmfAngle;
+pub use vmf::{SphereAngle, SphereKernel, VmfAngle};

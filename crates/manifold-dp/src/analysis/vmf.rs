@@ -1,7 +1,8 @@
-//! The angle θ = d∠(X, μ) of the VMF distribution on S^{n−1}: density ∝ sin^{n−2}θ · e^{κ(cos θ − 1)} on
-//! [0, π], evaluated in log space (so that large n and κ neither overflow nor underflow) and integrated by
-//! adaptive Gauss–Legendre quadrature on panels that resolve both the peak near 0 (scale 1/√κ) and the bulk
-//! (scale π/64).
+//! The angle θ = d∠(X, μ) of the rotationally symmetric laws on S^{n−1}: density ∝ sin^{n−2}θ · k(θ) on
+//! [0, π] with kernel k(θ) = e^{κ(cos θ − 1)} (von Mises–Fisher) or e^{−κθ} (Purkayastha), evaluated in log
+//! space (so that large n and κ neither overflow nor underflow) and integrated by adaptive Gauss–Legendre
+//! quadrature on panels that resolve the peak (at its mode, on its width, and geometrically towards 0) and
+//! the bulk (scale π/64).
 
 use crate::analysis::angular::AngularLaw;
 use crate::analysis::quadrature::integrate;
@@ -12,9 +13,22 @@ use std::f64::consts::PI;
 /// 1e-16·|k ln sin θ| (up to ~1e-12 at n = 10 000), so tighter tolerances could not be met.
 const REL_TOL: f64 = 1e-11;
 
+/// The kernel of a rotationally symmetric law on a sphere, as a function of the angle to its centre.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SphereKernel {
+    /// von Mises–Fisher: e^{κ cos θ}.
+    VonMisesFisher,
+    /// Purkayastha: e^{−κθ}.
+    Purkayastha,
+}
+
 /// The law of the VMF angle on S^{n−1}.
+pub type VmfAngle = SphereAngle;
+
+/// The law of the angle to the centre of a VMF or Purkayastha distribution on S^{n−1}.
 #[derive(Debug, Clone, PartialEq)]
-pub struct VmfAngle {
+pub struct SphereAngle {
+    kernel: SphereKernel,
     dim: usize,
     kappa: f64,
     /// ln of the density's maximum, subtracted before exponentiating.
@@ -23,9 +37,19 @@ pub struct VmfAngle {
     normaliser: f64,
 }
 
-impl VmfAngle {
-    /// The angle law on S^{dim−1} (dim ≥ 2) at concentration `kappa` (finite, > 0).
+impl SphereAngle {
+    /// The VMF angle law on S^{dim−1} (dim ≥ 2) at concentration `kappa` (finite, > 0).
     pub fn new(dim: usize, kappa: f64) -> Fallible<Self> {
+        Self::with_kernel(SphereKernel::VonMisesFisher, dim, kappa)
+    }
+
+    /// The Purkayastha angle law on S^{dim−1} (dim ≥ 2): density ∝ e^{−κθ} sin^{dim−2}θ.
+    pub fn purkayastha(dim: usize, kappa: f64) -> Fallible<Self> {
+        Self::with_kernel(SphereKernel::Purkayastha, dim, kappa)
+    }
+
+    /// The angle law of `kernel` on S^{dim−1} (dim ≥ 2) at concentration `kappa` (finite, > 0).
+    pub fn with_kernel(kernel: SphereKernel, dim: usize, kappa: f64) -> Fallible<Self> {
         let kappa = check_positive("concentration", kappa)?;
         if dim < 2 {
             return Err(Error::WrongLength { expected: 2, got: dim });
@@ -33,20 +57,29 @@ impl VmfAngle {
         let k = (dim - 2) as f64;
         // Mode of k ln sin θ − 2κ sin²(θ/2): k cos θ = κ sin²θ, i.e. cos θ = 2κ/(k + √(k² + 4κ²)) and
         // sin θ = √(k cos θ / κ) (the sine keeps accuracy when θ is small).
-        let cos_mode = 2.0 * kappa / (k + (k * k + 4.0 * kappa * kappa).sqrt());
-        let mode = (k * cos_mode / kappa).sqrt().min(1.0).asin();
-        // Width of the peak: 1/√(second derivative) ≈ 1/√(κ cos θ + k/sin²θ·…) ~ 1/√(κ + k).
-        let width = 1.0 / (kappa + k).sqrt();
-        let mut law = VmfAngle { dim, kappa, log_peak: 0.0, edges: Vec::new(), normaliser: 1.0 };
+        let (mode, width) = match kernel {
+            SphereKernel::VonMisesFisher => {
+                let cos_mode = 2.0 * kappa / (k + (k * k + 4.0 * kappa * kappa).sqrt());
+                // Width of the peak: 1/√(−h'') ~ 1/√(κ + k).
+                ((k * cos_mode / kappa).sqrt().min(1.0).asin(), 1.0 / (kappa + k).sqrt())
+            }
+            // k cot θ = κ; −h'' = k/sin²θ.
+            SphereKernel::Purkayastha => {
+                let mode = k.atan2(kappa);
+                (mode, if k > 0.0 { mode.sin() / k.sqrt() } else { 1.0 / kappa })
+            }
+        };
+        let scale = match kernel {
+            SphereKernel::VonMisesFisher => (1.0 / kappa.sqrt()).min(1.0),
+            SphereKernel::Purkayastha => (1.0 / kappa).min(1.0),
+        };
+        let mut law = SphereAngle { kernel, dim, kappa, log_peak: 0.0, edges: Vec::new(), normaliser: 1.0 };
         law.log_peak = law.log_density(mode.max(1e-300));
         let mut edges: Vec<f64> = (0..=64).map(|i| PI * i as f64 / 64.0).collect();
-        let mut e = (1.0 / kappa.sqrt()).min(1.0);
-        while e > 1e-300 && e < PI && edges.len() < 400 {
+        let mut e = scale;
+        while e > 1e-9 * scale && edges.len() < 400 {
             edges.push(e);
             e /= 2.0;
-            if e < 1e-9 * (1.0 / kappa.sqrt()).min(1.0) {
-                break;
-            }
         }
         for j in -12..=12 {
             edges.push(mode + 0.5 * j as f64 * width);
@@ -63,12 +96,27 @@ impl VmfAngle {
         let k = (self.dim - 2) as f64;
         let s = (0.5 * theta).sin();
         let sin_part = if k == 0.0 { 0.0 } else { k * theta.sin().ln() };
-        sin_part - 2.0 * self.kappa * s * s
+        match self.kernel {
+            SphereKernel::VonMisesFisher => sin_part - 2.0 * self.kappa * s * s,
+            SphereKernel::Purkayastha => sin_part - self.kappa * theta,
+        }
+    }
+
+    fn log_density_kernel_only(&self, theta: f64) -> f64 {
+        match self.kernel {
+            SphereKernel::VonMisesFisher => -2.0 * self.kappa * (0.5 * theta).sin().powi(2),
+            SphereKernel::Purkayastha => -self.kappa * theta,
+        }
     }
 
     fn density(&self, theta: f64) -> f64 {
         if theta <= 0.0 || theta >= PI {
-            return if self.dim == 2 && theta == 0.0 { (-self.log_peak).exp() } else { 0.0 };
+            // Only on the circle (no sine factor) is the density non-zero at the ends.
+            return if self.dim == 2 {
+                (self.log_density_kernel_only(theta.clamp(0.0, PI)) - self.log_peak).exp()
+            } else {
+                0.0
+            };
         }
         (self.log_density(theta) - self.log_peak).exp()
     }
@@ -89,7 +137,7 @@ impl VmfAngle {
     }
 }
 
-impl AngularLaw for VmfAngle {
+impl AngularLaw for SphereAngle {
     fn pdf(&self, theta: f64) -> f64 {
         if (0.0..=PI).contains(&theta) { self.density(theta) / self.normaliser } else { 0.0 }
     }

@@ -10,6 +10,7 @@ mod alias;
 pub mod bingham_so3;
 pub mod laplace_so3;
 pub mod paper_baseline;
+pub mod purkayastha;
 pub mod rng;
 pub mod sphere;
 pub mod vmf;

@@ -11,10 +11,11 @@
 //!   matrix, no special case near ±e₁.
 
 use crate::error::{Error, Fallible, check_positive};
+use crate::sample::sphere::point_at_angle;
 use nalgebra::DVector;
 use rand::Rng;
 use rand::RngExt;
-use rand_distr::{Beta, Distribution, StandardNormal};
+use rand_distr::{Beta, Distribution};
 
 /// The VMF distribution's radial part on S^{n−1}: draws t = 1 − μ·X, and whole points around a mean.
 #[derive(Debug, Clone)]
@@ -96,18 +97,7 @@ impl VmfNoise {
     pub fn sample_around<R: Rng + ?Sized>(&self, mu: &DVector<f64>, rng: &mut R) -> DVector<f64> {
         debug_assert_eq!(mu.len(), self.dim);
         let t = self.sample_one_minus_cos(rng);
-        let tangent = loop {
-            let g = DVector::<f64>::from_fn(self.dim, |_, _| rng.sample(StandardNormal));
-            let v = &g - mu * mu.dot(&g);
-            let norm = v.norm();
-            // The projection vanishes with probability 0; redraw rather than divide by ~0.
-            if norm > 1e-12 * g.norm() {
-                break v / norm;
-            }
-        };
         // W = 1 − t and √(1 − W²) = √(t(2 − t)).
-        let x = mu * (1.0 - t) + tangent * (t * (2.0 - t)).sqrt();
-        let n = x.norm();
-        x / n
+        point_at_angle(mu, 1.0 - t, (t * (2.0 - t)).sqrt(), rng)
     }
 }
