@@ -7,9 +7,9 @@ pub mod bingham_so3;
 pub mod laplace_so3;
 pub mod quadrature;
 pub mod special;
-pub mod vmf;
+pub mod sphere_angle;
 
 pub use angular::AngularLaw;
 pub use bingham_so3::BinghamAngle;
 pub use laplace_so3::LaplaceAngle;
-pub use vmf::{SphereAngle, SphereKernel, VmfAngle};
+pub use sphere_angle::{SphereAngle, SphereKernel, VmfAngle};

@@ -8,7 +8,7 @@
 //!   the tangent lines of h at a and b (which lie above a concave h) on [0, a] and [b, π]. Each piece is
 //!   sampled by inversion; a proposal θ is accepted with probability e^{h(θ) − envelope(θ)}.
 
-use crate::error::{Error, Fallible, check_positive};
+use crate::error::{Fallible, check_positive};
 use crate::sample::sphere::point_at_angle;
 use nalgebra::DVector;
 use rand::{Rng, RngExt};
@@ -44,9 +44,7 @@ impl PurkayasthaNoise {
     /// Purkayastha on S^{dim−1} (dim ≥ 2) with concentration `kappa` (finite, > 0).
     pub fn new(dim: usize, kappa: f64) -> Fallible<Self> {
         let kappa = check_positive("concentration", kappa)?;
-        if dim < 2 {
-            return Err(Error::WrongLength { expected: 2, got: dim });
-        }
+        let dim = crate::space::sphere::check_dim(dim)?;
         let envelope = (dim > 2).then(|| Envelope::new((dim - 2) as f64, kappa));
         Ok(PurkayasthaNoise { dim, kappa, envelope })
     }

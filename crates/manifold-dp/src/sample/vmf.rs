@@ -41,9 +41,7 @@ impl VmfNoise {
     /// VMF on S^{dim−1} ⊂ R^dim (dim ≥ 2) with concentration `kappa` (finite, > 0).
     pub fn new(dim: usize, kappa: f64) -> Fallible<Self> {
         let kappa = check_positive("concentration", kappa)?;
-        if dim < 2 {
-            return Err(Error::WrongLength { expected: 2, got: dim });
-        }
+        let dim = crate::space::sphere::check_dim(dim)?;
         let wood = if dim == 3 {
             None
         } else {

@@ -13,11 +13,14 @@ use std::f64::consts::{PI, TAU};
 /// Mean Earth radius (IUGG), km: the scale of distances on the globe.
 pub const EARTH_RADIUS_KM: f64 = 6371.0088;
 
+/// Checks that a sphere S^{dim−1} ⊂ R^dim has dim ≥ 2 (the circle is the smallest).
+pub(crate) fn check_dim(dim: usize) -> Fallible<usize> {
+    if dim < 2 { Err(Error::WrongLength { expected: 2, got: dim }) } else { Ok(dim) }
+}
+
 /// A point of S^{n−1} from its n ≥ 2 coordinates, renormalised if within `tolerance` of unit norm.
 pub fn unit_vector(values: &[f64], tolerance: f64) -> Fallible<DVector<f64>> {
-    if values.len() < 2 {
-        return Err(Error::WrongLength { expected: 2, got: values.len() });
-    }
+    check_dim(values.len())?;
     crate::space::so3::check_finite(values)?;
     let x = DVector::from_column_slice(values);
     let norm = x.norm();

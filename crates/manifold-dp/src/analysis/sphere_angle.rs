@@ -6,7 +6,7 @@
 
 use crate::analysis::angular::AngularLaw;
 use crate::analysis::quadrature::integrate;
-use crate::error::{Error, Fallible, check_positive};
+use crate::error::{Fallible, check_positive};
 use std::f64::consts::PI;
 
 /// Relative accuracy asked of the quadrature. The log-space density carries a rounding error of about
@@ -51,9 +51,7 @@ impl SphereAngle {
     /// The angle law of `kernel` on S^{dim−1} (dim ≥ 2) at concentration `kappa` (finite, > 0).
     pub fn with_kernel(kernel: SphereKernel, dim: usize, kappa: f64) -> Fallible<Self> {
         let kappa = check_positive("concentration", kappa)?;
-        if dim < 2 {
-            return Err(Error::WrongLength { expected: 2, got: dim });
-        }
+        let dim = crate::space::sphere::check_dim(dim)?;
         let k = (dim - 2) as f64;
         // Mode of k ln sin θ − 2κ sin²(θ/2): k cos θ = κ sin²θ, i.e. cos θ = 2κ/(k + √(k² + 4κ²)) and
         // sin θ = √(k cos θ / κ) (the sine keeps accuracy when θ is small).
