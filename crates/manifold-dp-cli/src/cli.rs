@@ -1,15 +1,19 @@
 //! Command-line interface definition (clap derive). Spellings follow DESIGN.md's CLI contract.
 
 use crate::BadInput;
+use crate::space::SpaceArg;
 use crate::table::FileFormat;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use manifold_dp::mechanism::{So3Kind, So3Mechanism};
+use manifold_dp::mechanism::{So3Kind, So3Mechanism, SphereKind, SphereMechanism};
 
-/// Differential privacy for rotations (SO(3)), with exact samplers and guarantees you can state.
+/// Differential privacy for rotations (SO(3)) and directions (angles, times of day, latitude/longitude,
+/// unit vectors), with exact samplers and guarantees you can state.
 ///
-/// Every epsilon is per radian of the geodesic rotation angle: a mechanism is epsilon-private when
-/// the probability of any output changes by at most a factor exp(epsilon * angle) between two inputs that
-/// are `angle` radians apart. "Protect 10deg at level 1" means epsilon = 1 / (10deg in rad) = 5.73.
+/// Every epsilon is per radian of distance (the rotation angle on SO(3), the great-circle angle on
+/// spheres): a mechanism is epsilon-private when the probability of any output changes by at most a factor
+/// exp(epsilon * d) between two inputs d radians apart. "Protect 10deg at level 1" means
+/// epsilon = 1 / (10deg in rad) = 5.73; "protect 1h at level 1" on a 24 h clock means epsilon = 3.82 per
+/// radian; "protect 2km" on the Earth means epsilon = 3186 per radian (1/2 per km).
 #[derive(Debug, Parser)]
 #[command(name = "manifold-dp", version, propagate_version = true)]
 pub struct Cli {
@@ -19,9 +23,12 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Draw private releases of one rotation (noise around --center) as CSV w,x,y,z.
+    /// Draw private releases of one point (noise around --center) as CSV: w,x,y,z on so3, angle (radians)
+    /// on circle, hours on timeofday, lat,lon on latlon, x1,…,xN on sphere:N.
     ///
-    /// Example: manifold-dp sample --space so3 --mechanism laplace --epsilon 8 -n 5 --seed 1
+    /// Examples:
+    ///   manifold-dp sample --space so3 --mechanism laplace --epsilon 8 -n 5 --seed 1
+    ///   manifold-dp sample --space latlon --mechanism purkayastha --epsilon 3000 --center 48.85,2.35 -n 5
     Sample(SampleArgs),
     /// Radius of indistinguishability: the angle within which a fraction --level of releases fall
     /// (given --epsilon), or the epsilon that achieves a given --radius.
@@ -29,14 +36,20 @@ pub enum Command {
     /// Examples:
     ///   manifold-dp radius --space so3 --mechanism laplace --epsilon 8 --level 0.683
     ///   manifold-dp radius --space so3 --mechanism laplace --radius 10deg --level 0.683 --json
+    ///   manifold-dp radius --space latlon --mechanism purkayastha --radius 2km --level 0.9
     Radius(RadiusArgs),
-    /// Privatize a CSV or Parquet file of rotations; every other column passes through unchanged.
+    /// Privatize a CSV or Parquet file of rotations, angles, times of day, locations or unit vectors; every
+    /// other column passes through unchanged.
     ///
-    /// Reads the rotation columns (by default w,x,y,z for quat-wxyz; see --format and --columns), releases
-    /// each row with independent exact noise, and writes the same table with the rotations replaced. The
-    /// output appears only when every row succeeded (or was set aside with --skip-invalid).
+    /// Reads the value columns (see --space, --format and --columns), releases each row with independent
+    /// exact noise, and writes the same table with the values replaced. The output appears only when every
+    /// row succeeded (or was set aside with --skip-invalid).
     ///
     /// Examples:
+    ///   manifold-dp privatize --space latlon --mechanism purkayastha --protect 2km --level 1 \
+    ///       --input checkins.csv --output private.csv
+    ///   manifold-dp privatize --space timeofday --mechanism vmf --protect 1h --level 1 --columns visited_at \
+    ///       --input visits.csv --output private.csv
     ///   manifold-dp privatize --mechanism laplace --protect 10deg --level 1 --input imu.parquet --output private.parquet
     ///   manifold-dp privatize --mechanism laplace --epsilon 5.7 --input poses.csv --output out.csv \
     ///       --format euler:ZYX:deg --columns yaw,pitch,roll --report report.json
@@ -48,13 +61,6 @@ pub enum Command {
     Demo(DemoArgs),
 }
 
-/// The space the data live in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Space {
-    /// 3-D rotations.
-    So3,
-}
-
 /// The mechanism.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum MechanismArg {
@@ -62,28 +68,59 @@ pub enum MechanismArg {
     Laplace,
     /// Bingham on SO(3) with the tight concentration κ = 2ε (or --concentration κ).
     Bingham,
+    /// von Mises–Fisher on a sphere or circle (κ = ε): ε per unit of chordal distance, so also per radian.
+    Vmf,
+    /// Purkayastha on a sphere or circle (κ = ε): density ∝ exp(−ε·great-circle angle).
+    Purkayastha,
+    /// Wrapped Laplace on the circle (circle, timeofday): the paper's baseline, noisier than vmf and
+    /// purkayastha at the same epsilon.
+    WrappedLaplace,
 }
 
 impl MechanismArg {
-    /// The library's name for this mechanism.
-    pub fn kind(self) -> So3Kind {
+    /// The SO(3) mechanism this names, if it is one.
+    pub fn so3_kind(self) -> Option<So3Kind> {
         match self {
-            MechanismArg::Laplace => So3Kind::Laplace,
-            MechanismArg::Bingham => So3Kind::Bingham,
+            MechanismArg::Laplace => Some(So3Kind::Laplace),
+            MechanismArg::Bingham => Some(So3Kind::Bingham),
+            _ => None,
         }
     }
+
+    /// The directional mechanism this names, if it is one.
+    pub fn sphere_kind(self) -> Option<SphereKind> {
+        match self {
+            MechanismArg::Vmf => Some(SphereKind::Vmf),
+            MechanismArg::Purkayastha => Some(SphereKind::Purkayastha),
+            MechanismArg::WrappedLaplace => Some(SphereKind::WrappedLaplace),
+            _ => None,
+        }
+    }
+}
+
+/// A mechanism ready to use, on the space it was asked for.
+#[derive(Debug, Clone)]
+pub enum Built {
+    /// On SO(3).
+    So3(So3Mechanism),
+    /// On a sphere or circle.
+    Sphere(SphereMechanism),
 }
 
 /// Which mechanism and how much noise.
 #[derive(Debug, Args)]
 pub struct MechanismArgs {
-    /// The space of the data.
-    #[arg(long, value_enum, default_value_t = Space::So3)]
-    pub space: Space,
-    /// The mechanism.
+    /// The space of the data: so3 (rotations), circle (angles), timeofday (24 h clock), latlon (latitude and
+    /// longitude on the Earth, degrees), sphere:N (unit vectors of R^N).
+    #[arg(long, default_value = "so3", value_parser = clap::value_parser!(SpaceArg))]
+    pub space: SpaceArg,
+    /// The mechanism: laplace or bingham on so3; vmf, purkayastha (or wrapped-laplace on circle and timeofday)
+    /// on the others.
     #[arg(long, value_enum)]
     pub mechanism: MechanismArg,
-    /// Privacy budget per radian of rotation angle (> 0). Smaller is more private and noisier.
+    /// Privacy budget per radian (of rotation angle on so3, of great-circle distance on spheres; vmf is also
+    /// epsilon per unit of chordal distance). Smaller is more private and noisier. To think in degrees, hours
+    /// or km use --protect instead.
     #[arg(long, allow_hyphen_values = true)]
     pub epsilon: Option<f64>,
     /// Bingham only, for reproducing papers: the concentration κ itself (the SO(3) paper's "epsilon").
@@ -93,15 +130,40 @@ pub struct MechanismArgs {
 }
 
 impl MechanismArgs {
+    /// The mechanism for ε per radian on the chosen space; refuses a mechanism of another space.
+    pub fn for_epsilon(&self, epsilon: f64) -> anyhow::Result<Built> {
+        let space = self.space;
+        let wrong = |what: &str| {
+            BadInput(format!(
+                "--mechanism {} {what}",
+                self.mechanism.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
+            ))
+        };
+        match (space.sphere_dim(), self.mechanism.so3_kind(), self.mechanism.sphere_kind()) {
+            (None, Some(kind), _) => Ok(Built::So3(So3Mechanism::for_epsilon(kind, epsilon)?)),
+            (None, None, _) => Err(wrong("is for spheres; on --space so3 use laplace or bingham").into()),
+            (Some(_), Some(_), _) => {
+                Err(wrong(&format!("is for rotations; on --space {space} use vmf or purkayastha")).into())
+            }
+            (Some(dim), None, Some(kind)) => {
+                if kind == SphereKind::WrappedLaplace && dim != 2 {
+                    return Err(wrong("works on the circle only (--space circle or timeofday)").into());
+                }
+                Ok(Built::Sphere(SphereMechanism::for_epsilon(kind, dim, epsilon)?))
+            }
+            (Some(_), None, None) => unreachable!("every mechanism is for rotations or for spheres"),
+        }
+    }
+
     /// Builds the mechanism; `None` when neither --epsilon nor --concentration was given.
-    pub fn build(&self) -> anyhow::Result<Option<So3Mechanism>> {
+    pub fn build(&self) -> anyhow::Result<Option<Built>> {
         match (self.epsilon, self.concentration) {
-            (Some(eps), _) => Ok(Some(So3Mechanism::for_epsilon(self.mechanism.kind(), eps)?)),
+            (Some(eps), _) => Ok(Some(self.for_epsilon(eps)?)),
             (None, Some(kappa)) => {
                 if self.mechanism != MechanismArg::Bingham {
                     return Err(BadInput("--concentration applies to --mechanism bingham only".into()).into());
                 }
-                Ok(Some(So3Mechanism::bingham_with_concentration(kappa)?))
+                Ok(Some(Built::So3(So3Mechanism::bingham_with_concentration(kappa)?)))
             }
             (None, None) => Ok(None),
         }
@@ -115,7 +177,9 @@ pub struct SampleArgs {
     /// Number of releases to draw.
     #[arg(short = 'n', long = "count")]
     pub n: u64,
-    /// The rotation to privatize, as w,x,y,z (scalar first). Default: the identity.
+    /// The point to privatize: w,x,y,z (scalar first) on so3 (default: the identity); an angle (30deg,
+    /// 0.5rad) on circle; a time (13:30 or 13.5) on timeofday; lat,lon in degrees on latlon; x1,…,xN on
+    /// sphere:N (default: the first axis, 0, 00:00, or 0,0).
     #[arg(long, allow_hyphen_values = true)]
     pub center: Option<String>,
     /// Seed for a reproducible experiment. NOT FOR RELEASES: whoever knows the seed can remove the noise.
@@ -134,8 +198,9 @@ pub struct SampleArgs {
 pub struct PrivatizeArgs {
     #[command(flatten)]
     pub mechanism: MechanismArgs,
-    /// Budget as a protection radius instead of --epsilon: rotations within this angle (10deg, 0.2rad) are
-    /// indistinguishable at privacy level --level, i.e. epsilon = level / radius.
+    /// Budget as a protection radius instead of --epsilon: inputs within this distance are
+    /// indistinguishable at privacy level --level, i.e. epsilon = level / radius. Angles: 10deg, 0.2rad;
+    /// on timeofday also 1h, 30min; on latlon also 2km, 500m.
     #[arg(long, conflicts_with_all = ["epsilon", "concentration"], requires = "level", allow_hyphen_values = true)]
     pub protect: Option<String>,
     /// Privacy level ℓ for --protect: outputs change in probability by at most a factor exp(ℓ) between
@@ -154,13 +219,16 @@ pub struct PrivatizeArgs {
     /// Output file format, when the extension does not say.
     #[arg(long, value_enum)]
     pub output_format: Option<FileFormat>,
-    /// How rotations are written: quat-wxyz, quat-xyzw, matrix (r11…r33 row-major), rotvec (radians),
-    /// euler:SEQ (degrees; euler:SEQ:rad for radians). SEQ: xyz, zyx, zxz… lowercase extrinsic, uppercase
-    /// intrinsic, as in scipy.
-    #[arg(long, default_value = "quat-wxyz")]
-    pub format: String,
-    /// The input's rotation columns, in the order of --format (default: w,x,y,z; x,y,z,w; r11,…,r33;
-    /// rx,ry,rz; angle1,angle2,angle3).
+    /// How values are written. so3: quat-wxyz (default), quat-xyzw, matrix (r11…r33 row-major), rotvec
+    /// (radians), euler:SEQ (degrees; euler:SEQ:rad for radians; SEQ: xyz, zyx, zxz… lowercase extrinsic,
+    /// uppercase intrinsic, as in scipy). circle: rad (default) or deg. timeofday: each field may be decimal
+    /// hours (13.5), a clock time (13:30, 13:30:15.5) or a timestamp (2024-05-01T13:30:00Z; the date and
+    /// offset pass through, only the time of day is privatized), and is written back in the same form.
+    /// latlon: degrees. sphere:N: the N coordinates of a unit vector.
+    #[arg(long)]
+    pub format: Option<String>,
+    /// The input's value columns, in the order of --format (so3 default: w,x,y,z; x,y,z,w; r11,…,r33;
+    /// rx,ry,rz; angle1,angle2,angle3. circle: angle. timeofday: time. latlon: lat,lon. sphere:N: x1,…,xN).
     #[arg(long, value_delimiter = ',')]
     pub columns: Option<Vec<String>>,
     /// Write the noisy rotations in another representation (same spellings as --format), under its default
@@ -191,7 +259,8 @@ pub struct PrivatizeArgs {
 pub struct RadiusArgs {
     #[command(flatten)]
     pub mechanism: MechanismArgs,
-    /// Find the epsilon for which a fraction --level of releases fall within this angle (10deg, 0.2rad).
+    /// Find the epsilon for which a fraction --level of releases fall within this distance (10deg, 0.2rad;
+    /// 1h on timeofday; 2km on latlon).
     #[arg(long, conflicts_with_all = ["epsilon", "concentration"])]
     pub radius: Option<String>,
     /// Probability level p, e.g. 0.683 or 68.3%.
@@ -208,6 +277,23 @@ pub enum ReproduceCommand {
     /// Hildebrandt et al., Metric DP on SO(3): Figure 2 (the paper's samplers vs the exact one at ε = 8),
     /// Figure 3 (Laplace vs Bingham at equal ρ), and the throughput comparison across ε.
     So3Figures(ReproduceArgs),
+    /// Weggenmann & Kerschbaum, Differential privacy for directional data: the circular-mean error at
+    /// ε = 1 versus the number of responses for VMF, Purkayastha and wrapped Laplace, on generated
+    /// time-of-day data.
+    DirectionalMean(DirectionalMeanArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DirectionalMeanArgs {
+    /// Directory for the CSV and SVG files.
+    #[arg(long, default_value = "reproduce-output/directional-mean")]
+    pub out: String,
+    /// Repetitions per number of responses (each draws a fresh data set and fresh noise).
+    #[arg(long, default_value_t = 1000)]
+    pub repetitions: usize,
+    /// Seed (a reproduction is an experiment, not a release).
+    #[arg(long, default_value_t = 2021)]
+    pub seed: u64,
 }
 
 #[derive(Debug, Args)]

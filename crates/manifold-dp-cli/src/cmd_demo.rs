@@ -3,9 +3,10 @@
 //! CSVs, their JSON reports and an SVG histogram of angular errors over the theoretical density.
 
 use crate::BadInput;
-use crate::cli::{DemoArgs, MechanismArg, MechanismArgs, PrivatizeArgs, Space};
+use crate::cli::{DemoArgs, MechanismArg, MechanismArgs, PrivatizeArgs};
 use crate::cmd_privatize;
 use crate::plot::{self, Panel};
+use crate::space::SpaceArg;
 use anyhow::{Context, Result};
 use manifold_dp::mechanism::{Mechanism, So3Mechanism};
 use manifold_dp::privacy::calibration::epsilon_for_level_within_radius;
@@ -59,22 +60,18 @@ pub fn run(args: DemoArgs) -> Result<()> {
     }
     let mut panels = Vec::new();
     let mut written = vec![input.clone()];
-    for mechanism in [MechanismArg::Laplace, MechanismArg::Bingham] {
-        let name = match mechanism {
-            MechanismArg::Laplace => "laplace",
-            MechanismArg::Bingham => "bingham",
-        };
+    for (mechanism, name) in [(MechanismArg::Laplace, "laplace"), (MechanismArg::Bingham, "bingham")] {
         let output = dir.join(format!("wrist_imu_{name}.csv"));
         let report = dir.join(format!("report_{name}.json"));
         cmd_privatize::run(PrivatizeArgs {
-            mechanism: MechanismArgs { space: Space::So3, mechanism, epsilon: Some(eps), concentration: None },
+            mechanism: MechanismArgs { space: SpaceArg::So3, mechanism, epsilon: Some(eps), concentration: None },
             protect: None,
             level: None,
             input: input.display().to_string(),
             output: output.display().to_string(),
             input_format: None,
             output_format: None,
-            format: "quat-wxyz".into(),
+            format: Some("quat-wxyz".into()),
             columns: None,
             output_as: None,
             skip_invalid: None,
@@ -85,7 +82,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
             quiet: true,
         })?;
         let noisy = read_rotations(&output)?;
-        let mech = So3Mechanism::for_epsilon(mechanism.kind(), eps)?;
+        let mech = So3Mechanism::for_epsilon(mechanism.so3_kind().expect("an SO(3) mechanism"), eps)?;
         let errors = AngularErrorSummary::of_pairs(&rotations, &noisy).context("no rows")?;
         let rho = mech.radius(0.683)?;
         println!();

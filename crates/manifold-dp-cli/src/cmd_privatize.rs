@@ -3,18 +3,20 @@
 //! any row leaves no output behind.
 
 use crate::BadInput;
-use crate::cli::PrivatizeArgs;
+use crate::cli::{Built, PrivatizeArgs};
+use crate::columns::{PointColumns, Problem};
+use crate::directions::DirectionColumns;
 use crate::output::Output;
 use crate::progress::Progress;
-use crate::report::{PrivatizeReport, RADIUS_LEVEL, Rejection};
-use crate::rotations::{Problem, RotationColumns};
+use crate::report::{NoiseSummary, PrivatizeReport, Rejection};
+use crate::rotations::RotationColumns;
+use crate::space::SpaceArg;
 use crate::table::{FileFormat, InputBatch, TableReader, TableWriter};
-use crate::units::parse_angle;
 use anyhow::{Context, Result};
 use arrow_array::{Array, BooleanArray, RecordBatch, StringArray};
 use arrow_select::filter::filter_record_batch;
+use manifold_dp::mechanism::Mechanism;
 use manifold_dp::mechanism::batch::privatize_rows;
-use manifold_dp::mechanism::{Mechanism, So3Mechanism};
 use manifold_dp::sample::rng::StreamKey;
 use manifold_dp::space::representation::Representation;
 use std::io::Write;
@@ -26,15 +28,16 @@ use std::time::Instant;
 const LISTED_REJECTIONS: usize = 10;
 
 pub fn run(args: PrivatizeArgs) -> Result<()> {
-    let mech = build_mechanism(&args)?;
-    let input_repr: Representation = args.format.parse()?;
-    let output_repr: Representation = match &args.output_as {
-        Some(s) => s.parse()?,
-        None => input_repr,
-    };
+    let epsilon = budget(&args)?;
     let in_fmt = FileFormat::resolve(args.input_format, &args.input, "--input-format")?;
     let out_fmt = FileFormat::resolve(args.output_format, &args.output, "--output-format")?;
     refuse_same_file(&args)?;
+    let space = args.mechanism.space;
+    // Everything that can be refused without reading the data is checked before the file is opened.
+    let mech = match epsilon {
+        Budget::Epsilon(eps) => args.mechanism.for_epsilon(eps)?,
+        Budget::Built(m) => m,
+    };
     let key = match args.seed {
         Some(seed) => StreamKey::from_seed_for_experiments(seed),
         None => StreamKey::from_os()?,
@@ -43,23 +46,81 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
-    pool.install(|| privatize(&args, &mech, input_repr, output_repr, in_fmt, out_fmt, &key))
+    let job = Job { args: &args, in_fmt, out_fmt, key: &key };
+    pool.install(|| match &mech {
+        Built::So3(mech) => {
+            let input_repr: Representation = args.format.as_deref().unwrap_or("quat-wxyz").parse()?;
+            let output_repr: Representation = match &args.output_as {
+                Some(s) => s.parse()?,
+                None => input_repr,
+            };
+            let reader = TableReader::open(&args.input, in_fmt, args.skip_invalid.is_some())?;
+            let columns = RotationColumns::locate(
+                &reader.schema(),
+                input_repr,
+                args.columns.as_deref(),
+                output_repr,
+                &args.input,
+            )?;
+            let labels = Labels {
+                space: space.to_string(),
+                format: input_repr.to_string(),
+                output_rotation_format: Some(output_repr.to_string()),
+            };
+            job.privatize(reader, mech, &columns, NoiseSummary::so3(mech)?, labels)
+        }
+        Built::Sphere(mech) => {
+            if args.output_as.is_some() {
+                return Err(BadInput("--output-as applies to --space so3 only".into()).into());
+            }
+            let reader = TableReader::open(&args.input, in_fmt, args.skip_invalid.is_some())?;
+            let columns = DirectionColumns::locate(
+                &reader.schema(),
+                space,
+                args.format.as_deref(),
+                args.columns.as_deref(),
+                &args.input,
+            )?;
+            let format = args.format.clone().unwrap_or_else(|| default_format(space).to_string());
+            let labels = Labels { space: space.to_string(), format, output_rotation_format: None };
+            job.privatize(reader, mech, &columns, NoiseSummary::sphere(mech, space)?, labels)
+        }
+    })
 }
 
-fn build_mechanism(args: &PrivatizeArgs) -> Result<So3Mechanism> {
+/// How values of a direction space are described in reports when --format is not given.
+fn default_format(space: SpaceArg) -> &'static str {
+    match space {
+        SpaceArg::Circle => "rad",
+        SpaceArg::TimeOfDay => "hours, clock time or timestamp",
+        SpaceArg::LatLon => "deg",
+        _ => "unit vector",
+    }
+}
+
+enum Budget {
+    Epsilon(f64),
+    Built(Built),
+}
+
+fn budget(args: &PrivatizeArgs) -> Result<Budget> {
     if let Some(radius) = &args.protect {
-        let r = parse_angle(radius)?;
+        let r = args.mechanism.space.parse_distance(radius)?;
         let level = args.level.expect("clap requires --level with --protect");
         let positive = |v: f64| v > 0.0 && v.is_finite();
         if !positive(r) || !positive(level) {
             return Err(BadInput(format!("--protect {radius} --level {level}: both must be > 0")).into());
         }
-        return Ok(So3Mechanism::for_epsilon(args.mechanism.mechanism.kind(), level / r)?);
+        return Ok(Budget::Epsilon(level / r));
     }
-    args.mechanism.build()?.ok_or_else(|| {
-        BadInput("give a budget: --epsilon E (per radian) or --protect 10deg --level L (epsilon = L / radius)".into())
-            .into()
-    })
+    let built = args.mechanism.build()?.ok_or_else(|| {
+        BadInput(
+            "give a budget: --epsilon E (per radian) or --protect DISTANCE --level L (epsilon = L / distance; \
+             DISTANCE like 10deg, 1h on timeofday, 2km on latlon)"
+                .into(),
+        )
+    })?;
+    Ok(Budget::Built(built))
 }
 
 fn refuse_same_file(args: &PrivatizeArgs) -> Result<()> {
@@ -144,129 +205,137 @@ fn negate(mask: &BooleanArray) -> BooleanArray {
     mask.iter().map(|v| Some(!v.unwrap_or(false))).collect()
 }
 
-fn privatize(
-    args: &PrivatizeArgs,
-    mech: &So3Mechanism,
-    input_repr: Representation,
-    output_repr: Representation,
+/// What a run writes, and how.
+struct Job<'a> {
+    args: &'a PrivatizeArgs,
     in_fmt: FileFormat,
     out_fmt: FileFormat,
-    key: &StreamKey,
-) -> Result<()> {
-    let started = Instant::now();
-    let skipping = args.skip_invalid.is_some();
-    let mut reader = TableReader::open(&args.input, in_fmt, skipping)?;
-    let columns =
-        RotationColumns::locate(&reader.schema(), input_repr, args.columns.as_deref(), output_repr, &args.input)?;
-    let mut writer =
-        TableWriter::create(&args.output, out_fmt, columns.output_schema(), args.force, &columns.output_names())?;
-    let mut rejects = match &args.skip_invalid {
-        Some(path) => Some(Rejects::create(path, in_fmt, &reader, args.force)?),
-        None => None,
-    };
-    let mut report_out = match &args.report {
-        Some(path) => Some(Output::open(path, args.force)?),
-        None => None,
-    };
-    let progress = Progress::new(reader.progress_total());
-    // Three stages overlap: a thread reads and decodes the file, this thread validates and adds noise (on all
-    // cores), a thread encodes and writes. Bounded channels keep at most a few batches in memory.
-    let (rows_out, rejected, listed, writer, rejects) = std::thread::scope(|scope| -> Result<_> {
-        let (to_worker, from_reader) = mpsc::sync_channel::<Result<InputBatch, BadInput>>(2);
-        std::thread::Builder::new().name("manifold-dp-read".into()).spawn_scoped(scope, move || {
-            loop {
-                let next = reader.next_batch().transpose();
-                let stop = !matches!(next, Some(Ok(_)));
-                // A failed send means the worker stopped (on an error of its own); so do we.
-                if let Some(item) = next
-                    && to_worker.send(item).is_err()
-                {
-                    break;
-                }
-                if stop {
-                    break;
-                }
-            }
-        })?;
-        let (to_writer, from_worker) = mpsc::sync_channel::<Written>(2);
-        let writing = std::thread::Builder::new().name("manifold-dp-write".into()).spawn_scoped(
-            scope,
-            move || -> Result<(TableWriter, Option<Rejects>)> {
-                for item in from_worker {
-                    writer.write(&item.batch)?;
-                    if let (Some(r), Some((input, keep))) = (rejects.as_mut(), item.rejected) {
-                        r.write(&input, &keep)?;
+    key: &'a StreamKey,
+}
+
+/// How the values were read, for the report.
+struct Labels {
+    space: String,
+    format: String,
+    output_rotation_format: Option<String>,
+}
+
+impl Job<'_> {
+    fn privatize<C, M>(
+        &self,
+        mut reader: TableReader,
+        mech: &M,
+        columns: &C,
+        noise: NoiseSummary,
+        labels: Labels,
+    ) -> Result<()>
+    where
+        C: PointColumns,
+        M: Mechanism<Point = C::Point> + Sync,
+    {
+        let Job { args, in_fmt, out_fmt, key } = *self;
+        let started = Instant::now();
+        let skipping = args.skip_invalid.is_some();
+        let mut writer =
+            TableWriter::create(&args.output, out_fmt, columns.output_schema(), args.force, &columns.output_names())?;
+        let mut rejects = match &args.skip_invalid {
+            Some(path) => Some(Rejects::create(path, in_fmt, &reader, args.force)?),
+            None => None,
+        };
+        let mut report_out = match &args.report {
+            Some(path) => Some(Output::open(path, args.force)?),
+            None => None,
+        };
+        let progress = Progress::new(reader.progress_total());
+        // Three stages overlap: a thread reads and decodes the file, this thread validates and adds noise (on all
+        // cores), a thread encodes and writes. Bounded channels keep at most a few batches in memory.
+        let (rows_out, rejected, listed, writer, rejects) = std::thread::scope(|scope| -> Result<_> {
+            let (to_worker, from_reader) = mpsc::sync_channel::<Result<InputBatch, BadInput>>(2);
+            std::thread::Builder::new().name("manifold-dp-read".into()).spawn_scoped(scope, move || {
+                loop {
+                    let next = reader.next_batch().transpose();
+                    let stop = !matches!(next, Some(Ok(_)));
+                    // A failed send means the worker stopped (on an error of its own); so do we.
+                    if let Some(item) = next
+                        && to_worker.send(item).is_err()
+                    {
+                        break;
+                    }
+                    if stop {
+                        break;
                     }
                 }
-                Ok((writer, rejects))
-            },
-        )?;
-        let mut state = Counts::default();
-        let worked = (|| -> Result<()> {
-            for input in from_reader {
-                let input = input?;
-                let position = input.progress;
-                let item = process(args, mech, key, &columns, skipping, input, &mut state)?;
-                if to_writer.send(item).is_err() {
-                    break; // the writer failed; its error is reported below
+            })?;
+            let (to_writer, from_worker) = mpsc::sync_channel::<Written>(2);
+            let writing = std::thread::Builder::new().name("manifold-dp-write".into()).spawn_scoped(
+                scope,
+                move || -> Result<(TableWriter, Option<Rejects>)> {
+                    for item in from_worker {
+                        writer.write(&item.batch)?;
+                        if let (Some(r), Some((input, keep))) = (rejects.as_mut(), item.rejected) {
+                            r.write(&input, &keep)?;
+                        }
+                    }
+                    Ok((writer, rejects))
+                },
+            )?;
+            let mut state = Counts::default();
+            let worked = (|| -> Result<()> {
+                for input in from_reader {
+                    let input = input?;
+                    let position = input.progress;
+                    let item = process(args, mech, key, columns, skipping, input, &mut state)?;
+                    if to_writer.send(item).is_err() {
+                        break; // the writer failed; its error is reported below
+                    }
+                    progress.set(position);
                 }
-                progress.set(position);
-            }
-            Ok(())
-        })();
-        drop(to_writer);
-        let written = writing.join().map_err(|_| anyhow::anyhow!("the writer thread panicked"))?;
-        worked?;
-        let (writer, rejects) = written?;
-        Ok((state.rows_out, state.rejected, state.listed, writer, rejects))
-    })?;
-    progress.finish();
-    if rows_out + rejected == 0 {
-        return Err(BadInput(format!("{} has a header but no data rows; nothing to privatize", args.input)).into());
+                Ok(())
+            })();
+            drop(to_writer);
+            let written = writing.join().map_err(|_| anyhow::anyhow!("the writer thread panicked"))?;
+            worked?;
+            let (writer, rejects) = written?;
+            Ok((state.rows_out, state.rejected, state.listed, writer, rejects))
+        })?;
+        progress.finish();
+        if rows_out + rejected == 0 {
+            return Err(BadInput(format!("{} has a header but no data rows; nothing to privatize", args.input)).into());
+        }
+        writer.finish()?;
+        if let Some(r) = rejects {
+            r.finish()?;
+        }
+        let seconds = started.elapsed().as_secs_f64();
+        let report = PrivatizeReport {
+            input: args.input.clone(),
+            output: args.output.clone(),
+            input_format: in_fmt.to_string(),
+            output_format: out_fmt.to_string(),
+            space: labels.space,
+            format: labels.format,
+            columns: columns.names().to_vec(),
+            output_rotation_format: labels.output_rotation_format,
+            output_columns: columns.output_names(),
+            rows: rows_out,
+            rejected_rows: rejected,
+            rejects_file: args.skip_invalid.clone(),
+            first_rejections: listed,
+            noise,
+            randomness: if args.seed.is_some() { "seeded (experiments only)" } else { "os" },
+            seconds,
+            rows_per_second: (rows_out + rejected) as f64 / seconds.max(1e-9),
+        };
+        if let Some(mut out) = report_out.take() {
+            serde_json::to_writer_pretty(&mut out, &report)?;
+            writeln!(out)?;
+            out.finish()?;
+        }
+        if !args.quiet {
+            eprintln!("{}", report.human());
+        }
+        Ok(())
     }
-    writer.finish()?;
-    if let Some(r) = rejects {
-        r.finish()?;
-    }
-    let seconds = started.elapsed().as_secs_f64();
-    let (epsilon, rho, mean) = PrivatizeReport::mechanism_fields(mech)?;
-    let report = PrivatizeReport {
-        input: args.input.clone(),
-        output: args.output.clone(),
-        input_format: in_fmt.to_string(),
-        output_format: out_fmt.to_string(),
-        space: "so3",
-        format: input_repr.to_string(),
-        columns: columns.names().to_vec(),
-        output_rotation_format: output_repr.to_string(),
-        output_columns: columns.output_names(),
-        rows: rows_out,
-        rejected_rows: rejected,
-        rejects_file: args.skip_invalid.clone(),
-        first_rejections: listed,
-        mechanism: mech.name(),
-        epsilon,
-        epsilon_per_deg: epsilon.to_radians(),
-        concentration: mech.concentration(),
-        guarantee: mech.guarantee(),
-        radius_level: RADIUS_LEVEL,
-        radius_rad: rho,
-        radius_deg: rho.to_degrees(),
-        mean_angle_rad: mean,
-        mean_angle_deg: mean.to_degrees(),
-        randomness: if args.seed.is_some() { "seeded (experiments only)" } else { "os" },
-        seconds,
-        rows_per_second: (rows_out + rejected) as f64 / seconds.max(1e-9),
-    };
-    if let Some(mut out) = report_out.take() {
-        serde_json::to_writer_pretty(&mut out, &report)?;
-        writeln!(out)?;
-        out.finish()?;
-    }
-    if !args.quiet {
-        eprintln!("{}", report.human());
-    }
-    Ok(())
 }
 
 /// What the worker hands the writer: the noisy batch and, with --skip-invalid, the rows set aside.
@@ -283,15 +352,19 @@ struct Counts {
 }
 
 /// Validates one batch, releases its valid rows and prepares what the writer needs.
-fn process(
+fn process<C, M>(
     args: &PrivatizeArgs,
-    mech: &So3Mechanism,
+    mech: &M,
     key: &StreamKey,
-    columns: &RotationColumns,
+    columns: &C,
     skipping: bool,
     input: InputBatch,
     counts: &mut Counts,
-) -> Result<Written> {
+) -> Result<Written>
+where
+    C: PointColumns,
+    M: Mechanism<Point = C::Point> + Sync,
+{
     let decoded = columns.decode(&input.batch)?;
     let invalid = decoded.problems.len();
     if !skipping && let Some((i, problem)) = decoded.problems.first() {

@@ -1,44 +1,65 @@
-//! `manifold-dp radius`: ρ(ε, p) or its inverse ε(ρ, p).
+//! `manifold-dp radius`: ρ(ε, p) or its inverse ε(ρ, p), on SO(3) or a direction space.
 
 use crate::BadInput;
-use crate::cli::{MechanismArg, RadiusArgs};
-use crate::units::{parse_angle, parse_level};
+use crate::cli::{Built, MechanismArg, RadiusArgs};
+use crate::units::parse_level;
 use anyhow::Result;
 use manifold_dp::analysis::{bingham_so3, laplace_so3};
-use manifold_dp::mechanism::{Mechanism, So3Mechanism};
+use manifold_dp::mechanism::{Mechanism, SphereMechanism};
 use serde_json::json;
 use std::io::Write;
 
 pub fn run(args: RadiusArgs) -> Result<()> {
     let level = parse_level(&args.level)?;
-    let mech = match (&args.radius, args.mechanism.build()?) {
+    let space = args.mechanism.space;
+    let (mech, solved) = match (&args.radius, args.mechanism.build()?) {
         (Some(r), _) => {
-            let rho = parse_angle(r)?;
-            let eps = match args.mechanism.mechanism {
-                MechanismArg::Laplace => laplace_so3::epsilon_for_radius(rho, level)?,
-                MechanismArg::Bingham => bingham_so3::epsilon_for_radius(rho, level)?,
+            let rho = space.parse_distance(r)?;
+            let m = &args.mechanism;
+            let eps = match (m.mechanism, space.sphere_dim()) {
+                (MechanismArg::Laplace, None) => laplace_so3::epsilon_for_radius(rho, level)?,
+                (MechanismArg::Bingham, None) => bingham_so3::epsilon_for_radius(rho, level)?,
+                (mechanism, Some(dim)) if mechanism.sphere_kind().is_some() => {
+                    // Check the combination first, then solve.
+                    m.for_epsilon(1.0)?;
+                    SphereMechanism::epsilon_for_radius(mechanism.sphere_kind().expect("checked"), dim, rho, level)?
+                }
+                _ => {
+                    m.for_epsilon(1.0)?;
+                    unreachable!("for_epsilon refuses a mechanism of another space")
+                }
             };
-            let mech = So3Mechanism::for_epsilon(args.mechanism.mechanism.kind(), eps)?;
-            return report(&mech, level, rho, args.json, true);
+            (m.for_epsilon(eps)?, true)
         }
-        (None, Some(mech)) => mech,
+        (None, Some(mech)) => (mech, false),
         (None, None) => {
-            return Err(BadInput("give --epsilon E (ε → radius) or --radius 10deg (radius → ε)".into()).into());
+            return Err(BadInput(
+                "give --epsilon E (epsilon → radius) or --radius DISTANCE (radius → epsilon; 10deg, 1h, 2km)".into(),
+            )
+            .into());
         }
     };
-    let rho = mech.radius(level)?;
-    report(&mech, level, rho, args.json, false)
-}
-
-fn report(mech: &So3Mechanism, level: f64, rho: f64, as_json: bool, solved_for_epsilon: bool) -> Result<()> {
+    let (name, guarantee, kappa, rho, mean) = match &mech {
+        Built::So3(m) => {
+            let name = match m.concentration() {
+                Some(kappa) => format!("Bingham mechanism on SO(3), concentration κ = {kappa}"),
+                None => "Laplace mechanism on SO(3)".to_string(),
+            };
+            (name, m.guarantee(), m.concentration(), m.radius(level)?, m.mean_angle())
+        }
+        Built::Sphere(m) => {
+            let name = format!("{} mechanism on --space {space} (S^{})", m.name(), m.dim() - 1);
+            (name, m.guarantee(), m.concentration(), m.radius(level)?, m.mean_angle())
+        }
+    };
+    let unit = space.natural_unit();
+    let in_unit = unit.name != "deg";
+    let eps = guarantee.epsilon();
     let mut out = std::io::stdout().lock();
-    let g = mech.guarantee();
-    let eps = g.epsilon();
-    let mean = mech.mean_angle();
-    if as_json {
+    if args.json {
         let mut obj = json!({
-            "space": "so3",
-            "mechanism": mech.name(),
+            "space": space.to_string(),
+            "mechanism": match &mech { Built::So3(m) => m.name(), Built::Sphere(m) => m.name() },
             "epsilon": eps,
             "epsilon_per_deg": eps.to_radians(),
             "level": level,
@@ -46,36 +67,46 @@ fn report(mech: &So3Mechanism, level: f64, rho: f64, as_json: bool, solved_for_e
             "radius_deg": rho.to_degrees(),
             "mean_angle_rad": mean,
             "mean_angle_deg": mean.to_degrees(),
-            "guarantee": g,
+            "guarantee": guarantee,
         });
-        if let Some(kappa) = mech.concentration() {
+        if let Some(kappa) = kappa {
             obj["concentration"] = json!(kappa);
+        }
+        if in_unit {
+            obj["unit"] = json!(unit.name);
+            obj["epsilon_per_unit"] = json!(eps * unit.radians);
+            obj["radius_in_unit"] = json!(rho / unit.radians);
+            obj["mean_error_in_unit"] = json!(mean / unit.radians);
+            obj["guarantee_in_unit"] = json!(guarantee.in_unit(unit.name, unit.radians));
         }
         writeln!(out, "{obj}")?;
         return Ok(());
     }
-    let name = match mech.concentration() {
-        Some(kappa) => format!("Bingham mechanism on SO(3), concentration κ = {kappa}"),
-        None => "Laplace mechanism on SO(3)".to_string(),
+    let u = unit.name;
+    let dist = |x: f64| {
+        if in_unit {
+            format!("{:.6} {u} ({x:.6} rad, {:.4}°)", x / unit.radians, x.to_degrees())
+        } else {
+            format!("{x:.6} rad ({:.4}°)", x.to_degrees())
+        }
     };
+    let per_unit = if in_unit { format!(", {:.6} per {u}", eps * unit.radians) } else { String::new() };
     writeln!(out, "{name}")?;
-    if solved_for_epsilon {
+    if solved {
         writeln!(
             out,
-            "epsilon = {eps:.6} per rad ({:.6} per degree) puts {:.1}% of releases within {rho:.6} rad ({:.4}°)",
+            "epsilon = {eps:.6} per rad ({:.6} per degree{per_unit}) puts {:.1}% of releases within {}",
             eps.to_radians(),
             100.0 * level,
-            rho.to_degrees()
+            dist(rho)
         )?;
     } else {
-        writeln!(
-            out,
-            "{:.1}% of releases fall within {rho:.6} rad ({:.4}°) of their input",
-            100.0 * level,
-            rho.to_degrees()
-        )?;
+        writeln!(out, "{:.1}% of releases fall within {} of their input", 100.0 * level, dist(rho))?;
     }
-    writeln!(out, "mean angle between release and input: {mean:.6} rad ({:.4}°)", mean.to_degrees())?;
-    writeln!(out, "guarantee: {g}")?;
+    writeln!(out, "mean distance between release and input: {}", dist(mean))?;
+    writeln!(out, "guarantee: {guarantee}")?;
+    if in_unit {
+        writeln!(out, "           i.e. {}", guarantee.in_unit(u, unit.radians))?;
+    }
     Ok(())
 }

@@ -4,16 +4,21 @@
 //! into the `manifold-dp` library.
 
 mod cli;
+mod clock;
 mod cmd_demo;
 mod cmd_privatize;
 mod cmd_radius;
 mod cmd_reproduce;
+mod cmd_reproduce_directional;
 mod cmd_sample;
+mod columns;
+mod directions;
 mod output;
 mod plot;
 mod progress;
 mod report;
 mod rotations;
+mod space;
 mod table;
 mod units;
 
@@ -40,6 +45,9 @@ fn main() -> ExitCode {
         cli::Command::Radius(args) => cmd_radius::run(args),
         cli::Command::Privatize(args) => cmd_privatize::run(args),
         cli::Command::Reproduce(cli::ReproduceCommand::So3Figures(args)) => cmd_reproduce::so3_figures(args),
+        cli::Command::Reproduce(cli::ReproduceCommand::DirectionalMean(args)) => {
+            cmd_reproduce_directional::directional_mean(args)
+        }
         cli::Command::Demo(args) => cmd_demo::run(args),
     };
     match result {

@@ -1,7 +1,8 @@
 //! The summary of a `privatize` run: printed for people on standard error, written as JSON with `--report`.
 //! It states what was released and under which guarantee; it never contains the seed or the key.
 
-use manifold_dp::mechanism::{Mechanism, So3Mechanism};
+use crate::space::{DistanceUnit, SpaceArg};
+use manifold_dp::mechanism::{Mechanism, So3Mechanism, SphereMechanism};
 use manifold_dp::privacy::Guarantee;
 use serde::Serialize;
 
@@ -30,10 +31,11 @@ pub struct PrivatizeReport {
     pub output: String,
     pub input_format: String,
     pub output_format: String,
-    pub space: &'static str,
+    pub space: String,
     pub format: String,
     pub columns: Vec<String>,
-    pub output_rotation_format: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_rotation_format: Option<String>,
     pub output_columns: Vec<String>,
     pub rows: u64,
     pub rejected_rows: u64,
@@ -41,7 +43,20 @@ pub struct PrivatizeReport {
     pub rejects_file: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub first_rejections: Vec<Rejection>,
+    #[serde(flatten)]
+    pub noise: NoiseSummary,
+    /// `os` for releases; `seeded (experiments only)` when --seed was given. The seed itself is never recorded.
+    pub randomness: &'static str,
+    pub seconds: f64,
+    pub rows_per_second: f64,
+}
+
+/// The mechanism's part of a report: what it guarantees and how far releases move, in radians, degrees and
+/// the space's own unit (hours, km).
+#[derive(Debug, Clone, Serialize)]
+pub struct NoiseSummary {
     pub mechanism: &'static str,
+    /// ε per radian.
     pub epsilon: f64,
     pub epsilon_per_deg: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -52,19 +67,103 @@ pub struct PrivatizeReport {
     pub radius_deg: f64,
     pub mean_angle_rad: f64,
     pub mean_angle_deg: f64,
-    /// `os` for releases; `seeded (experiments only)` when --seed was given. The seed itself is never recorded.
-    pub randomness: &'static str,
-    pub seconds: f64,
-    pub rows_per_second: f64,
+    /// The space's own unit (`h`, `km`) where it has one besides degrees.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unit: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub epsilon_per_unit: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub radius_in_unit: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_error_in_unit: Option<f64>,
+    /// The guarantee restated per unit (e.g. ε per km of great-circle distance).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guarantee_in_unit: Option<Guarantee>,
+}
+
+impl NoiseSummary {
+    /// The summary of an SO(3) mechanism.
+    pub fn so3(mech: &So3Mechanism) -> anyhow::Result<Self> {
+        Ok(Self::build(
+            mech.name(),
+            mech.guarantee(),
+            mech.concentration(),
+            mech.radius(RADIUS_LEVEL)?,
+            mech.mean_angle(),
+            None,
+        ))
+    }
+
+    /// The summary of a directional mechanism on `space`.
+    pub fn sphere(mech: &SphereMechanism, space: SpaceArg) -> anyhow::Result<Self> {
+        let unit = space.natural_unit();
+        let unit = (unit.name != "deg").then_some(unit);
+        Ok(Self::build(
+            mech.name(),
+            mech.guarantee(),
+            mech.concentration(),
+            mech.radius(RADIUS_LEVEL)?,
+            mech.mean_angle(),
+            unit,
+        ))
+    }
+
+    fn build(
+        mechanism: &'static str,
+        guarantee: Guarantee,
+        concentration: Option<f64>,
+        rho: f64,
+        mean: f64,
+        unit: Option<DistanceUnit>,
+    ) -> Self {
+        let epsilon = guarantee.epsilon();
+        NoiseSummary {
+            mechanism,
+            epsilon,
+            epsilon_per_deg: epsilon.to_radians(),
+            concentration,
+            guarantee,
+            radius_level: RADIUS_LEVEL,
+            radius_rad: rho,
+            radius_deg: rho.to_degrees(),
+            mean_angle_rad: mean,
+            mean_angle_deg: mean.to_degrees(),
+            unit: unit.map(|u| u.name),
+            epsilon_per_unit: unit.map(|u| epsilon * u.radians),
+            radius_in_unit: unit.map(|u| rho / u.radians),
+            mean_error_in_unit: unit.map(|u| mean / u.radians),
+            guarantee_in_unit: unit.map(|u| guarantee.in_unit(u.name, u.radians)),
+        }
+    }
+
+    /// Lines for people: mechanism, guarantee, radius and mean error.
+    pub fn human(&self) -> String {
+        let mut s = format!("mechanism: {}", self.mechanism);
+        if let Some(k) = self.concentration {
+            s += &format!(" (concentration κ = {k})");
+        }
+        s += &format!("\nguarantee: {}", self.guarantee);
+        if let Some(g) = &self.guarantee_in_unit {
+            s += &format!("\n           i.e. {g}");
+        }
+        let in_unit = |v: Option<f64>| match (v, self.unit) {
+            (Some(v), Some(u)) => format!("{v:.4} {u}, "),
+            _ => String::new(),
+        };
+        s += &format!(
+            "\nradius of indistinguishability at {:.1}%: {}{:.4} rad ({:.3}°); mean error {}{:.3}°",
+            100.0 * self.radius_level,
+            in_unit(self.radius_in_unit),
+            self.radius_rad,
+            self.radius_deg,
+            in_unit(self.mean_error_in_unit),
+            self.mean_angle_deg
+        );
+        s
+    }
 }
 
 impl PrivatizeReport {
-    /// The mechanism's part of the report.
-    pub fn mechanism_fields(mech: &So3Mechanism) -> anyhow::Result<(f64, f64, f64)> {
-        let rho = mech.radius(RADIUS_LEVEL)?;
-        Ok((mech.guarantee().epsilon(), rho, mech.mean_angle()))
-    }
-
     /// The summary for people.
     pub fn human(&self) -> String {
         let mut s = format!(
@@ -90,18 +189,8 @@ impl PrivatizeReport {
                 s += "\n  …";
             }
         }
-        s += &format!("\nmechanism: {}", self.mechanism);
-        if let Some(k) = self.concentration {
-            s += &format!(" (concentration κ = {k})");
-        }
-        s += &format!("\nguarantee: {}", self.guarantee);
-        s += &format!(
-            "\nradius of indistinguishability at {:.1}%: {:.4} rad ({:.3}°); mean angular error {:.3}°",
-            100.0 * self.radius_level,
-            self.radius_rad,
-            self.radius_deg,
-            self.mean_angle_deg
-        );
+        s += "\n";
+        s += &self.noise.human();
         if self.randomness != "os" {
             s += "\nrandomness: seeded; for experiments only, NOT a private release";
         }

@@ -2,7 +2,8 @@
 //! (or a precise complaint naming the column), and writing noisy rotations back as columns.
 
 use crate::BadInput;
-use arrow_array::{Array, ArrayRef, Float64Array, RecordBatch, StringArray};
+use crate::columns::{ColumnView, DECODE_CHUNK, Decoded, PointColumns, Problem, find_columns};
+use arrow_array::{ArrayRef, Float64Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use manifold_dp::Error as LibError;
 use manifold_dp::space::representation::Representation;
@@ -10,26 +11,6 @@ use manifold_dp::space::so3::Tolerance;
 use nalgebra::UnitQuaternion;
 use rayon::prelude::*;
 use std::sync::Arc;
-
-/// Why one row could not be read as a rotation.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Problem {
-    /// The column at fault, or `None` when the record as a whole is not a rotation.
-    pub column: Option<String>,
-    /// What is wrong, for people.
-    pub reason: String,
-}
-
-/// Rows per task when decoding in parallel.
-const DECODE_CHUNK: usize = 4096;
-
-/// The rotations of a batch: one point per row, and what is wrong with the invalid rows.
-pub struct Decoded {
-    /// One rotation per row (the identity where the row is invalid).
-    pub points: Vec<UnitQuaternion<f64>>,
-    /// (row index in the batch, problem), ascending.
-    pub problems: Vec<(usize, Problem)>,
-}
 
 /// The rotation columns of a table and how to read and write them.
 #[derive(Debug, Clone)]
@@ -43,10 +24,6 @@ pub struct RotationColumns {
     /// Positions of the output's rotation columns.
     output_positions: Vec<usize>,
     tolerance: Tolerance,
-}
-
-fn numeric_or_text(dt: &DataType) -> bool {
-    dt.is_numeric() || matches!(dt, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
 }
 
 impl RotationColumns {
@@ -73,25 +50,8 @@ impl RotationColumns {
                 names.join(",")
             )));
         }
-        let mut positions = Vec::with_capacity(names.len());
-        for name in &names {
-            let Some(pos) = schema.fields().iter().position(|f| f.name() == name) else {
-                let have: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-                let hint = if columns.is_none() { " (name the columns with --columns a,b,c…)" } else { "" };
-                return Err(BadInput(format!(
-                    "{path} has no column {name:?} for --format {input}{hint}; its columns are: {}",
-                    have.join(",")
-                )));
-            };
-            if positions.contains(&pos) {
-                return Err(BadInput(format!("--columns names {name:?} twice")));
-            }
-            let dt = schema.field(pos).data_type();
-            if !numeric_or_text(dt) {
-                return Err(BadInput(format!("{path}: column {name:?} holds {dt}, not numbers")));
-            }
-            positions.push(pos);
-        }
+        let hint = if columns.is_none() { " (name the columns with --columns a,b,c…)" } else { "" };
+        let positions = find_columns(schema, &names, path, &format!("--format {input}{hint}"))?;
         let noisy = |name: &str| Field::new(name, DataType::Float64, false);
         let (fields, output_positions): (Vec<Field>, Vec<usize>) = if output == input {
             let fields = schema
@@ -136,24 +96,45 @@ impl RotationColumns {
         })
     }
 
+    fn decode_row(&self, views: &[ColumnView], row: usize, values: &mut [f64]) -> Result<UnitQuaternion<f64>, Problem> {
+        for (j, view) in views.iter().enumerate() {
+            values[j] = view.value(row).map_err(|reason| Problem { column: Some(self.names[j].clone()), reason })?;
+        }
+        self.input.decode(values, &self.tolerance).map_err(|e| self.explain(e))
+    }
+
+    fn explain(&self, e: LibError) -> Problem {
+        let column = match &e {
+            LibError::NonFinite { component, .. } | LibError::AngleOutOfRange { component, .. } => {
+                self.names.get(*component).cloned()
+            }
+            _ => None,
+        };
+        Problem { column, reason: e.to_string() }
+    }
+}
+
+impl PointColumns for RotationColumns {
+    type Point = UnitQuaternion<f64>;
+
     /// The input's rotation column names.
-    pub fn names(&self) -> &[String] {
+    fn names(&self) -> &[String] {
         &self.names
     }
 
     /// The output table's schema.
-    pub fn output_schema(&self) -> SchemaRef {
+    fn output_schema(&self) -> SchemaRef {
         self.output_schema.clone()
     }
 
     /// The output's rotation column names.
-    pub fn output_names(&self) -> Vec<String> {
+    fn output_names(&self) -> Vec<String> {
         self.output_positions.iter().map(|&i| self.output_schema.field(i).name().clone()).collect()
     }
 
     /// Reads every row of `batch` as a rotation, in parallel. Invalid rows hold the identity in `points` and
     /// are listed, in row order, in `problems`.
-    pub fn decode(&self, batch: &RecordBatch) -> Result<Decoded, BadInput> {
+    fn decode(&self, batch: &RecordBatch) -> Result<Decoded<UnitQuaternion<f64>>, BadInput> {
         let views: Vec<ColumnView> = self
             .positions
             .iter()
@@ -181,25 +162,8 @@ impl RotationColumns {
         Ok(Decoded { points, problems })
     }
 
-    fn decode_row(&self, views: &[ColumnView], row: usize, values: &mut [f64]) -> Result<UnitQuaternion<f64>, Problem> {
-        for (j, view) in views.iter().enumerate() {
-            values[j] = view.value(row).map_err(|reason| Problem { column: Some(self.names[j].clone()), reason })?;
-        }
-        self.input.decode(values, &self.tolerance).map_err(|e| self.explain(e))
-    }
-
-    fn explain(&self, e: LibError) -> Problem {
-        let column = match &e {
-            LibError::NonFinite { component, .. } | LibError::AngleOutOfRange { component, .. } => {
-                self.names.get(*component).cloned()
-            }
-            _ => None,
-        };
-        Problem { column, reason: e.to_string() }
-    }
-
     /// The output batch: `batch`'s other columns unchanged, the rotation columns replaced by `noisy`.
-    pub fn encode(&self, batch: &RecordBatch, noisy: &[UnitQuaternion<f64>]) -> Result<RecordBatch, BadInput> {
+    fn encode(&self, batch: &RecordBatch, noisy: &[UnitQuaternion<f64>]) -> Result<RecordBatch, BadInput> {
         let k = self.output.len();
         let mut flat = vec![0.0; noisy.len() * k];
         flat.par_chunks_mut(k).zip(noisy.par_iter()).for_each(|(out, q)| self.output.encode_into(q, out));
@@ -219,52 +183,5 @@ impl RotationColumns {
             }
         }
         RecordBatch::try_new(self.output_schema.clone(), columns).map_err(|e| BadInput(format!("output batch: {e}")))
-    }
-}
-
-/// One rotation column, as text or as numbers.
-enum ColumnView {
-    Text(StringArray),
-    /// Numbers; the flag says whether any is null.
-    Number(Float64Array, bool),
-}
-
-impl ColumnView {
-    fn new(array: &ArrayRef, name: &str) -> Result<Self, BadInput> {
-        let cast = |to: &DataType| {
-            arrow_cast::cast(array, to).map_err(|e| BadInput(format!("column {name:?} cannot be read as numbers: {e}")))
-        };
-        match array.data_type() {
-            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
-                let a = cast(&DataType::Utf8)?;
-                Ok(ColumnView::Text(a.as_any().downcast_ref::<StringArray>().expect("cast to Utf8").clone()))
-            }
-            _ => {
-                let a = cast(&DataType::Float64)?;
-                let a = a.as_any().downcast_ref::<Float64Array>().expect("cast to Float64").clone();
-                let nulls = a.null_count() > 0;
-                Ok(ColumnView::Number(a, nulls))
-            }
-        }
-    }
-
-    #[inline]
-    fn value(&self, row: usize) -> Result<f64, String> {
-        let v = match self {
-            ColumnView::Text(a) => {
-                let text = a.value(row).trim();
-                if text.is_empty() {
-                    return Err("empty field; every rotation component needs a number".into());
-                }
-                text.parse::<f64>().map_err(|_| format!("{text:?} is not a number"))?
-            }
-            ColumnView::Number(a, nulls) => {
-                if *nulls && a.is_null(row) {
-                    return Err("empty field (null); every rotation component needs a number".into());
-                }
-                a.value(row)
-            }
-        };
-        if v.is_finite() { Ok(v) } else { Err(format!("{v} is not a finite number")) }
     }
 }

@@ -1,29 +1,7 @@
-//! Parsing of values with the units people use: angles (`10deg`, `10°`, `0.2rad`) and levels
-//! (`0.683`, `68.3%`).
+//! Parsing of levels (`0.683`, `68.3%`) and rotations given on the command line (distances with units
+//! are parsed by [`crate::space::SpaceArg::parse_distance`]).
 
 use crate::BadInput;
-
-/// An angle in radians from `10deg`, `10°`, `0.2rad` or a bare number (radians).
-pub fn parse_angle(s: &str) -> Result<f64, BadInput> {
-    let t = s.trim();
-    let (number, to_rad): (&str, fn(f64) -> f64) = if let Some(n) = t.strip_suffix("deg") {
-        (n, f64::to_radians)
-    } else if let Some(n) = t.strip_suffix('°') {
-        (n, f64::to_radians)
-    } else if let Some(n) = t.strip_suffix("rad") {
-        (n, |x| x)
-    } else {
-        (t, |x| x)
-    };
-    let value: f64 = number
-        .trim()
-        .parse()
-        .map_err(|_| BadInput(format!("cannot read angle {s:?}: write a number with a unit, e.g. 10deg or 0.2rad")))?;
-    if !value.is_finite() {
-        return Err(BadInput(format!("angle {s:?} is not finite")));
-    }
-    Ok(to_rad(value))
-}
 
 /// A probability level from `0.683` or `68.3%`.
 pub fn parse_level(s: &str) -> Result<f64, BadInput> {
@@ -54,13 +32,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn angles_and_levels() {
-        assert!((parse_angle("10deg").unwrap() - 10f64.to_radians()).abs() < 1e-15);
-        assert!((parse_angle("10°").unwrap() - 10f64.to_radians()).abs() < 1e-15);
-        assert_eq!(parse_angle("0.2rad").unwrap(), 0.2);
-        assert_eq!(parse_angle("0.2").unwrap(), 0.2);
-        assert!(parse_angle("ten degrees").is_err());
-        assert!(parse_angle("infdeg").is_err());
+    fn levels_and_quaternions() {
         assert!((parse_level("68.3%").unwrap() - 0.683).abs() < 1e-15);
         assert_eq!(parse_level("0.5").unwrap(), 0.5);
         assert!(parse_level("half").is_err());

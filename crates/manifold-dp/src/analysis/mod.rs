@@ -8,8 +8,10 @@ pub mod laplace_so3;
 pub mod quadrature;
 pub mod special;
 pub mod sphere_angle;
+pub mod wrapped_laplace;
 
-pub use angular::AngularLaw;
+pub use angular::{AngularLaw, epsilon_for_radius};
 pub use bingham_so3::BinghamAngle;
 pub use laplace_so3::LaplaceAngle;
 pub use sphere_angle::{SphereAngle, SphereKernel, VmfAngle};
+pub use wrapped_laplace::WrappedLaplaceAngle;

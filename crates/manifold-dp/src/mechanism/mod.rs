@@ -4,11 +4,23 @@
 pub mod batch;
 pub mod bingham_so3;
 pub mod laplace_so3;
+pub mod planar_laplace;
+pub mod purkayastha;
 pub mod so3;
+pub mod sphere;
+pub mod uniform_sphere;
+pub mod vmf;
+pub mod wrapped_laplace;
 
 pub use bingham_so3::BinghamSo3;
 pub use laplace_so3::LaplaceSo3;
+pub use planar_laplace::TangentPlanarLaplace;
+pub use purkayastha::PurkayasthaSphere;
 pub use so3::{So3Kind, So3Mechanism};
+pub use sphere::{SphereKind, SphereMechanism};
+pub use uniform_sphere::UniformSphere;
+pub use vmf::VmfSphere;
+pub use wrapped_laplace::WrappedLaplaceCircle;
 
 use crate::privacy::Guarantee;
 use rand::CryptoRng;
@@ -38,6 +50,6 @@ pub trait Mechanism {
     /// auditor and by the privacy tests).
     fn log_density(&self, z: &Self::Point, x: &Self::Point) -> f64;
 
-    /// A short name (`laplace`, `bingham`).
+    /// A short name (`laplace`, `bingham`, `vmf`, `purkayastha`…).
     fn name(&self) -> &'static str;
 }

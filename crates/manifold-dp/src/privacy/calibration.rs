@@ -21,6 +21,13 @@ pub fn epsilon_for_level_within_radius(level: f64, radius: f64) -> Fallible<f64>
     Ok(check_positive("level", level)? / check_positive("radius", radius)?)
 }
 
+/// The ε per unit of distance that gives pure ε-DP for whole records on a space of the given diameter
+/// (the largest distance between two inputs): ε / diameter. Metric DP with ε′ per unit bounds the loss
+/// between any two inputs by ε′·d ≤ ε′·diameter (`docs/proofs/vmf_sphere.md`, "Pure DP").
+pub fn epsilon_per_unit_for_pure_dp(epsilon: f64, diameter: f64) -> Fallible<f64> {
+    Ok(check_positive("epsilon", epsilon)? / check_positive("diameter", diameter)?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,13 +10,24 @@ pub enum Metric {
     /// Geodesic distance on SO(3): the rotation angle θ(x, x′) ∈ [0, π] between two rotations
     /// (Huynh's φ6 = ‖log(R1 R2ᵀ)‖), in radians.
     So3Geodesic,
+    /// Great-circle (surface) distance on a sphere S^{n−1}: d∠(x, y) = arccos(x·y) ∈ [0, π], in radians (or
+    /// in a user's unit after [`Guarantee::in_unit`]: hours on a 24 h circle, km on the Earth).
+    SphereSurface,
+    /// Chordal (Euclidean) distance d₂(x, y) = ‖x − y‖ ∈ [0, 2] between unit vectors. d₂ ≤ d∠, so ε per unit
+    /// of d₂ implies ε per radian of d∠.
+    SphereChordal,
+    /// Euclidean distance between the inputs' images under the log map (azimuthal equidistant projection)
+    /// at a fixed reference point of the sphere: the metric of the planar Laplace baseline. It equals d∠
+    /// along geodesics through the reference point and exceeds it elsewhere.
+    TangentPlane,
 }
 
 impl Metric {
     /// Unit the metric is measured in.
     pub fn unit(self) -> &'static str {
         match self {
-            Metric::So3Geodesic => "rad",
+            Metric::So3Geodesic | Metric::SphereSurface | Metric::TangentPlane => "rad",
+            Metric::SphereChordal => "unit",
         }
     }
 
@@ -24,6 +35,9 @@ impl Metric {
     pub fn describe(self) -> &'static str {
         match self {
             Metric::So3Geodesic => "geodesic rotation angle on SO(3) (phi6)",
+            Metric::SphereSurface => "great-circle distance",
+            Metric::SphereChordal => "chordal distance |x - y| (hence also per rad of great-circle distance)",
+            Metric::TangentPlane => "distance between log-map images at the reference point",
         }
     }
 }
@@ -44,6 +58,12 @@ pub enum Guarantee {
         /// Unit of d (and so ε is "per" this unit).
         unit: &'static str,
     },
+    /// Pure ε-differential privacy: `P[M(D) ∈ Z] ≤ exp(ε)·P[M(D′) ∈ Z]` for data sets D, D′ that differ in
+    /// one record (replacing it). ε = 0 is perfect privacy (output independent of the data).
+    PureDp {
+        /// Privacy loss.
+        epsilon: f64,
+    },
 }
 
 impl Guarantee {
@@ -55,7 +75,20 @@ impl Guarantee {
     /// The ε of the guarantee.
     pub fn epsilon(&self) -> f64 {
         match *self {
-            Guarantee::MetricDp { epsilon, .. } => epsilon,
+            Guarantee::MetricDp { epsilon, .. } | Guarantee::PureDp { epsilon } => epsilon,
+        }
+    }
+
+    /// A great-circle guarantee restated per `unit` of distance, where one `unit` is `radians_per_unit`
+    /// radians of great-circle angle (2π/24 for an hour on a 24 h circle, 1/R for a km on a sphere of radius
+    /// R km, π/180 for a degree): ε per unit = ε per rad · radians per unit. A chordal guarantee is first
+    /// weakened to the great-circle one it implies (d₂ ≤ d∠). Other guarantees are returned unchanged.
+    pub fn in_unit(&self, unit: &'static str, radians_per_unit: f64) -> Guarantee {
+        match *self {
+            Guarantee::MetricDp { epsilon, metric: Metric::SphereSurface | Metric::SphereChordal, .. } => {
+                Guarantee::MetricDp { epsilon: epsilon * radians_per_unit, metric: Metric::SphereSurface, unit }
+            }
+            g => g,
         }
     }
 }
@@ -72,6 +105,7 @@ impl fmt::Display for Guarantee {
             Guarantee::MetricDp { epsilon, metric, unit } => {
                 write!(f, "metric DP, epsilon = {} per {unit} of {}", short(epsilon), metric.describe())
             }
+            Guarantee::PureDp { epsilon } => write!(f, "pure DP, epsilon = {}", short(epsilon)),
         }
     }
 }
@@ -90,5 +124,18 @@ mod tests {
         );
         let json = serde_json::to_string(&g).unwrap();
         assert_eq!(json, r#"{"notion":"metric_dp","epsilon":5.729577951308232,"metric":"so3_geodesic","unit":"rad"}"#);
+        let pure = Guarantee::PureDp { epsilon: 1.0 };
+        assert_eq!(pure.to_string(), "pure DP, epsilon = 1");
+        assert_eq!(serde_json::to_string(&pure).unwrap(), r#"{"notion":"pure_dp","epsilon":1.0}"#);
+    }
+
+    #[test]
+    fn restates_sphere_guarantees_in_user_units() {
+        let per_hour = std::f64::consts::TAU / 24.0;
+        let g = Guarantee::metric_dp(2.0, Metric::SphereChordal).in_unit("h", per_hour);
+        assert_eq!(g, Guarantee::MetricDp { epsilon: 2.0 * per_hour, metric: Metric::SphereSurface, unit: "h" });
+        assert_eq!(g.to_string(), "metric DP, epsilon = 0.523599 per h of great-circle distance");
+        let so3 = Guarantee::metric_dp(2.0, Metric::So3Geodesic);
+        assert_eq!(so3.in_unit("h", per_hour), so3);
     }
 }

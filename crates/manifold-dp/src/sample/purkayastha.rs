@@ -9,7 +9,7 @@
 //!   sampled by inversion; a proposal θ is accepted with probability e^{h(θ) − envelope(θ)}.
 
 use crate::error::{Fallible, check_positive};
-use crate::sample::sphere::point_at_angle;
+use crate::sample::sphere::point_at_angle_into;
 use nalgebra::DVector;
 use rand::{Rng, RngExt};
 use std::f64::consts::PI;
@@ -89,10 +89,22 @@ impl PurkayasthaNoise {
 
     /// A draw of Purkayastha(μ, κ); `mu` must be a unit vector of length n.
     pub fn sample_around<R: Rng + ?Sized>(&self, mu: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+        let mut out = DVector::zeros(mu.len());
+        self.sample_into(mu.as_slice(), out.as_mut_slice(), rng);
+        out
+    }
+
+    /// A draw of Purkayastha(μ, κ) written into `out` (same length n as the unit vector `mu`), without
+    /// allocating.
+    pub fn sample_into<R: Rng + ?Sized>(&self, mu: &[f64], out: &mut [f64], rng: &mut R) {
         debug_assert_eq!(mu.len(), self.dim);
-        let theta = self.sample_angle(rng);
-        let (sin, cos) = theta.sin_cos();
-        point_at_angle(mu, cos, sin, rng)
+        let (sin, cos) = self.sample_angle(rng).sin_cos();
+        point_at_angle_into(mu, cos, sin, out, rng);
+    }
+
+    /// The ambient dimension n.
+    pub fn dim(&self) -> usize {
+        self.dim
     }
 }
 

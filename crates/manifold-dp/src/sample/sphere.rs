@@ -45,16 +45,39 @@ pub fn uniform_s3<R: Rng + ?Sized>(rng: &mut R) -> UnitQuaternion<f64> {
 /// a standard Gaussian vector projected orthogonally to μ and normalised. O(n), no n×n matrix, no special case
 /// near ±e₁.
 pub fn point_at_angle<R: Rng + ?Sized>(mu: &DVector<f64>, cos: f64, sin: f64, rng: &mut R) -> DVector<f64> {
-    let tangent = loop {
-        let g = DVector::<f64>::from_fn(mu.len(), |_, _| rng.sample(StandardNormal));
-        let v = &g - mu * mu.dot(&g);
-        let norm = v.norm();
-        // The projection vanishes with probability 0; redraw rather than divide by ~0.
-        if norm > 1e-12 * g.norm() {
-            break v / norm;
+    let mut out = DVector::zeros(mu.len());
+    point_at_angle_into(mu.as_slice(), cos, sin, out.as_mut_slice(), rng);
+    out
+}
+
+/// [`point_at_angle`] written into `out` (same length as `mu`), without allocating.
+pub fn point_at_angle_into<R: Rng + ?Sized>(mu: &[f64], cos: f64, sin: f64, out: &mut [f64], rng: &mut R) {
+    debug_assert_eq!(mu.len(), out.len());
+    loop {
+        let (mut gg, mut gm) = (0.0, 0.0);
+        for (o, &m) in out.iter_mut().zip(mu) {
+            let g: f64 = rng.sample(StandardNormal);
+            *o = g;
+            gg += g * g;
+            gm += g * m;
         }
-    };
-    let x = mu * cos + tangent * sin;
-    let n = x.norm();
-    x / n
+        // v = g − (μ·g)μ; ‖v‖² = ‖g‖² − (μ·g)² (μ is a unit vector), recomputed below for accuracy.
+        let mut vv = 0.0;
+        for (o, &m) in out.iter_mut().zip(mu) {
+            *o -= gm * m;
+            vv += *o * *o;
+        }
+        // The projection vanishes with probability 0; redraw rather than divide by ~0.
+        if vv > 1e-24 * gg {
+            let scale = sin / vv.sqrt();
+            let mut xx = 0.0;
+            for (o, &m) in out.iter_mut().zip(mu) {
+                *o = m * cos + *o * scale;
+                xx += *o * *o;
+            }
+            let inv = 1.0 / xx.sqrt();
+            out.iter_mut().for_each(|o| *o *= inv);
+            return;
+        }
+    }
 }

@@ -11,7 +11,7 @@
 //!   matrix, no special case near ±e₁.
 
 use crate::error::{Error, Fallible, check_positive};
-use crate::sample::sphere::point_at_angle;
+use crate::sample::sphere::point_at_angle_into;
 use nalgebra::DVector;
 use rand::Rng;
 use rand::RngExt;
@@ -93,9 +93,16 @@ impl VmfNoise {
 
     /// A draw of VMF(μ, κ); `mu` must be a unit vector of length n.
     pub fn sample_around<R: Rng + ?Sized>(&self, mu: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+        let mut out = DVector::zeros(mu.len());
+        self.sample_into(mu.as_slice(), out.as_mut_slice(), rng);
+        out
+    }
+
+    /// A draw of VMF(μ, κ) written into `out` (same length n as the unit vector `mu`), without allocating.
+    pub fn sample_into<R: Rng + ?Sized>(&self, mu: &[f64], out: &mut [f64], rng: &mut R) {
         debug_assert_eq!(mu.len(), self.dim);
         let t = self.sample_one_minus_cos(rng);
         // W = 1 − t and √(1 − W²) = √(t(2 − t)).
-        point_at_angle(mu, 1.0 - t, (t * (2.0 - t)).sqrt(), rng)
+        point_at_angle_into(mu, 1.0 - t, (t * (2.0 - t)).sqrt(), out, rng);
     }
 }

@@ -1,0 +1,127 @@
+//! What every kind of value column shares: finding the columns in a schema, reading fields as numbers or
+//! text, and the decode/encode contract the privatize pipeline drives ([`PointColumns`]).
+
+use crate::BadInput;
+use arrow_array::{Array, ArrayRef, Float64Array, RecordBatch, StringArray};
+use arrow_schema::{DataType, Schema, SchemaRef};
+
+/// Why one row could not be read as a point.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Problem {
+    /// The column at fault, or `None` when the record as a whole is not a point.
+    pub column: Option<String>,
+    /// What is wrong, for people.
+    pub reason: String,
+}
+
+/// Rows per task when decoding in parallel.
+pub const DECODE_CHUNK: usize = 4096;
+
+/// The points of a batch: one per row, and what is wrong with the invalid rows.
+pub struct Decoded<P> {
+    /// One point per row (a placeholder where the row is invalid).
+    pub points: Vec<P>,
+    /// (row index in the batch, problem), ascending.
+    pub problems: Vec<(usize, Problem)>,
+}
+
+/// The value columns of a table: how to read each row into a point and write noisy points back.
+pub trait PointColumns: Sync {
+    /// The space's point type.
+    type Point: Send + Sync;
+    /// The input's value column names.
+    fn names(&self) -> &[String];
+    /// The output table's schema.
+    fn output_schema(&self) -> SchemaRef;
+    /// The output's value column names.
+    fn output_names(&self) -> Vec<String>;
+    /// Reads every row of `batch`; invalid rows are listed, in row order, in `problems`.
+    fn decode(&self, batch: &RecordBatch) -> Result<Decoded<Self::Point>, BadInput>;
+    /// The output batch: `batch`'s other columns unchanged, the value columns replaced by `noisy`.
+    fn encode(&self, batch: &RecordBatch, noisy: &[Self::Point]) -> Result<RecordBatch, BadInput>;
+}
+
+fn numeric_or_text(dt: &DataType) -> bool {
+    dt.is_numeric() || matches!(dt, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
+/// Positions of `names` in `schema`, each holding numbers or text; `what` says what needs them (for the
+/// error message).
+pub fn find_columns(schema: &Schema, names: &[String], path: &str, what: &str) -> Result<Vec<usize>, BadInput> {
+    let mut positions = Vec::with_capacity(names.len());
+    for name in names {
+        let Some(pos) = schema.fields().iter().position(|f| f.name() == name) else {
+            let have: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+            return Err(BadInput(format!(
+                "{path} has no column {name:?} for {what}; its columns are: {}",
+                have.join(",")
+            )));
+        };
+        if positions.contains(&pos) {
+            return Err(BadInput(format!("--columns names {name:?} twice")));
+        }
+        let dt = schema.field(pos).data_type();
+        if !numeric_or_text(dt) {
+            return Err(BadInput(format!("{path}: column {name:?} holds {dt}, not numbers or text")));
+        }
+        positions.push(pos);
+    }
+    Ok(positions)
+}
+
+/// One value column, as text or as numbers.
+pub enum ColumnView {
+    Text(StringArray),
+    /// Numbers; the flag says whether any is null.
+    Number(Float64Array, bool),
+}
+
+impl ColumnView {
+    pub fn new(array: &ArrayRef, name: &str) -> Result<Self, BadInput> {
+        let cast = |to: &DataType| {
+            arrow_cast::cast(array, to).map_err(|e| BadInput(format!("column {name:?} cannot be read as numbers: {e}")))
+        };
+        match array.data_type() {
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+                let a = cast(&DataType::Utf8)?;
+                Ok(ColumnView::Text(a.as_any().downcast_ref::<StringArray>().expect("cast to Utf8").clone()))
+            }
+            _ => {
+                let a = cast(&DataType::Float64)?;
+                let a = a.as_any().downcast_ref::<Float64Array>().expect("cast to Float64").clone();
+                let nulls = a.null_count() > 0;
+                Ok(ColumnView::Number(a, nulls))
+            }
+        }
+    }
+
+    /// The field as text (trimmed), or `None` for a numeric column.
+    #[inline]
+    pub fn text(&self, row: usize) -> Option<&str> {
+        match self {
+            ColumnView::Text(a) => Some(a.value(row).trim()),
+            ColumnView::Number(..) => None,
+        }
+    }
+
+    /// The field as a finite number.
+    #[inline]
+    pub fn value(&self, row: usize) -> Result<f64, String> {
+        let v = match self {
+            ColumnView::Text(a) => {
+                let text = a.value(row).trim();
+                if text.is_empty() {
+                    return Err("empty field; a number is needed".into());
+                }
+                text.parse::<f64>().map_err(|_| format!("{text:?} is not a number"))?
+            }
+            ColumnView::Number(a, nulls) => {
+                if *nulls && a.is_null(row) {
+                    return Err("empty field (null); a number is needed".into());
+                }
+                a.value(row)
+            }
+        };
+        if v.is_finite() { Ok(v) } else { Err(format!("{v} is not a finite number")) }
+    }
+}

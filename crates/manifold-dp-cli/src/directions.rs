@@ -1,0 +1,223 @@
+//! Where the directions are in a table — angles, times of day, latitude/longitude or unit vectors — and how
+//! each row becomes a point of a sphere S^{n−1} and back. The noisy values take their input columns' places.
+
+use crate::BadInput;
+use crate::clock;
+use crate::columns::{ColumnView, DECODE_CHUNK, Decoded, PointColumns, Problem, find_columns};
+use crate::space::SpaceArg;
+use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use manifold_dp::Error as LibError;
+use manifold_dp::space::sphere::{self, Periodic};
+use nalgebra::DVector;
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// How the values of a space are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// An angle in radians (`false`) or degrees (`true`), written back in [0, 2π) or [0°, 360°).
+    Angle { degrees: bool },
+    /// A time of day: hours as numbers, or clock times and timestamps as text.
+    TimeOfDay,
+    /// Latitude and longitude in degrees.
+    LatLon,
+    /// The coordinates of a unit vector.
+    Unit(usize),
+}
+
+/// The direction columns of a table.
+#[derive(Debug, Clone)]
+pub struct DirectionColumns {
+    form: Form,
+    positions: Vec<usize>,
+    names: Vec<String>,
+    output_schema: SchemaRef,
+}
+
+impl DirectionColumns {
+    /// Finds the columns of `space` written as `format` (named by `columns`, else the defaults: angle; time;
+    /// lat,lon; x1,…,xN) and lays out the output: the same columns, noisy values in place.
+    pub fn locate(
+        schema: &Schema,
+        space: SpaceArg,
+        format: Option<&str>,
+        columns: Option<&[String]>,
+        path: &str,
+    ) -> Result<Self, BadInput> {
+        let refuse = |f: &str, what: &str| BadInput(format!("--format {f} does not apply to --space {space}; {what}"));
+        let form = match (space, format) {
+            (SpaceArg::Circle, None | Some("rad")) => Form::Angle { degrees: false },
+            (SpaceArg::Circle, Some("deg")) => Form::Angle { degrees: true },
+            (SpaceArg::Circle, Some(f)) => return Err(refuse(f, "use rad or deg")),
+            (SpaceArg::TimeOfDay, None) => Form::TimeOfDay,
+            (SpaceArg::TimeOfDay, Some(f)) => {
+                return Err(refuse(f, "hours, clock times and timestamps are recognised field by field; drop it"));
+            }
+            (SpaceArg::LatLon, None | Some("deg")) => Form::LatLon,
+            (SpaceArg::LatLon, Some(f)) => return Err(refuse(f, "latitude and longitude are read in degrees")),
+            (SpaceArg::Sphere(n), None) => Form::Unit(n),
+            (SpaceArg::Sphere(_), Some(f)) => return Err(refuse(f, "a unit vector is read as its coordinates")),
+            (SpaceArg::So3, _) => unreachable!("rotations are read by RotationColumns"),
+        };
+        let defaults: Vec<String> = match form {
+            Form::Angle { .. } => vec!["angle".into()],
+            Form::TimeOfDay => vec!["time".into()],
+            Form::LatLon => vec!["lat".into(), "lon".into()],
+            Form::Unit(n) => (1..=n).map(|i| format!("x{i}")).collect(),
+        };
+        let names = columns.map(<[String]>::to_vec).unwrap_or_else(|| defaults.clone());
+        if names.len() != defaults.len() {
+            return Err(BadInput(format!(
+                "--space {space} needs {} column(s) ({}) but --columns names {}: {}",
+                defaults.len(),
+                defaults.join(","),
+                names.len(),
+                names.join(",")
+            )));
+        }
+        let hint = if columns.is_none() { " (name the columns with --columns)" } else { "" };
+        let positions = find_columns(schema, &names, path, &format!("--space {space}{hint}"))?;
+        let fields: Vec<Field> = schema
+            .fields()
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                if !positions.contains(&i) {
+                    return f.as_ref().clone();
+                }
+                // Clock times and timestamps stay text; everything else becomes numbers.
+                let text = form == Form::TimeOfDay
+                    && matches!(f.data_type(), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+                Field::new(f.name(), if text { DataType::Utf8 } else { DataType::Float64 }, false)
+            })
+            .collect();
+        Ok(DirectionColumns {
+            form,
+            positions,
+            names,
+            output_schema: Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone())),
+        })
+    }
+
+    fn views(&self, batch: &RecordBatch) -> Result<Vec<ColumnView>, BadInput> {
+        self.positions.iter().zip(&self.names).map(|(&pos, name)| ColumnView::new(batch.column(pos), name)).collect()
+    }
+
+    fn problem(&self, column: usize, reason: String) -> Problem {
+        Problem { column: Some(self.names[column].clone()), reason }
+    }
+
+    fn decode_row(&self, views: &[ColumnView], row: usize, values: &mut [f64]) -> Result<DVector<f64>, Problem> {
+        if self.form == Form::TimeOfDay
+            && let Some(text) = views[0].text(row)
+        {
+            let hours = clock::parse(text).map_err(|r| self.problem(0, r))?.hours;
+            return Periodic::HOURS_OF_DAY.to_circle(hours).map_err(|e| self.explain(e));
+        }
+        for (j, view) in views.iter().enumerate() {
+            values[j] = view.value(row).map_err(|r| self.problem(j, r))?;
+        }
+        match self.form {
+            Form::Angle { degrees } => sphere::from_angle(if degrees { values[0].to_radians() } else { values[0] }),
+            Form::TimeOfDay => Periodic::HOURS_OF_DAY.to_circle(values[0]),
+            Form::LatLon => sphere::from_lat_lon_deg(values[0], values[1]),
+            Form::Unit(_) => sphere::unit_vector_default(values),
+        }
+        .map_err(|e| self.explain(e))
+    }
+
+    fn explain(&self, e: LibError) -> Problem {
+        let column = match &e {
+            LibError::NonFinite { component, .. } => self.names.get(*component).cloned(),
+            LibError::LatitudeOutOfRange(_) | LibError::OutOfPeriod { .. } => self.names.first().cloned(),
+            _ => None,
+        };
+        Problem { column, reason: e.to_string() }
+    }
+}
+
+impl PointColumns for DirectionColumns {
+    type Point = DVector<f64>;
+
+    fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    fn output_schema(&self) -> SchemaRef {
+        self.output_schema.clone()
+    }
+
+    fn output_names(&self) -> Vec<String> {
+        self.names.clone()
+    }
+
+    fn decode(&self, batch: &RecordBatch) -> Result<Decoded<DVector<f64>>, BadInput> {
+        let views = self.views(batch)?;
+        let k = self.names.len();
+        let dim = match self.form {
+            Form::LatLon => 3,
+            Form::Unit(n) => n,
+            _ => 2,
+        };
+        let mut points = vec![DVector::zeros(0); batch.num_rows()];
+        let problems = points
+            .par_chunks_mut(DECODE_CHUNK)
+            .enumerate()
+            .flat_map_iter(|(c, chunk)| {
+                let mut values = vec![0.0; k];
+                let mut problems = Vec::new();
+                for (i, point) in chunk.iter_mut().enumerate() {
+                    let row = c * DECODE_CHUNK + i;
+                    match self.decode_row(&views, row, &mut values) {
+                        Ok(x) => *point = x,
+                        Err(p) => {
+                            // A placeholder of the right dimension (never released: the row is dropped).
+                            *point = DVector::from_fn(dim, |i, _| if i == 0 { 1.0 } else { 0.0 });
+                            problems.push((row, p));
+                        }
+                    }
+                }
+                problems
+            })
+            .collect();
+        Ok(Decoded { points, problems })
+    }
+
+    fn encode(&self, batch: &RecordBatch, noisy: &[DVector<f64>]) -> Result<RecordBatch, BadInput> {
+        let numbers = |f: &(dyn Fn(&DVector<f64>) -> f64 + Sync)| -> ArrayRef {
+            Arc::new(Float64Array::from(noisy.par_iter().map(f).collect::<Vec<f64>>()))
+        };
+        let hours = |x: &DVector<f64>| Periodic::HOURS_OF_DAY.from_circle(x);
+        let noisy_columns: Vec<ArrayRef> = match self.form {
+            Form::Angle { degrees } => vec![numbers(&|x| {
+                let a = sphere::to_angle(x);
+                if degrees { a.to_degrees().min(360f64.next_down()) } else { a }
+            })],
+            Form::TimeOfDay => match self.views(batch)?.remove(0) {
+                ColumnView::Text(original) => {
+                    let text: Vec<String> = noisy
+                        .par_iter()
+                        .enumerate()
+                        .map(|(i, x)| {
+                            // The row was read in one of these forms, so it parses again.
+                            match clock::parse(original.value(i)) {
+                                Ok(form) => form.format(hours(x)),
+                                Err(_) => hours(x).to_string(),
+                            }
+                        })
+                        .collect();
+                    vec![Arc::new(StringArray::from(text)) as ArrayRef]
+                }
+                ColumnView::Number(..) => vec![numbers(&hours)],
+            },
+            Form::LatLon => vec![numbers(&|x| sphere::to_lat_lon_deg(x).0), numbers(&|x| sphere::to_lat_lon_deg(x).1)],
+            Form::Unit(n) => (0..n).map(|j| numbers(&move |x: &DVector<f64>| x[j])).collect(),
+        };
+        let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
+        for (j, &pos) in self.positions.iter().enumerate() {
+            columns[pos] = noisy_columns[j].clone();
+        }
+        RecordBatch::try_new(self.output_schema.clone(), columns).map_err(|e| BadInput(format!("output batch: {e}")))
+    }
+}

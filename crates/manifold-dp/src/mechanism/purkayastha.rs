@@ -1,0 +1,73 @@
+//! The Purkayastha mechanism on S^{n−1}: release a draw with density ∝ exp(−κ d∠(x, z)). The normaliser
+//! does not depend on x (rotation invariance) and |d∠(x, z) − d∠(x′, z)| ≤ d∠(x, x′), so κ = ε gives
+//! εd∠-privacy (`docs/proofs/purkayastha_sphere.md`).
+
+use crate::analysis::SphereAngle;
+use crate::error::Fallible;
+use crate::mechanism::Mechanism;
+use crate::mechanism::sphere::{check_point_dim, release_each};
+use crate::privacy::{Guarantee, Metric};
+use crate::sample::purkayastha::PurkayasthaNoise;
+use crate::space::sphere::surface_distance;
+use nalgebra::DVector;
+use rand::CryptoRng;
+
+/// The Purkayastha mechanism on S^{n−1}, εd∠-private (ε per radian of great-circle distance).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PurkayasthaSphere {
+    noise: PurkayasthaNoise,
+}
+
+impl PurkayasthaSphere {
+    /// The mechanism on S^{dim−1} ⊂ R^dim (dim ≥ 2) for budget `epsilon` (finite, > 0) per radian: κ = ε.
+    pub fn new(dim: usize, epsilon: f64) -> Fallible<Self> {
+        Ok(PurkayasthaSphere { noise: PurkayasthaNoise::new(dim, epsilon)? })
+    }
+
+    /// ε per radian (= κ).
+    pub fn epsilon(&self) -> f64 {
+        self.noise.kappa()
+    }
+
+    /// The ambient dimension n.
+    pub fn dim(&self) -> usize {
+        self.noise.dim()
+    }
+
+    /// The exact sampler.
+    pub fn noise(&self) -> &PurkayasthaNoise {
+        &self.noise
+    }
+
+    /// The law of the great-circle angle between release and input: density ∝ e^{−εθ} sin^{n−2}θ.
+    pub fn angle_law(&self) -> SphereAngle {
+        SphereAngle::purkayastha(self.dim(), self.epsilon()).expect("parameters validated at construction")
+    }
+}
+
+impl Mechanism for PurkayasthaSphere {
+    type Point = DVector<f64>;
+
+    fn guarantee(&self) -> Guarantee {
+        Guarantee::metric_dp(self.epsilon(), Metric::SphereSurface)
+    }
+
+    /// Panics if `x` does not have the mechanism's dimension (a programming error; validate data with
+    /// [`crate::space::sphere::unit_vector`] first).
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+        check_point_dim(x, self.dim());
+        self.noise.sample_around(x, rng)
+    }
+
+    fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R) {
+        release_each(xs, self.dim(), rng, |mu, out, rng| self.noise.sample_into(mu, out, rng));
+    }
+
+    fn log_density(&self, z: &DVector<f64>, x: &DVector<f64>) -> f64 {
+        -self.epsilon() * surface_distance(z, x)
+    }
+
+    fn name(&self) -> &'static str {
+        "purkayastha"
+    }
+}

@@ -1,0 +1,219 @@
+//! The directional mechanisms on S^{n−1} behind one type, chosen by name at run time (what a command line
+//! needs), and the in-place release loop they share.
+
+use crate::analysis::{AngularLaw, epsilon_for_radius};
+use crate::error::{Error, Fallible};
+use crate::mechanism::{Mechanism, PurkayasthaSphere, VmfSphere, WrappedLaplaceCircle};
+use crate::privacy::{Guarantee, calibration};
+use nalgebra::DVector;
+use rand::CryptoRng;
+use std::f64::consts::PI;
+
+/// Which directional mechanism.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SphereKind {
+    /// [`VmfSphere`]: εd₂-private.
+    Vmf,
+    /// [`PurkayasthaSphere`]: εd∠-private.
+    Purkayastha,
+    /// [`WrappedLaplaceCircle`] (the circle only): εd∠-private baseline.
+    WrappedLaplace,
+}
+
+impl SphereKind {
+    /// The largest distance between two points in the metric this mechanism's ε is per unit of: 2 for the
+    /// chordal distance (VMF), π for the great-circle distance.
+    pub fn diameter(self) -> f64 {
+        match self {
+            SphereKind::Vmf => 2.0,
+            SphereKind::Purkayastha | SphereKind::WrappedLaplace => PI,
+        }
+    }
+}
+
+/// A directional mechanism chosen at run time.
+#[derive(Debug, Clone)]
+pub enum SphereMechanism {
+    /// von Mises–Fisher.
+    Vmf(VmfSphere),
+    /// Purkayastha.
+    Purkayastha(PurkayasthaSphere),
+    /// Wrapped Laplace on the circle.
+    WrappedLaplace(WrappedLaplaceCircle),
+}
+
+impl SphereMechanism {
+    /// The mechanism of `kind` on S^{dim−1} for ε per unit of its metric (per unit chord for VMF, per radian
+    /// otherwise; either way at least ε per radian of great-circle distance).
+    pub fn for_epsilon(kind: SphereKind, dim: usize, epsilon: f64) -> Fallible<Self> {
+        Ok(match kind {
+            SphereKind::Vmf => SphereMechanism::Vmf(VmfSphere::new(dim, epsilon)?),
+            SphereKind::Purkayastha => SphereMechanism::Purkayastha(PurkayasthaSphere::new(dim, epsilon)?),
+            SphereKind::WrappedLaplace => {
+                if dim != 2 {
+                    return Err(Error::InvalidParameter {
+                        name: "dimension",
+                        value: dim as f64,
+                        reason: "wrapped Laplace is defined on the circle only (dimension 2)",
+                    });
+                }
+                SphereMechanism::WrappedLaplace(WrappedLaplaceCircle::new(epsilon)?)
+            }
+        })
+    }
+
+    /// The mechanism of `kind` that is pure ε-DP for a whole record: ε per unit divided by the metric's
+    /// diameter (κ = ε/2 for VMF, ε/π otherwise), since any two inputs are at most a diameter apart
+    /// (`docs/proofs/vmf_sphere.md`).
+    pub fn for_pure_dp(kind: SphereKind, dim: usize, epsilon: f64) -> Fallible<Self> {
+        Self::for_epsilon(kind, dim, calibration::epsilon_per_unit_for_pure_dp(epsilon, kind.diameter())?)
+    }
+
+    /// The pure-DP guarantee this mechanism gives for whole records: ε per unit times the diameter.
+    pub fn pure_dp(&self) -> Guarantee {
+        Guarantee::PureDp { epsilon: self.guarantee().epsilon() * self.kind().diameter() }
+    }
+
+    /// Which mechanism this is.
+    pub fn kind(&self) -> SphereKind {
+        match self {
+            SphereMechanism::Vmf(_) => SphereKind::Vmf,
+            SphereMechanism::Purkayastha(_) => SphereKind::Purkayastha,
+            SphereMechanism::WrappedLaplace(_) => SphereKind::WrappedLaplace,
+        }
+    }
+
+    /// The ambient dimension n of S^{n−1}.
+    pub fn dim(&self) -> usize {
+        match self {
+            SphereMechanism::Vmf(m) => m.dim(),
+            SphereMechanism::Purkayastha(m) => m.dim(),
+            SphereMechanism::WrappedLaplace(_) => 2,
+        }
+    }
+
+    /// The concentration κ of VMF or Purkayastha (equal to ε per unit).
+    pub fn concentration(&self) -> Option<f64> {
+        match self {
+            SphereMechanism::Vmf(m) => Some(m.epsilon()),
+            SphereMechanism::Purkayastha(m) => Some(m.epsilon()),
+            SphereMechanism::WrappedLaplace(_) => None,
+        }
+    }
+
+    fn with_law<T>(&self, f: impl FnOnce(&dyn AngularLaw) -> T) -> T {
+        match self {
+            SphereMechanism::Vmf(m) => f(&m.angle_law()),
+            SphereMechanism::Purkayastha(m) => f(&m.angle_law()),
+            SphereMechanism::WrappedLaplace(m) => f(&m.angle_law()),
+        }
+    }
+
+    /// Radius of indistinguishability at level p: the great-circle angle (radians) within which a fraction
+    /// p of releases fall.
+    pub fn radius(&self, p: f64) -> Fallible<f64> {
+        self.with_law(|law| law.quantile(p))
+    }
+
+    /// Expected great-circle angle (radians) between release and input.
+    pub fn mean_angle(&self) -> f64 {
+        self.with_law(|law| law.mean())
+    }
+
+    /// Density (per radian) of the angle between release and input.
+    pub fn angle_pdf(&self, theta: f64) -> f64 {
+        self.with_law(|law| law.pdf(theta))
+    }
+
+    /// The CDF of the angle between release and input at each of `sorted` (ascending, radians).
+    pub fn angle_cdf_sorted(&self, sorted: &[f64]) -> Vec<f64> {
+        self.with_law(|law| law.cdf_sorted(sorted))
+    }
+
+    /// The ε per unit for which a fraction `p` of releases fall within `rho` radians of their input.
+    pub fn epsilon_for_radius(kind: SphereKind, dim: usize, rho: f64, p: f64) -> Fallible<f64> {
+        epsilon_for_radius(rho, p, |eps| Ok(LawOf(Self::for_epsilon(kind, dim, eps)?)))
+    }
+}
+
+/// An [`AngularLaw`] view of a mechanism (for the generic inversion).
+struct LawOf(SphereMechanism);
+
+impl AngularLaw for LawOf {
+    fn pdf(&self, theta: f64) -> f64 {
+        self.0.angle_pdf(theta)
+    }
+    fn cdf(&self, rho: f64) -> f64 {
+        self.0.with_law(|law| law.cdf(rho))
+    }
+    fn mean(&self) -> f64 {
+        self.0.mean_angle()
+    }
+}
+
+impl Mechanism for SphereMechanism {
+    type Point = DVector<f64>;
+
+    fn guarantee(&self) -> Guarantee {
+        match self {
+            SphereMechanism::Vmf(m) => m.guarantee(),
+            SphereMechanism::Purkayastha(m) => m.guarantee(),
+            SphereMechanism::WrappedLaplace(m) => m.guarantee(),
+        }
+    }
+
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+        match self {
+            SphereMechanism::Vmf(m) => m.privatize(x, rng),
+            SphereMechanism::Purkayastha(m) => m.privatize(x, rng),
+            SphereMechanism::WrappedLaplace(m) => m.privatize(x, rng),
+        }
+    }
+
+    fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R) {
+        match self {
+            SphereMechanism::Vmf(m) => m.privatize_slice(xs, rng),
+            SphereMechanism::Purkayastha(m) => m.privatize_slice(xs, rng),
+            SphereMechanism::WrappedLaplace(m) => m.privatize_slice(xs, rng),
+        }
+    }
+
+    fn log_density(&self, z: &DVector<f64>, x: &DVector<f64>) -> f64 {
+        match self {
+            SphereMechanism::Vmf(m) => m.log_density(z, x),
+            SphereMechanism::Purkayastha(m) => m.log_density(z, x),
+            SphereMechanism::WrappedLaplace(m) => m.log_density(z, x),
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            SphereMechanism::Vmf(m) => m.name(),
+            SphereMechanism::Purkayastha(m) => m.name(),
+            SphereMechanism::WrappedLaplace(m) => m.name(),
+        }
+    }
+}
+
+/// Panics unless `x` has `dim` coordinates: releasing a point of another sphere is a programming error
+/// (data are validated into points of the right sphere before they reach a mechanism).
+#[inline]
+pub(crate) fn check_point_dim(x: &DVector<f64>, dim: usize) {
+    assert_eq!(x.len(), dim, "a point of R^{} given to a mechanism on S^{}", x.len(), dim - 1);
+}
+
+/// Releases every point of `xs` in place with `draw(centre, out, rng)`, copying each centre into one
+/// scratch buffer so that no point allocates.
+pub(crate) fn release_each<R: ?Sized>(
+    xs: &mut [DVector<f64>],
+    dim: usize,
+    rng: &mut R,
+    draw: impl Fn(&[f64], &mut [f64], &mut R),
+) {
+    let mut centre = vec![0.0; dim];
+    for x in xs {
+        check_point_dim(x, dim);
+        centre.copy_from_slice(x.as_slice());
+        draw(&centre, x.as_mut_slice(), rng);
+    }
+}

@@ -1,0 +1,55 @@
+//! The uniform baseline: release a uniform point of S^{n−1}, whatever the input. Perfectly private
+//! (pure DP with ε = 0); the floor every useful mechanism must beat.
+
+use crate::error::Fallible;
+use crate::mechanism::Mechanism;
+use crate::mechanism::sphere::check_point_dim;
+use crate::privacy::Guarantee;
+use nalgebra::DVector;
+use rand::{CryptoRng, Rng, RngExt};
+use rand_distr::StandardNormal;
+
+/// Uniform noise on S^{n−1}: 0-DP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UniformSphere {
+    dim: usize,
+}
+
+impl UniformSphere {
+    /// The baseline on S^{dim−1} (dim ≥ 2).
+    pub fn new(dim: usize) -> Fallible<Self> {
+        Ok(UniformSphere { dim: crate::space::sphere::check_dim(dim)? })
+    }
+
+    /// A uniform point: a standard Gaussian vector, normalised (redrawn in the null event of ~0).
+    pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> DVector<f64> {
+        loop {
+            let g = DVector::<f64>::from_fn(self.dim, |_, _| rng.sample(StandardNormal));
+            let n = g.norm();
+            if n > 1e-150 {
+                return g / n;
+            }
+        }
+    }
+}
+
+impl Mechanism for UniformSphere {
+    type Point = DVector<f64>;
+
+    fn guarantee(&self) -> Guarantee {
+        Guarantee::PureDp { epsilon: 0.0 }
+    }
+
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+        check_point_dim(x, self.dim);
+        self.sample(rng)
+    }
+
+    fn log_density(&self, _z: &DVector<f64>, _x: &DVector<f64>) -> f64 {
+        0.0
+    }
+
+    fn name(&self) -> &'static str {
+        "uniform"
+    }
+}

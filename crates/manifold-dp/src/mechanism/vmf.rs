@@ -1,0 +1,73 @@
+//! The von Mises–Fisher mechanism on S^{n−1}: release a draw of VMF(x, κ), density ∝ exp(κ x·z).
+//! The log-ratio for inputs x, x′ is κ(x − x′)·z ≤ κ‖x − x′‖ and the normaliser does not depend on x, so
+//! κ = ε gives εd₂-privacy, hence εd∠ (d₂ ≤ d∠) (`docs/proofs/vmf_sphere.md`).
+
+use crate::analysis::SphereAngle;
+use crate::error::Fallible;
+use crate::mechanism::Mechanism;
+use crate::mechanism::sphere::{check_point_dim, release_each};
+use crate::privacy::{Guarantee, Metric};
+use crate::sample::vmf::VmfNoise;
+use nalgebra::DVector;
+use rand::CryptoRng;
+
+/// The VMF mechanism on S^{n−1}, εd₂-private (ε per unit of chordal distance, so also per radian).
+#[derive(Debug, Clone)]
+pub struct VmfSphere {
+    noise: VmfNoise,
+}
+
+impl VmfSphere {
+    /// The mechanism on S^{dim−1} ⊂ R^dim (dim ≥ 2) for budget `epsilon` (finite, > 0) per unit of chordal
+    /// distance: κ = ε.
+    pub fn new(dim: usize, epsilon: f64) -> Fallible<Self> {
+        Ok(VmfSphere { noise: VmfNoise::new(dim, epsilon)? })
+    }
+
+    /// ε per unit of chordal distance (= κ).
+    pub fn epsilon(&self) -> f64 {
+        self.noise.kappa()
+    }
+
+    /// The ambient dimension n.
+    pub fn dim(&self) -> usize {
+        self.noise.dim()
+    }
+
+    /// The exact sampler.
+    pub fn noise(&self) -> &VmfNoise {
+        &self.noise
+    }
+
+    /// The law of the great-circle angle between release and input.
+    pub fn angle_law(&self) -> SphereAngle {
+        SphereAngle::new(self.dim(), self.epsilon()).expect("parameters validated at construction")
+    }
+}
+
+impl Mechanism for VmfSphere {
+    type Point = DVector<f64>;
+
+    fn guarantee(&self) -> Guarantee {
+        Guarantee::metric_dp(self.epsilon(), Metric::SphereChordal)
+    }
+
+    /// Panics if `x` does not have the mechanism's dimension (a programming error; validate data with
+    /// [`crate::space::sphere::unit_vector`] first).
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+        check_point_dim(x, self.dim());
+        self.noise.sample_around(x, rng)
+    }
+
+    fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R) {
+        release_each(xs, self.dim(), rng, |mu, out, rng| self.noise.sample_into(mu, out, rng));
+    }
+
+    fn log_density(&self, z: &DVector<f64>, x: &DVector<f64>) -> f64 {
+        self.epsilon() * x.dot(z)
+    }
+
+    fn name(&self) -> &'static str {
+        "vmf"
+    }
+}
