@@ -144,7 +144,9 @@ fn demo_reports_guarantee_radius_and_errors_and_writes_demo_output() {
         .stdout(predicate::str::contains("guarantee: metric DP, epsilon = 5.72958 per rad"))
         .stdout(predicate::str::contains("radius of indistinguishability at 68.3%"))
         .stdout(predicate::str::contains("95th percentile"))
-        .stdout(predicate::str::contains("demo-output/angular_errors.svg"));
+        .stdout(predicate::str::contains("demo-output/angular_errors.svg"))
+        .stdout(predicate::str::contains("time of day: epsilon = 1.000 per h"))
+        .stdout(predicate::str::contains("location: epsilon = 0.500 per km"));
     let out = dir.path().join("demo-output");
     for mech in ["laplace", "bingham"] {
         let csv = std::fs::read_to_string(out.join(format!("wrist_imu_{mech}.csv"))).unwrap();
@@ -157,6 +159,13 @@ fn demo_reports_guarantee_radius_and_errors_and_writes_demo_output() {
     }
     let svg = std::fs::read_to_string(out.join("angular_errors.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("exact density") && svg.contains("<polyline"));
+    let checkins = std::fs::read_to_string(out.join("checkins_private.csv")).unwrap();
+    assert!(checkins.starts_with("id,visited_at,lat,lon,venue\n1,2024-05-05T"));
+    assert_eq!(checkins.lines().count(), 2001);
+    assert!(!out.join("checkins_time_private.csv").exists());
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report_checkins_place.json")).unwrap()).unwrap();
+    assert_eq!((report["space"].as_str(), report["unit"].as_str()), (Some("latlon"), Some("km")));
 }
 
 #[test]
