@@ -158,12 +158,10 @@ fn vmf_and_purkayastha_releases_follow_their_angle_laws() {
 
 #[test]
 fn wrapped_laplace_releases_follow_the_closed_form() {
-    let mut seed = 950;
-    for eps in [1e-3, 1.0, 100.0, 1e6] {
+    for (seed, eps) in (950..).zip([1e-3, 1.0, 100.0, 1e6]) {
         let m = WrappedLaplaceCircle::new(eps).unwrap();
         let x = DVector::from_column_slice(&[0.6, -0.8]);
         let out = ks(&mut released_angles(&m, &x, seed), &m.angle_law());
-        seed += 1;
         assert!(out.passed(), "eps = {eps}: KS {} > {}", out.statistic, out.critical);
     }
 }

@@ -179,20 +179,12 @@ fn purkayastha_angle_matches_exact_law_across_dimensions_and_concentrations() {
 
 #[test]
 fn purkayastha_law_matches_the_closed_form_normaliser_ratio() {
-    // ∫₀^π e^{−κθ} sin^k θ dθ (MATH.md §2): k even: k!(1 − e^{−κπ}) / (κ ∏_{j=1}^{k/2}(κ² + (2j)²));
-    // k odd: k!(1 + e^{−κπ}) / ∏_{j=0}^{(k−1)/2}(κ² + (2j+1)²). Check the law's CDF at π/2 against the same
-    // formula on [0, π/2] computed by a fine midpoint sum, and the mean against a direct sum (small n only).
+    // ∫₀^π e^{−κθ} sin^k θ dθ in closed form (MATH.md §2, `purkayastha_log_normaliser`) against a fine
+    // midpoint sum, and the law's CDF at π/2 against the midpoint sum on [0, π/2] over the closed form.
     for (dim, kappa) in [(3usize, 0.7f64), (4, 2.0), (6, 0.3)] {
         let k = (dim - 2) as i32;
         let f = |t: f64| (-kappa * t).exp() * t.sin().powi(k);
-        let fact: f64 = (1..=k).map(f64::from).product();
-        let closed = if k % 2 == 0 {
-            fact * -(-kappa * PI).exp_m1()
-                / (kappa * (1..=k / 2).map(|j| kappa * kappa + (2 * j) as f64 * (2 * j) as f64).product::<f64>())
-        } else {
-            fact * (1.0 + (-kappa * PI).exp())
-                / (0..=(k - 1) / 2).map(|j| kappa * kappa + ((2 * j + 1) as f64).powi(2)).product::<f64>()
-        };
+        let closed = manifold_dp::analysis::sphere_closed_forms::purkayastha_log_normaliser(dim, kappa).unwrap().exp();
         let m = 200_000;
         let h = PI / m as f64;
         let total: f64 = (0..m).map(|i| f((i as f64 + 0.5) * h)).sum::<f64>() * h;

@@ -8,6 +8,7 @@ pub mod laplace_so3;
 pub mod quadrature;
 pub mod special;
 pub mod sphere_angle;
+pub mod sphere_closed_forms;
 pub mod wrapped_laplace;
 
 pub use angular::{AngularLaw, epsilon_for_radius};
