@@ -25,10 +25,11 @@ struct Envelope {
     /// h(a) − h(m) and h(b) − h(m) (both −1 up to rounding).
     ha: f64,
     hb: f64,
-    /// Masses of the left, middle and right pieces (relative to e^{h(m)}).
+    /// Masses of the left, middle and right pieces (relative to e^{h(m)}), and their sum.
     left: f64,
     middle: f64,
     right: f64,
+    total: f64,
     h_mode: f64,
 }
 
@@ -56,14 +57,21 @@ impl PurkayasthaNoise {
 
     /// One draw of the angle θ ∈ [0, π].
     pub fn sample_angle<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+        self.sample_angle_and_sin(rng).0
+    }
+
+    /// One draw of θ, with sin θ (which the rejection test computes anyway).
+    #[inline]
+    fn sample_angle_and_sin<R: Rng + ?Sized>(&self, rng: &mut R) -> (f64, f64) {
         let Some(e) = self.envelope else {
             // Inverse CDF of e^{−κθ} on [0, π]; u < 1 keeps the logarithm finite.
             let u: f64 = rng.random();
-            return (-(u * (-self.kappa * PI).exp_m1()).ln_1p() / self.kappa).min(PI);
+            let theta = (-(u * (-self.kappa * PI).exp_m1()).ln_1p() / self.kappa).min(PI);
+            return (theta, theta.sin());
         };
         let k = (self.dim - 2) as f64;
         loop {
-            let pick = rng.random::<f64>() * (e.left + e.middle + e.right);
+            let pick = rng.random::<f64>() * e.total;
             let v: f64 = rng.random();
             let (theta, log_envelope) = if pick < e.left {
                 // Density ∝ e^{s(θ − a)} on [0, a].
@@ -79,10 +87,11 @@ impl PurkayasthaNoise {
             if !(theta > 0.0 && theta < PI) {
                 continue; // an endpoint, where the density is 0
             }
-            let log_target = k * theta.sin().ln() - self.kappa * theta - e.h_mode;
+            let sin = theta.sin();
+            let log_target = k * sin.ln() - self.kappa * theta - e.h_mode;
             let u = 1.0 - rng.random::<f64>();
             if u.ln() <= log_target - log_envelope {
-                return theta;
+                return (theta, sin);
             }
         }
     }
@@ -98,8 +107,8 @@ impl PurkayasthaNoise {
     /// allocating.
     pub fn sample_into<R: Rng + ?Sized>(&self, mu: &[f64], out: &mut [f64], rng: &mut R) {
         debug_assert_eq!(mu.len(), self.dim);
-        let (sin, cos) = self.sample_angle(rng).sin_cos();
-        point_at_angle_into(mu, cos, sin, out, rng);
+        let (theta, sin) = self.sample_angle_and_sin(rng);
+        point_at_angle_into(mu, theta.cos(), sin, out, rng);
     }
 
     /// The ambient dimension n.
@@ -133,6 +142,7 @@ impl Envelope {
         let (ha, hb) = (h(a) - h_mode, h(b) - h_mode);
         let left = ha.exp() * -(-slope_a * a).exp_m1() / slope_a;
         let right = hb.exp() * -(slope_b * (PI - b)).exp_m1() / -slope_b;
-        Envelope { a, b, slope_a, slope_b, ha, hb, left, middle: b - a, right, h_mode }
+        let middle = b - a;
+        Envelope { a, b, slope_a, slope_b, ha, hb, left, middle, right, total: left + middle + right, h_mode }
     }
 }
