@@ -99,6 +99,46 @@ pub enum Error {
         /// Components given.
         got: usize,
     },
+    /// A matrix meant to be symmetric positive definite that is not symmetric within tolerance.
+    #[error(
+        "matrix is not symmetric: max |A − Aᵀ| = {deviation:e} exceeds tolerance {tolerance:e} (relative to the \
+         largest entry); give all k·k entries row by row"
+    )]
+    NotSymmetric {
+        /// Largest |a_ij − a_ji| divided by the largest |a_ij|.
+        deviation: f64,
+        /// The tolerance in force.
+        tolerance: f64,
+    },
+    /// A symmetric matrix that is not positive definite (a covariance matrix must have positive eigenvalues).
+    #[error("matrix is not positive definite: smallest eigenvalue {min_eigenvalue:e}; a covariance matrix needs all > 0")]
+    NotPositiveDefinite {
+        /// Its smallest eigenvalue.
+        min_eigenvalue: f64,
+    },
+    /// A data point outside the ball B_r(m0) that a Fréchet-mean release assumes all data lie in.
+    #[error(
+        "point {index} is at distance {distance} from the centre, outside the radius {radius}; every point must \
+         lie within the public radius (choose a larger radius or a better centre, or drop the point)"
+    )]
+    OutsideBall {
+        /// Zero-based index of the point in the data set.
+        index: usize,
+        /// Its distance from the centre.
+        distance: f64,
+        /// The radius r.
+        radius: f64,
+    },
+    /// An iterative computation that did not reach its stated tolerance.
+    #[error("no convergence after {iterations} iterations: gradient norm {gradient_norm:e} > tolerance {tolerance:e}")]
+    NotConverged {
+        /// Iterations run.
+        iterations: usize,
+        /// The last gradient norm.
+        gradient_norm: f64,
+        /// The tolerance asked for.
+        tolerance: f64,
+    },
     /// The operating system could not provide entropy to seed the release generator.
     #[error("could not seed the random generator from the operating system: {0}")]
     Entropy(String),

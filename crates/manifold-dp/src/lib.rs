@@ -27,6 +27,7 @@
 pub mod analysis;
 pub mod audit;
 pub mod error;
+pub mod manifold;
 pub mod mechanism;
 pub mod privacy;
 pub mod sample;

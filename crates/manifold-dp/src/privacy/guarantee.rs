@@ -20,6 +20,11 @@ pub enum Metric {
     /// at a fixed reference point of the sphere: the metric of the planar Laplace baseline. It equals d∠
     /// along geodesics through the reference point and exceeds it elsewhere.
     TangentPlane,
+    /// Affine-invariant distance between SPD matrices, ρ(P, Q) = ‖log(P^{-1/2} Q P^{-1/2})‖_F (dimensionless:
+    /// √(Σ ln² λ_i) over the eigenvalues λ_i of P⁻¹Q).
+    SpdAffineInvariant,
+    /// Log-Euclidean distance between SPD matrices, ‖log P − log Q‖_F.
+    SpdLogEuclidean,
 }
 
 impl Metric {
@@ -27,7 +32,7 @@ impl Metric {
     pub fn unit(self) -> &'static str {
         match self {
             Metric::So3Geodesic | Metric::SphereSurface | Metric::TangentPlane => "rad",
-            Metric::SphereChordal => "unit",
+            Metric::SphereChordal | Metric::SpdAffineInvariant | Metric::SpdLogEuclidean => "unit",
         }
     }
 
@@ -38,6 +43,8 @@ impl Metric {
             Metric::SphereSurface => "great-circle distance",
             Metric::SphereChordal => "chordal distance |x - y| (hence also per rad of great-circle distance)",
             Metric::TangentPlane => "distance between log-map images at the reference point",
+            Metric::SpdAffineInvariant => "affine-invariant distance between SPD matrices",
+            Metric::SpdLogEuclidean => "log-Euclidean distance between SPD matrices",
         }
     }
 }

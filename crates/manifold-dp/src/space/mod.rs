@@ -1,9 +1,10 @@
-//! Geometry of the spaces the mechanisms act on: the rotation group SO(3) and spheres S^{n−1}.
+//! Geometry of the spaces the mechanisms act on: the rotation group SO(3), spheres S^{n−1} and SPD matrices.
 
 pub mod euler;
 pub mod representation;
 pub mod so3;
 pub mod so3_metric;
+pub mod spd;
 pub mod sphere;
 
 pub use representation::{AngleUnit, Representation};

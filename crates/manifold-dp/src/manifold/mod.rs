@@ -1,0 +1,66 @@
+//! Riemannian manifolds for the central model (Reimherr, Bharath & Soto, NeurIPS 2021; MATH.md §3): the
+//! geometry a Fréchet mean needs ([`Manifold`]), the Karcher mean ([`frechet`]) and its sensitivity
+//! ([`sensitivity`]), for spheres S^d, SO(3) and SPD(k) under the affine-invariant and log-Euclidean metrics.
+//!
+//! Tangent vectors are `DVector<f64>` in coordinates whose Euclidean norm **is** the Riemannian norm at the
+//! base point (ambient tangent vectors on S^d, body rotation vectors on SO(3), whitened symmetric matrices
+//! flattened row by row on SPD(k)). That is all the Karcher iteration needs, so it is written once.
+
+pub mod frechet;
+pub mod sensitivity;
+pub mod so3;
+pub mod spd;
+pub mod sphere;
+
+pub use frechet::{FrechetMean, KarcherOptions, check_ball, frechet_mean};
+pub use sensitivity::{frechet_sensitivity, h_factor, max_radius};
+pub use so3::So3;
+pub use spd::{SpdAffine, SpdLogEuclidean};
+pub use sphere::Sphere;
+
+use crate::privacy::Metric;
+use nalgebra::DVector;
+
+/// A complete Riemannian manifold with the quantities Theorem 2 of Reimherr et al. needs.
+pub trait Manifold: Send + Sync {
+    /// A point (validated: a unit vector, a unit quaternion, an SPD matrix).
+    type Point: Clone + std::fmt::Debug + Send + Sync;
+
+    /// A short name for people: `S^2`, `SO(3)`, `SPD(2), affine-invariant`.
+    fn describe(&self) -> String;
+
+    /// The intrinsic dimension d.
+    fn dimension(&self) -> usize;
+
+    /// The geodesic distance ρ(a, b).
+    fn distance(&self, a: &Self::Point, b: &Self::Point) -> f64;
+
+    /// The metric a guarantee about single points is stated in.
+    fn metric(&self) -> Metric;
+
+    /// exp_base⁻¹(x) in isometric coordinates (Euclidean norm = ρ(base, x) inside the injectivity radius).
+    fn log(&self, base: &Self::Point, x: &Self::Point) -> DVector<f64>;
+
+    /// exp_base(v) for v in the coordinates of [`Manifold::log`].
+    fn exp(&self, base: &Self::Point, v: &DVector<f64>) -> Self::Point;
+
+    /// (1/n) Σ log_base(x_i): the negative Riemannian gradient of the Fréchet function ½·mean ρ²(·, x_i).
+    /// Manifolds override it when the base point's work can be shared across the data.
+    fn mean_log(&self, base: &Self::Point, xs: &[Self::Point]) -> DVector<f64> {
+        let mut sum = self.log(base, &xs[0]);
+        for x in &xs[1..] {
+            sum += self.log(base, x);
+        }
+        sum / xs.len() as f64
+    }
+
+    /// The injectivity radius (∞ for Hadamard manifolds such as SPD(k)).
+    fn injectivity_radius(&self) -> f64;
+
+    /// An upper bound κ on the sectional curvatures (κ ≤ 0 means h = 1 in Theorem 2).
+    fn curvature_bound(&self) -> f64;
+
+    /// Whether the Laplace normaliser ∫ e^{−ρ(η, y)/σ} dμ(y) is the same for every footpoint η
+    /// (true on homogeneous spaces), which allows σ = Δ/ε instead of 2Δ/ε (their Theorem 1).
+    fn footpoint_independent_normaliser(&self) -> bool;
+}

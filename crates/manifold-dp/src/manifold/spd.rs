@@ -1,0 +1,175 @@
+//! SPD(k), the k×k symmetric positive definite matrices, with two metrics:
+//!
+//! - [`SpdAffine`]: the affine-invariant metric ⟨A, B⟩_P = tr(P⁻¹AP⁻¹B), ρ(P, Q) = ‖log(P^{-1/2}QP^{-1/2})‖_F.
+//!   Non-positively curved and complete (a Hadamard manifold): injectivity radius ∞, κ ≤ 0, so h = 1 and
+//!   Δ = 2r/n for any radius r. Homogeneous under P ↦ GPGᵀ, so the Laplace normaliser is footpoint-free.
+//! - [`SpdLogEuclidean`]: ρ(P, Q) = ‖log P − log Q‖_F, flat (isometric to symmetric matrices via log).
+//!
+//! Tangent coordinates: the k×k symmetric matrix S flattened row by row, whose Euclidean norm is the
+//! Frobenius norm, i.e. the Riemannian norm (for the affine metric S = P^{-1/2} V P^{-1/2} is the whitened
+//! tangent vector V at P).
+
+use super::Manifold;
+use crate::Fallible;
+use crate::error::Error;
+use crate::privacy::Metric;
+use crate::space::spd::{affine_invariant_distance, congruence, expm, log_euclidean_distance, logm, sqrt_and_inv_sqrt};
+use nalgebra::{DMatrix, DVector};
+
+fn check_k(k: usize) -> Fallible<usize> {
+    if k >= 1 && k <= 64 {
+        Ok(k)
+    } else {
+        Err(Error::InvalidParameter { name: "k", value: k as f64, reason: "SPD(k) needs 1 ≤ k ≤ 64" })
+    }
+}
+
+/// The entries of a symmetric matrix as a vector (column order = row order by symmetry).
+fn flatten(m: DMatrix<f64>) -> DVector<f64> {
+    DVector::from_column_slice(m.as_slice())
+}
+
+fn unflatten(v: &DVector<f64>, k: usize) -> DMatrix<f64> {
+    let m = DMatrix::from_column_slice(k, k, v.as_slice());
+    (&m + m.transpose()) * 0.5
+}
+
+/// SPD(k) with the affine-invariant (Fisher–Rao for covariance matrices, up to a factor) metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpdAffine {
+    k: usize,
+}
+
+impl SpdAffine {
+    /// SPD(k), 1 ≤ k ≤ 64.
+    pub fn new(k: usize) -> Fallible<Self> {
+        Ok(SpdAffine { k: check_k(k)? })
+    }
+
+    /// The matrix size k.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+}
+
+impl Manifold for SpdAffine {
+    type Point = DMatrix<f64>;
+
+    fn describe(&self) -> String {
+        format!("SPD({}) (affine-invariant metric)", self.k)
+    }
+
+    fn dimension(&self) -> usize {
+        self.k * (self.k + 1) / 2
+    }
+
+    fn distance(&self, a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
+        affine_invariant_distance(a, b)
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::SpdAffineInvariant
+    }
+
+    /// log(P^{-1/2} X P^{-1/2}), flattened.
+    fn log(&self, p: &DMatrix<f64>, x: &DMatrix<f64>) -> DVector<f64> {
+        let (_, p_inv_sqrt) = sqrt_and_inv_sqrt(p);
+        flatten(logm(&congruence(&p_inv_sqrt, x)))
+    }
+
+    /// P^{1/2} exp(S) P^{1/2}.
+    fn exp(&self, p: &DMatrix<f64>, v: &DVector<f64>) -> DMatrix<f64> {
+        let (p_sqrt, _) = sqrt_and_inv_sqrt(p);
+        congruence(&p_sqrt, &expm(&unflatten(v, self.k)))
+    }
+
+    /// Whitens by P^{-1/2} once for all the data.
+    fn mean_log(&self, p: &DMatrix<f64>, xs: &[DMatrix<f64>]) -> DVector<f64> {
+        let (_, p_inv_sqrt) = sqrt_and_inv_sqrt(p);
+        let mut sum = DMatrix::zeros(self.k, self.k);
+        for x in xs {
+            sum += logm(&congruence(&p_inv_sqrt, x));
+        }
+        flatten(sum / xs.len() as f64)
+    }
+
+    fn injectivity_radius(&self) -> f64 {
+        f64::INFINITY
+    }
+
+    fn curvature_bound(&self) -> f64 {
+        0.0
+    }
+
+    fn footpoint_independent_normaliser(&self) -> bool {
+        true
+    }
+}
+
+/// SPD(k) with the log-Euclidean metric ‖log P − log Q‖_F: flat, and its Fréchet mean is exp(mean log X_i).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpdLogEuclidean {
+    k: usize,
+}
+
+impl SpdLogEuclidean {
+    /// SPD(k), 1 ≤ k ≤ 64.
+    pub fn new(k: usize) -> Fallible<Self> {
+        Ok(SpdLogEuclidean { k: check_k(k)? })
+    }
+
+    /// The matrix size k.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+}
+
+impl Manifold for SpdLogEuclidean {
+    type Point = DMatrix<f64>;
+
+    fn describe(&self) -> String {
+        format!("SPD({}) (log-Euclidean metric)", self.k)
+    }
+
+    fn dimension(&self) -> usize {
+        self.k * (self.k + 1) / 2
+    }
+
+    fn distance(&self, a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
+        log_euclidean_distance(a, b)
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::SpdLogEuclidean
+    }
+
+    /// log X − log P, flattened.
+    fn log(&self, p: &DMatrix<f64>, x: &DMatrix<f64>) -> DVector<f64> {
+        flatten(logm(x) - logm(p))
+    }
+
+    /// exp(log P + S).
+    fn exp(&self, p: &DMatrix<f64>, v: &DVector<f64>) -> DMatrix<f64> {
+        expm(&(logm(p) + unflatten(v, self.k)))
+    }
+
+    fn mean_log(&self, p: &DMatrix<f64>, xs: &[DMatrix<f64>]) -> DVector<f64> {
+        let mut sum = DMatrix::zeros(self.k, self.k);
+        for x in xs {
+            sum += logm(x);
+        }
+        flatten(sum / xs.len() as f64 - logm(p))
+    }
+
+    fn injectivity_radius(&self) -> f64 {
+        f64::INFINITY
+    }
+
+    fn curvature_bound(&self) -> f64 {
+        0.0
+    }
+
+    fn footpoint_independent_normaliser(&self) -> bool {
+        true
+    }
+}

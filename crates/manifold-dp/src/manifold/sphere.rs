@@ -1,0 +1,83 @@
+//! The unit sphere S^d ⊂ R^{d+1} with the great-circle metric: sectional curvature 1, injectivity radius π,
+//! so Theorem 2 needs data within r < r* = π/4.
+
+use super::Manifold;
+use crate::Fallible;
+use crate::privacy::Metric;
+use crate::space::sphere::{check_dim, surface_distance};
+use nalgebra::DVector;
+
+/// S^d as the unit vectors of R^{d+1}; points are `DVector<f64>` of length d + 1 and unit norm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sphere {
+    ambient: usize,
+}
+
+impl Sphere {
+    /// The sphere of unit vectors in R^`ambient` (ambient ≥ 2; `sphere:3` is S²).
+    pub fn new(ambient: usize) -> Fallible<Self> {
+        Ok(Sphere { ambient: check_dim(ambient)? })
+    }
+
+    /// The ambient dimension d + 1.
+    pub fn ambient(&self) -> usize {
+        self.ambient
+    }
+}
+
+impl Manifold for Sphere {
+    type Point = DVector<f64>;
+
+    fn describe(&self) -> String {
+        format!("S^{} (unit vectors of R^{})", self.ambient - 1, self.ambient)
+    }
+
+    fn dimension(&self) -> usize {
+        self.ambient - 1
+    }
+
+    fn distance(&self, a: &DVector<f64>, b: &DVector<f64>) -> f64 {
+        surface_distance(a, b)
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::SphereSurface
+    }
+
+    /// log_x(y) = θ·u with θ = ρ(x, y) and u the unit tangent at x towards y; zero when y = x. (Undefined at
+    /// the antipode; data in a ball of radius < π/2 never meet it.)
+    fn log(&self, x: &DVector<f64>, y: &DVector<f64>) -> DVector<f64> {
+        let mut v = y - x * x.dot(y);
+        let s = v.norm();
+        if s == 0.0 {
+            v.fill(0.0);
+            return v;
+        }
+        v *= surface_distance(x, y) / s;
+        v
+    }
+
+    /// exp_x(v) = cos‖v‖·x + sin‖v‖·v/‖v‖, renormalised against rounding.
+    fn exp(&self, x: &DVector<f64>, v: &DVector<f64>) -> DVector<f64> {
+        let t = v.norm();
+        if t == 0.0 {
+            return x.clone();
+        }
+        let (s, c) = t.sin_cos();
+        let y = x * c + v * (s / t);
+        let n = y.norm();
+        y / n
+    }
+
+    fn injectivity_radius(&self) -> f64 {
+        std::f64::consts::PI
+    }
+
+    fn curvature_bound(&self) -> f64 {
+        1.0
+    }
+
+    fn footpoint_independent_normaliser(&self) -> bool {
+        true
+    }
+}
