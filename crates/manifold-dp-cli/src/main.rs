@@ -6,10 +6,12 @@
 mod cli;
 mod clock;
 mod cmd_demo;
+mod cmd_mean;
 mod cmd_privatize;
 mod cmd_radius;
 mod cmd_reproduce;
 mod cmd_reproduce_directional;
+mod cmd_reproduce_riemannian;
 mod cmd_sample;
 mod columns;
 mod directions;
@@ -19,6 +21,7 @@ mod progress;
 mod report;
 mod rotations;
 mod space;
+mod spd_columns;
 mod table;
 mod units;
 
@@ -44,9 +47,13 @@ fn main() -> ExitCode {
         cli::Command::Sample(args) => cmd_sample::run(args),
         cli::Command::Radius(args) => cmd_radius::run(args),
         cli::Command::Privatize(args) => cmd_privatize::run(args),
+        cli::Command::Mean(args) => cmd_mean::run(args),
         cli::Command::Reproduce(cli::ReproduceCommand::So3Figures(args)) => cmd_reproduce::so3_figures(args),
         cli::Command::Reproduce(cli::ReproduceCommand::DirectionalMean(args)) => {
             cmd_reproduce_directional::directional_mean(args)
+        }
+        cli::Command::Reproduce(cli::ReproduceCommand::RiemannianMean(args)) => {
+            cmd_reproduce_riemannian::riemannian_mean(args)
         }
         cli::Command::Demo(args) => cmd_demo::run(args),
     };

@@ -111,7 +111,9 @@ pub enum Error {
         tolerance: f64,
     },
     /// A symmetric matrix that is not positive definite (a covariance matrix must have positive eigenvalues).
-    #[error("matrix is not positive definite: smallest eigenvalue {min_eigenvalue:e}; a covariance matrix needs all > 0")]
+    #[error(
+        "matrix is not positive definite: smallest eigenvalue {min_eigenvalue:e}; a covariance matrix needs all > 0"
+    )]
     NotPositiveDefinite {
         /// Its smallest eigenvalue.
         min_eigenvalue: f64,

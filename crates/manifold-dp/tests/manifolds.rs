@@ -231,7 +231,10 @@ fn sensitivity_bound_holds_on_adversarial_pairs_and_the_search_can_expose_a_wron
         out
     };
     for &(name, r, n, found, bound) in &cases {
-        eprintln!("{name} r = {r:.4} n = {n}: worst shift {found:.5}, Δ = {bound:.5}, 2r/n = {:.5}", 2.0 * r / n as f64);
+        eprintln!(
+            "{name} r = {r:.4} n = {n}: worst shift {found:.5}, Δ = {bound:.5}, 2r/n = {:.5}",
+            2.0 * r / n as f64
+        );
         assert!(found <= bound, "{name} r = {r} n = {n}: adversarial shift {found} exceeds Δ = {bound}");
         // Negative control: a bound 1 % below the Euclidean 2r/n (which a pair moving one point across a
         // flat geodesic attains) is exposed by the same search, so the search is not toothless.

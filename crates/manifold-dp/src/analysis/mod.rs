@@ -6,6 +6,7 @@ pub mod angular;
 pub mod bingham_so3;
 pub mod laplace_so3;
 pub mod quadrature;
+pub mod spd_radial;
 pub mod special;
 pub mod sphere_angle;
 pub mod sphere_closed_forms;

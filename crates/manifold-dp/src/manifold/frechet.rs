@@ -40,7 +40,8 @@ pub struct FrechetMean<P> {
 pub fn check_ball<M: Manifold + ?Sized>(m: &M, xs: &[M::Point], center: &M::Point, radius: f64) -> Fallible<()> {
     for (index, x) in xs.iter().enumerate() {
         let distance = m.distance(center, x);
-        if !(distance <= radius) {
+        // NaN distances (never from validated points) count as outside.
+        if distance.is_nan() || distance > radius {
             return Err(Error::OutsideBall { index, distance, radius });
         }
     }

@@ -13,7 +13,7 @@ pub mod spd;
 pub mod sphere;
 
 pub use frechet::{FrechetMean, KarcherOptions, check_ball, frechet_mean};
-pub use sensitivity::{frechet_sensitivity, h_factor, max_radius};
+pub use sensitivity::{empirical_log_spread, frechet_sensitivity, h_factor, max_radius};
 pub use so3::So3;
 pub use spd::{SpdAffine, SpdLogEuclidean};
 pub use sphere::Sphere;

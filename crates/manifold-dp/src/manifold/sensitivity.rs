@@ -56,6 +56,22 @@ pub fn frechet_sensitivity<M: Manifold + ?Sized>(m: &M, radius: f64, n: usize) -
     Ok(2.0 * radius * (2.0 - h) / (n as f64 * h))
 }
 
+/// The empirical spread max_{i,j} ‖log_{x₀}(x_i) − log_{x₀}(x_j)‖ over points x_i (x₀ = the first), the
+/// quantity Theorem 2 bounds by 2r(2 − h) when the points fill the boundary of B_r(m0). Reimherr et al.
+/// (Appendix B.1) calibrate their sphere simulations with it instead of the bound. It is **not** a proven
+/// bound (a grid can miss the worst configuration); `reproduce riemannian-mean` reports it beside the bound.
+pub fn empirical_log_spread<M: Manifold + ?Sized>(m: &M, points: &[M::Point]) -> f64 {
+    let Some(base) = points.first() else { return 0.0 };
+    let logs: Vec<_> = points.iter().map(|x| m.log(base, x)).collect();
+    let mut worst: f64 = 0.0;
+    for (i, a) in logs.iter().enumerate() {
+        for b in &logs[i + 1..] {
+            worst = worst.max((a - b).norm());
+        }
+    }
+    worst
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

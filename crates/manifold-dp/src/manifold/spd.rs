@@ -17,7 +17,7 @@ use crate::space::spd::{affine_invariant_distance, congruence, expm, log_euclide
 use nalgebra::{DMatrix, DVector};
 
 fn check_k(k: usize) -> Fallible<usize> {
-    if k >= 1 && k <= 64 {
+    if (1..=64).contains(&k) {
         Ok(k)
     } else {
         Err(Error::InvalidParameter { name: "k", value: k as f64, reason: "SPD(k) needs 1 ≤ k ≤ 64" })

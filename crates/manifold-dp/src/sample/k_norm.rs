@@ -108,8 +108,8 @@ mod tests {
         for (sigma, t_max) in [(0.1, 1.0), (10.0, 1.0)] {
             let law = EuclideanLaplace::new(3, sigma, Some(t_max)).unwrap();
             let n = 200_000;
-            let mean = (0..n).map(|_| law.sample_radius(&mut rng)).inspect(|&t| assert!(t <= t_max)).sum::<f64>()
-                / n as f64;
+            let mean =
+                (0..n).map(|_| law.sample_radius(&mut rng)).inspect(|&t| assert!(t <= t_max)).sum::<f64>() / n as f64;
             // Standard error < 0.3/√n ≈ 7e-4; 1e-2 is > 10 standard errors.
             assert!((mean - law.mean_radius()).abs() < 1e-2, "{sigma}: {mean} vs {}", law.mean_radius());
         }

@@ -13,8 +13,10 @@ pub mod laplace_so3;
 pub mod paper_baseline;
 pub mod purkayastha;
 pub mod rng;
+pub mod spd_laplace;
 pub mod sphere;
 pub mod vmf;
+pub mod wishart;
 
 use rand::{Rng, RngExt};
 

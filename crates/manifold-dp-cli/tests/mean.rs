@@ -1,0 +1,200 @@
+//! End-to-end tests of `manifold-dp mean`: the private Fréchet mean of rotations, unit vectors and SPD
+//! matrices, its printed guarantee and parameters, `--json`, and bad input (a point outside the ball, a
+//! non-symmetric or indefinite matrix, a wrong column count, ε ≤ 0, a radius beyond r*) naming the file, row
+//! and column with exit code 2.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+use std::f64::consts::PI;
+use std::fs;
+use std::path::Path;
+
+fn bin() -> Command {
+    Command::cargo_bin("manifold-dp").unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn json(out: &[u8]) -> Value {
+    serde_json::from_slice(out).unwrap()
+}
+
+/// Rotations about a fixed axis by angles spread in [−0.3, 0.3]: their Fréchet mean is the identity.
+fn rotations_csv(n: usize) -> String {
+    let mut text = String::from("id,w,x,y,z\n");
+    for i in 0..n {
+        let a = -0.3 + 0.6 * i as f64 / (n - 1) as f64;
+        text.push_str(&format!("{i},{},{},0,0\n", (a / 2.0).cos(), (a / 2.0).sin()));
+    }
+    text
+}
+
+#[test]
+fn so3_mean_prints_the_release_guarantee_and_parameters() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("r.csv");
+    fs::write(&input, rotations_csv(101)).unwrap();
+    let out = bin()
+        .args(["mean", "--space", "so3", "--center", "identity", "--radius", "20deg", "--epsilon", "1"])
+        .args(["--input", s(&input), "--json", "--seed", "4"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v = json(&out);
+    assert_eq!(v["n"], 101);
+    assert_eq!(v["guarantee"]["notion"], "pure_dp");
+    assert_eq!(v["guarantee"]["epsilon"], 1.0);
+    assert_eq!(v["columns"], serde_json::json!(["w", "x", "y", "z"]));
+    // Δ = 2r(2 − h)/(n h) with h = r·cot r on SO(3); unconditioned σ = Δ/ε.
+    let r = 20f64.to_radians();
+    let h = r / r.tan();
+    let delta = 2.0 * r * (2.0 - h) / (101.0 * h);
+    assert!((v["sensitivity"].as_f64().unwrap() - delta).abs() < 1e-9);
+    assert!((v["sigma"].as_f64().unwrap() - delta).abs() < 1e-9);
+    assert_eq!(v["conditioned"], false);
+    // The release is a unit quaternion near the identity (the exact mean): within 40 σ, a bound whose failure
+    // probability under the SO(3) Laplace law is below 1e-12.
+    let q: Vec<f64> = v["mean"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+    assert!((q.iter().map(|x| x * x).sum::<f64>() - 1.0).abs() < 1e-12);
+    let angle = 2.0 * q[1..].iter().map(|x| x * x).sum::<f64>().sqrt().atan2(q[0].abs());
+    assert!(angle < 40.0 * delta, "{angle} vs σ = {delta}");
+    // People get the same facts in words.
+    bin()
+        .args(["mean", "--space", "so3", "--center", "1,0,0,0", "--radius", "20deg", "--epsilon", "1"])
+        .args(["--input", s(&input)])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("pure DP, epsilon = 1")
+                .and(predicate::str::contains("Sensitivity: Δ ="))
+                .and(predicate::str::contains("Expected error:"))
+                .and(predicate::str::contains("w,x,y,z = ")),
+        );
+}
+
+#[test]
+fn sphere_and_euler_inputs_are_released_in_their_own_representation() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("d.csv");
+    let rows: String = (0..50)
+        .map(|i| {
+            let t = 0.2 * (i as f64 / 49.0);
+            let p = i as f64;
+            format!("{},{},{}\n", t.sin() * p.cos(), t.sin() * p.sin(), t.cos())
+        })
+        .collect();
+    fs::write(&input, format!("x1,x2,x3\n{rows}")).unwrap();
+    let out = bin()
+        .args(["mean", "--space", "sphere:3", "--center", "0,0,1", "--radius", "15deg", "--epsilon", "2"])
+        .args(["--input", s(&input), "--json", "--seed", "5"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v = json(&out);
+    let x: Vec<f64> = v["mean"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+    assert_eq!(x.len(), 3);
+    assert!((x.iter().map(|x| x * x).sum::<f64>() - 1.0).abs() < 1e-12);
+    assert!((v["radius_deg"].as_f64().unwrap() - 15.0).abs() < 1e-9);
+
+    let euler = dir.path().join("e.csv");
+    fs::write(&euler, "yaw,pitch,roll\n10,0,0\n-10,0,0\n5,5,0\n").unwrap();
+    let out = bin()
+        .args(["mean", "--space", "so3", "--center", "0,0,0", "--radius", "30deg", "--epsilon", "1"])
+        .args(["--format", "euler:ZYX:deg", "--columns", "yaw,pitch,roll", "--input", s(&euler), "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v = json(&out);
+    assert_eq!(v["format"], "euler:ZYX:deg");
+    assert_eq!(v["mean"].as_array().unwrap().len(), 3);
+}
+
+fn spd_csv(rows: &[[f64; 4]]) -> String {
+    let mut t = String::from("m11,m12,m21,m22\n");
+    for r in rows {
+        t.push_str(&format!("{},{},{},{}\n", r[0], r[1], r[2], r[3]));
+    }
+    t
+}
+
+#[test]
+fn spd_mean_is_positive_definite_with_the_flat_sensitivity() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("c.csv");
+    let rows: Vec<[f64; 4]> =
+        (0..200).map(|i| 1.0 + 0.3 * ((i as f64) * 0.7).sin()).map(|a| [a, 0.1, 0.1, 1.0 / a]).collect();
+    fs::write(&input, spd_csv(&rows)).unwrap();
+    for (metric, cond) in [("affine", "auto"), ("affine", "ball"), ("log-euclidean", "auto")] {
+        let out = bin()
+            .args(["mean", "--space", "spd:2", "--center", "identity", "--radius", "1", "--epsilon", "1"])
+            .args(["--metric", metric, "--conditioning", cond, "--input", s(&input), "--json", "--seed", "6"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let v = json(&out);
+        let m: Vec<f64> = v["mean"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+        assert_eq!(m[1], m[2], "{metric}: symmetric");
+        assert!(m[0] > 0.0 && m[0] * m[3] - m[1] * m[2] > 0.0, "{metric}: positive definite: {m:?}");
+        // κ ≤ 0: Δ = 2r/n (plus the Karcher tolerance term, below 1e-11).
+        assert!((v["sensitivity"].as_f64().unwrap() - 0.01).abs() < 1e-10, "{metric}");
+        let factor = if cond == "ball" { 2.0 } else { 1.0 };
+        assert!((v["sigma"].as_f64().unwrap() - 0.01 * factor).abs() < 1e-9, "{metric} {cond}");
+        assert_eq!(v["conditioned"], cond == "ball");
+    }
+}
+
+#[test]
+fn bad_input_names_file_row_and_column_and_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |csv: &str, extra: &[&str]| {
+        let input = dir.path().join("bad.csv");
+        fs::write(&input, csv).unwrap();
+        let mut cmd = bin();
+        cmd.args(["mean", "--input", s(&input)]).args(extra);
+        cmd.assert().failure().code(2)
+    };
+    let spd = ["--space", "spd:2", "--center", "identity", "--radius", "1", "--epsilon", "1"];
+    run(&spd_csv(&[[1.0, 0.0, 0.0, 1.0], [1.0, 0.5, 0.4, 1.0]]), &spd)
+        .stderr(predicate::str::contains("row 2 (line 3)").and(predicate::str::contains("not symmetric")));
+    run(&spd_csv(&[[1.0, 2.0, 2.0, 1.0]]), &spd).stderr(predicate::str::contains("not positive definite"));
+    run("m11,m12,m21,m22\n1,0,0,nan\n", &spd)
+        .stderr(predicate::str::contains("column \"m22\"").and(predicate::str::contains("row 1")));
+    run(&spd_csv(&[[1.0, 0.0, 0.0, 1.0], [20.0, 0.0, 0.0, 1.0]]), &spd)
+        .stderr(predicate::str::contains("row 2 (line 3)").and(predicate::str::contains("outside --radius")));
+    run("m11,m12,m21\n1,0,0\n", &spd).stderr(predicate::str::contains("no column \"m22\""));
+    let so3 = ["--space", "so3", "--center", "identity", "--radius", "10deg", "--epsilon", "1"];
+    run("w,x,y,z\n1,0,0,0\n0.5,0.5,0.5,0.5\n", &so3)
+        .stderr(predicate::str::contains("row 2").and(predicate::str::contains("outside --radius 10deg")));
+    run("w,x,y,z\n1,0,0,0\n2,0,0,0\n", &so3).stderr(predicate::str::contains("row 2"));
+    run("w,x,y,z\n1,0,0,0\n", &["--space", "so3", "--center", "identity", "--radius", "10deg", "--epsilon", "0"])
+        .stderr(predicate::str::contains("--epsilon"));
+    run("w,x,y,z\n1,0,0,0\n", &["--space", "so3", "--center", "identity", "--radius", "100deg", "--epsilon", "1"])
+        .stderr(predicate::str::contains("r*"));
+    run("x1,x2,x3\n0,0,1\n", &["--space", "sphere:3", "--center", "0,0,1", "--radius", "50deg", "--epsilon", "1"])
+        .stderr(predicate::str::contains("r*"));
+    run("x1,x2,x3\n0,0,1\n", &["--space", "sphere:3", "--center", "0,1", "--radius", "5deg", "--epsilon", "1"])
+        .stderr(predicate::str::contains("--center needs 3 coordinates"));
+    run("w,x,y,z\n", &so3).stderr(predicate::str::contains("no data rows"));
+    run("w,x,y,z\n1,0,0,0\n", &["--space", "torus", "--center", "identity", "--radius", "1", "--epsilon", "1"])
+        .stderr(predicate::str::contains("unknown space"));
+    // The radius bound is per manifold: just inside π/4 is accepted on the sphere.
+    let ok = dir.path().join("ok.csv");
+    fs::write(&ok, "x1,x2,x3\n0,0,1\n0,0.1,0.99498743710662\n").unwrap();
+    let inside = format!("{}rad", PI / 4.0 - 1e-6);
+    bin()
+        .args(["mean", "--space", "sphere:3", "--center", "0,0,1", "--radius", &inside, "--epsilon", "1"])
+        .args(["--input", s(&ok)])
+        .assert()
+        .success();
+}

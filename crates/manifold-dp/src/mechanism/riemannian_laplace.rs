@@ -1,0 +1,466 @@
+//! The Riemannian Laplace mechanism (Reimherr, Bharath & Soto, Definition 3 and Theorems 1–3; MATH.md §3)
+//! and the private Fréchet mean built on it.
+//!
+//! The Laplace law with footpoint η and scale σ has density ∝ e^{−ρ(η, y)/σ} w.r.t. the Riemannian volume.
+//! Every sampler here is exact:
+//!
+//! - S^d: the Purkayastha law with κ = 1/σ ([`PurkayasthaNoise`]);
+//! - SO(3): the SO(3) core's Laplace with ε = 1/σ per radian ([`LaplaceSo3Noise`]);
+//! - SPD(k), affine-invariant: Hajri et al.'s eigen-decomposition form by exact rejection ([`SpdLaplaceNoise`]);
+//! - SPD(k), log-Euclidean: the ℓ₂ K-norm law in the log domain ([`EuclideanLaplace`]).
+//!
+//! [`PrivateFrechetMean`] releases the Fréchet mean of n points in a public ball B_r(m0) with pure ε-DP
+//! (neighbouring data sets: one of the n points replaced). With Δ from Theorem 2:
+//!
+//! - **unconditioned**, σ = Δ/ε: valid because the normaliser does not depend on the footpoint on these
+//!   homogeneous spaces (Theorem 1). On SPD(k) it exists only for σ below a threshold (`SpdLaplaceNoise`).
+//! - **conditioned on B_r(m0)** (Theorem 3), σ = 2Δ/ε: the conditioned normaliser ∫_{B_r(m0)} e^{−ρ(η, y)/σ}
+//!   depends on η, and bounding its ratio costs a second e^{Δ/σ}. Drawn exactly by rejection: a draw outside
+//!   the ball is discarded and drawn again (on SPD(k) from the law truncated to ρ(η, y) ≤ 2r + Δ, a ball
+//!   around η that contains B_r(m0)).
+//!
+//! Proofs: `docs/proofs/frechet_mean_sensitivity.md`, `docs/proofs/riemannian_laplace.md`,
+//! `docs/proofs/spd_laplace.md`.
+
+use crate::Fallible;
+use crate::analysis::quadrature::integrate_peaked;
+use crate::analysis::spd_radial::SpdRadialLaw;
+use crate::analysis::{AngularLaw, LaplaceAngle, SphereAngle};
+use crate::error::{Error, check_positive};
+use crate::manifold::sensitivity::{check_radius, h_factor};
+use crate::manifold::{
+    KarcherOptions, Manifold, So3, SpdAffine, SpdLogEuclidean, Sphere, check_ball, frechet_mean, frechet_sensitivity,
+};
+use crate::mechanism::Mechanism;
+use crate::privacy::Guarantee;
+use crate::sample::k_norm::EuclideanLaplace;
+use crate::sample::laplace_so3::LaplaceSo3Noise;
+use crate::sample::purkayastha::PurkayasthaNoise;
+use crate::sample::spd_laplace::SpdLaplaceNoise;
+use crate::space::spd::{expm, logm, sqrt_and_inv_sqrt};
+use nalgebra::{DMatrix, DVector, UnitQuaternion};
+use rand::distr::Distribution;
+use rand::{CryptoRng, Rng};
+use std::f64::consts::{FRAC_1_SQRT_2, PI};
+
+/// A manifold with an exact sampler of its Laplace law.
+pub trait LaplaceManifold: Manifold {
+    /// The prepared sampler.
+    type Noise: Clone + std::fmt::Debug + Send + Sync;
+
+    /// The Laplace law with scale `sigma`; truncated to ρ(η, y) ≤ `t_max` where the manifold needs that for
+    /// the law to exist (SPD); compact manifolds ignore `t_max` (their law always exists).
+    fn laplace_noise(&self, sigma: f64, t_max: Option<f64>) -> Fallible<Self::Noise>;
+
+    /// One exact draw of the Laplace law at `footpoint`.
+    fn sample_laplace<R: Rng + ?Sized>(&self, noise: &Self::Noise, footpoint: &Self::Point, rng: &mut R)
+    -> Self::Point;
+
+    /// E[ρ(η, Y)] for the law at η, conditioned on ρ(η, Y) ≤ `within` if given.
+    fn mean_distance(&self, noise: &Self::Noise, within: Option<f64>) -> f64;
+}
+
+/// E[θ | θ ≤ r] of an angular law, by quadrature.
+fn truncated_mean(law: &dyn AngularLaw, within: Option<f64>, scale: f64) -> f64 {
+    match within {
+        Some(r) if r < PI => {
+            let num = integrate_peaked(&|t| t * law.pdf(t), r, scale.min(r), 1e-12);
+            num / law.cdf(r)
+        }
+        _ => law.mean(),
+    }
+}
+
+impl LaplaceManifold for Sphere {
+    type Noise = PurkayasthaNoise;
+
+    fn laplace_noise(&self, sigma: f64, _t_max: Option<f64>) -> Fallible<PurkayasthaNoise> {
+        PurkayasthaNoise::new(self.ambient(), 1.0 / check_positive("sigma", sigma)?)
+    }
+
+    fn sample_laplace<R: Rng + ?Sized>(
+        &self,
+        noise: &PurkayasthaNoise,
+        eta: &DVector<f64>,
+        rng: &mut R,
+    ) -> DVector<f64> {
+        noise.sample_around(eta, rng)
+    }
+
+    fn mean_distance(&self, noise: &PurkayasthaNoise, within: Option<f64>) -> f64 {
+        let law = SphereAngle::purkayastha(self.ambient(), noise.kappa()).expect("validated parameters");
+        truncated_mean(&law, within, (self.dimension() as f64 / noise.kappa()).min(PI))
+    }
+}
+
+impl LaplaceManifold for So3 {
+    type Noise = LaplaceSo3Noise;
+
+    fn laplace_noise(&self, sigma: f64, _t_max: Option<f64>) -> Fallible<LaplaceSo3Noise> {
+        LaplaceSo3Noise::new(1.0 / check_positive("sigma", sigma)?)
+    }
+
+    fn sample_laplace<R: Rng + ?Sized>(
+        &self,
+        noise: &LaplaceSo3Noise,
+        eta: &UnitQuaternion<f64>,
+        rng: &mut R,
+    ) -> UnitQuaternion<f64> {
+        eta * noise.sample(rng)
+    }
+
+    fn mean_distance(&self, noise: &LaplaceSo3Noise, within: Option<f64>) -> f64 {
+        let law = LaplaceAngle::new(noise.epsilon()).expect("validated parameters");
+        truncated_mean(&law, within, (3.0 / noise.epsilon()).min(PI))
+    }
+}
+
+impl LaplaceManifold for SpdAffine {
+    type Noise = SpdLaplaceNoise;
+
+    /// Untruncated laws within 10 % of the existence threshold are refused: their draws overflow f64
+    /// (log-eigenvalues beyond 709) with non-negligible probability (2 % at 99 % of the threshold, below
+    /// 1e-10 at 95 %). [`Conditioning::Auto`] then conditions on the ball instead.
+    fn laplace_noise(&self, sigma: f64, t_max: Option<f64>) -> Fallible<SpdLaplaceNoise> {
+        let limit = 0.9 * SpdLaplaceNoise::normalisable_below(self.k());
+        if t_max.is_none() && sigma >= limit {
+            return Err(Error::InvalidParameter {
+                name: "sigma",
+                value: sigma,
+                reason: "is within 10 % of (or above) the largest σ for which the unconditioned SPD Laplace law \
+                         exists; condition on the data ball (--conditioning ball)",
+            });
+        }
+        SpdLaplaceNoise::new(self.k(), sigma, t_max)
+    }
+
+    fn sample_laplace<R: Rng + ?Sized>(
+        &self,
+        noise: &SpdLaplaceNoise,
+        eta: &DMatrix<f64>,
+        rng: &mut R,
+    ) -> DMatrix<f64> {
+        noise.sample_around(&sqrt_and_inv_sqrt(eta).0, rng)
+    }
+
+    fn mean_distance(&self, noise: &SpdLaplaceNoise, within: Option<f64>) -> f64 {
+        let t_max = match (noise.t_max(), within) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        SpdRadialLaw::new(self.k(), noise.sigma(), t_max).map(|law| law.mean()).unwrap_or(f64::NAN)
+    }
+}
+
+/// The symmetric matrix with isometric coordinates `v`: diagonal entries, then √2 times each entry above
+/// the diagonal, row by row, so that ‖v‖ = ‖matrix‖_F.
+fn coords_to_sym(v: &DVector<f64>, k: usize) -> DMatrix<f64> {
+    let mut m = DMatrix::zeros(k, k);
+    let mut it = v.iter();
+    for i in 0..k {
+        m[(i, i)] = *it.next().expect("k(k+1)/2 coordinates");
+        for j in i + 1..k {
+            let x = *it.next().expect("k(k+1)/2 coordinates") * FRAC_1_SQRT_2;
+            m[(i, j)] = x;
+            m[(j, i)] = x;
+        }
+    }
+    m
+}
+
+impl LaplaceManifold for SpdLogEuclidean {
+    type Noise = EuclideanLaplace;
+
+    fn laplace_noise(&self, sigma: f64, t_max: Option<f64>) -> Fallible<EuclideanLaplace> {
+        EuclideanLaplace::new(self.dimension(), sigma, t_max)
+    }
+
+    fn sample_laplace<R: Rng + ?Sized>(
+        &self,
+        noise: &EuclideanLaplace,
+        eta: &DMatrix<f64>,
+        rng: &mut R,
+    ) -> DMatrix<f64> {
+        let z = coords_to_sym(&noise.sample(rng), self.k());
+        expm(&(logm(eta) + z))
+    }
+
+    fn mean_distance(&self, noise: &EuclideanLaplace, within: Option<f64>) -> f64 {
+        match within {
+            None => noise.mean_radius(),
+            Some(r) => EuclideanLaplace::new(noise.dim(), noise.sigma(), Some(r)).map_or(f64::NAN, |l| l.mean_radius()),
+        }
+    }
+}
+
+/// The Riemannian Laplace mechanism on single points (unconditioned): εd-private with ε = 1/σ per unit of the
+/// manifold's distance, because the normaliser is the same at every footpoint (MATH.md §3).
+#[derive(Debug, Clone)]
+pub struct RiemannianLaplace<M: LaplaceManifold> {
+    manifold: M,
+    sigma: f64,
+    noise: M::Noise,
+}
+
+impl<M: LaplaceManifold> RiemannianLaplace<M> {
+    /// The mechanism with scale `sigma` (finite, > 0). Refused where the normaliser depends on the footpoint
+    /// or (SPD) where the unconditioned law does not exist.
+    pub fn new(manifold: M, sigma: f64) -> Fallible<Self> {
+        let sigma = check_positive("sigma", sigma)?;
+        if !manifold.footpoint_independent_normaliser() {
+            return Err(Error::Unattainable(format!(
+                "{}: the Laplace normaliser depends on the footpoint, so 1/σ is not a metric-DP budget",
+                manifold.describe()
+            )));
+        }
+        let noise = manifold.laplace_noise(sigma, None)?;
+        Ok(RiemannianLaplace { manifold, sigma, noise })
+    }
+
+    /// The scale σ.
+    pub fn sigma(&self) -> f64 {
+        self.sigma
+    }
+
+    /// E[ρ(x, M(x))].
+    pub fn mean_error(&self) -> f64 {
+        self.manifold.mean_distance(&self.noise, None)
+    }
+}
+
+impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
+    type Point = M::Point;
+
+    fn guarantee(&self) -> Guarantee {
+        Guarantee::metric_dp(1.0 / self.sigma, self.manifold.metric())
+    }
+
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &M::Point, rng: &mut R) -> M::Point {
+        self.manifold.sample_laplace(&self.noise, x, rng)
+    }
+
+    fn log_density(&self, z: &M::Point, x: &M::Point) -> f64 {
+        -self.manifold.distance(x, z) / self.sigma
+    }
+
+    fn name(&self) -> &'static str {
+        "riemannian-laplace"
+    }
+}
+
+/// Whether the Fréchet-mean release conditions its Laplace draw on the data ball B_r(m0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Conditioning {
+    /// Unconditioned with σ = Δ/ε where the law exists; otherwise conditioned with σ = 2Δ/ε.
+    #[default]
+    Auto,
+    /// Unconditioned, σ = Δ/ε (refused where the law does not exist).
+    Unconditioned,
+    /// Conditioned on B_r(m0) (Theorem 3), σ = 2Δ/ε: the release always lies in the public ball.
+    Ball,
+}
+
+/// The private Fréchet mean: pure ε-DP release of the Fréchet mean of n points known to lie in the public
+/// ball B_r(m0), by the Riemannian Laplace mechanism at the sensitivity of Theorem 2.
+#[derive(Debug, Clone)]
+pub struct PrivateFrechetMean<M: LaplaceManifold> {
+    manifold: M,
+    center: M::Point,
+    radius: f64,
+    n: usize,
+    epsilon: f64,
+    sensitivity: f64,
+    sigma: f64,
+    conditioned: bool,
+    options: KarcherOptions,
+    noise: M::Noise,
+}
+
+impl<M: LaplaceManifold> PrivateFrechetMean<M> {
+    /// The release for data sets of `n` points within `radius` of `center`, at pure `epsilon`, with the
+    /// default Karcher tolerance.
+    pub fn new(
+        manifold: M,
+        center: M::Point,
+        radius: f64,
+        n: usize,
+        epsilon: f64,
+        conditioning: Conditioning,
+    ) -> Fallible<Self> {
+        Self::with_options(manifold, center, radius, n, epsilon, conditioning, KarcherOptions::default())
+    }
+
+    /// [`PrivateFrechetMean::new`] with an explicit Karcher stopping rule. The sensitivity is Theorem 2's Δ
+    /// plus 2·tolerance/h: the computed mean is within tolerance/h of the exact one (strong convexity), on
+    /// both neighbouring data sets.
+    pub fn with_options(
+        manifold: M,
+        center: M::Point,
+        radius: f64,
+        n: usize,
+        epsilon: f64,
+        conditioning: Conditioning,
+        options: KarcherOptions,
+    ) -> Fallible<Self> {
+        let epsilon = check_positive("epsilon", epsilon)?;
+        let radius = check_radius(&manifold, radius)?;
+        check_positive("tolerance", options.tolerance)?;
+        let h = h_factor(radius, manifold.curvature_bound());
+        let sensitivity = frechet_sensitivity(&manifold, radius, n)? + 2.0 * options.tolerance / h;
+        let free = manifold.footpoint_independent_normaliser();
+        let unconditioned = |_: ()| -> Fallible<(f64, M::Noise)> {
+            if !free {
+                return Err(Error::Unattainable(format!(
+                    "{}: the Laplace normaliser depends on the footpoint; condition on the ball (σ = 2Δ/ε)",
+                    manifold.describe()
+                )));
+            }
+            let sigma = sensitivity / epsilon;
+            Ok((sigma, manifold.laplace_noise(sigma, None)?))
+        };
+        // The computed mean η lies within tolerance/h ≤ Δ/2 of the exact one, which is in B_r(m0); so
+        // B_r(m0) ⊂ B_{2r+Δ}(η), and truncating the proposal to that ball before rejecting is exact.
+        let ball = |_: ()| -> Fallible<(f64, M::Noise)> {
+            let sigma = 2.0 * sensitivity / epsilon;
+            Ok((sigma, manifold.laplace_noise(sigma, Some(2.0 * radius + sensitivity))?))
+        };
+        let ((sigma, noise), conditioned) = match conditioning {
+            Conditioning::Unconditioned => (unconditioned(())?, false),
+            Conditioning::Ball => (ball(())?, true),
+            Conditioning::Auto => match unconditioned(()) {
+                Ok(found) => (found, false),
+                Err(_) => (ball(())?, true),
+            },
+        };
+        Ok(PrivateFrechetMean { manifold, center, radius, n, epsilon, sensitivity, sigma, conditioned, options, noise })
+    }
+
+    /// Pure ε-DP for data sets of n points in B_r(m0) that differ in one point.
+    pub fn guarantee(&self) -> Guarantee {
+        Guarantee::PureDp { epsilon: self.epsilon }
+    }
+
+    /// The manifold.
+    pub fn manifold(&self) -> &M {
+        &self.manifold
+    }
+
+    /// The public centre m0.
+    pub fn center(&self) -> &M::Point {
+        &self.center
+    }
+
+    /// The public radius r.
+    pub fn radius(&self) -> f64 {
+        self.radius
+    }
+
+    /// The data set size n (public under replace-one neighbouring).
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Δ: Theorem 2's bound plus the Karcher tolerance term.
+    pub fn sensitivity(&self) -> f64 {
+        self.sensitivity
+    }
+
+    /// The Laplace scale σ (Δ/ε unconditioned, 2Δ/ε conditioned).
+    pub fn sigma(&self) -> f64 {
+        self.sigma
+    }
+
+    /// Whether the draw is conditioned on B_r(m0).
+    pub fn conditioned(&self) -> bool {
+        self.conditioned
+    }
+
+    /// The expected Riemannian distance between the release and the exact mean: exact for the unconditioned
+    /// law; for the conditioned one, its value when the mean sits at the centre m0.
+    pub fn expected_error(&self) -> f64 {
+        self.manifold.mean_distance(&self.noise, self.conditioned.then_some(self.radius))
+    }
+
+    /// Releases the private Fréchet mean of `data` (exactly n points, each within r of m0, else an error
+    /// naming the first offending point; nothing is drawn then).
+    pub fn release<R: CryptoRng + ?Sized>(&self, data: &[M::Point], rng: &mut R) -> Fallible<M::Point> {
+        if data.len() != self.n {
+            return Err(Error::WrongLength { expected: self.n, got: data.len() });
+        }
+        check_ball(&self.manifold, data, &self.center, self.radius)?;
+        let mean = frechet_mean(&self.manifold, data, &self.center, self.options)?;
+        Ok(self.privatize_mean(&mean.mean, rng))
+    }
+
+    /// The noise step alone, at an exact mean computed elsewhere (experiments and reproduction).
+    pub fn privatize_mean<R: Rng + ?Sized>(&self, mean: &M::Point, rng: &mut R) -> M::Point {
+        loop {
+            let y = self.manifold.sample_laplace(&self.noise, mean, rng);
+            if !self.conditioned || self.manifold.distance(&self.center, &y) <= self.radius {
+                return y;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample::rng::seeded_rng_for_experiments;
+
+    /// Isometric coordinates of a symmetric matrix (diagonal entries, and √2 times the entries above it), so
+    /// that the Euclidean norm is the Frobenius norm.
+    fn sym_to_coords(m: &DMatrix<f64>) -> DVector<f64> {
+        let k = m.nrows();
+        let mut out = Vec::with_capacity(k * (k + 1) / 2);
+        for i in 0..k {
+            out.push(m[(i, i)]);
+            for j in i + 1..k {
+                out.push(m[(i, j)] / FRAC_1_SQRT_2);
+            }
+        }
+        DVector::from_vec(out)
+    }
+
+    #[test]
+    fn isometric_coordinates_round_trip() {
+        let m = DMatrix::from_row_slice(3, 3, &[1.0, 2.0, 3.0, 2.0, 4.0, 5.0, 3.0, 5.0, 6.0]);
+        let v = sym_to_coords(&m);
+        assert!((v.norm() - m.norm()).abs() < 1e-12);
+        assert!((coords_to_sym(&v, 3) - m).amax() < 1e-12);
+    }
+
+    #[test]
+    fn auto_conditioning_falls_back_to_the_ball_only_where_needed() {
+        let spd = SpdAffine::new(2).unwrap();
+        let small = PrivateFrechetMean::new(spd, DMatrix::identity(2, 2), 1.5, 100, 1.0, Conditioning::Auto).unwrap();
+        assert!(!small.conditioned());
+        assert!((small.sigma() - 0.03).abs() < 1e-9);
+        // n = 1: Δ = 3, σ = 3 is above SPD(2)'s threshold √2, so the ball is used with σ = 2Δ/ε.
+        let big = PrivateFrechetMean::new(spd, DMatrix::identity(2, 2), 1.5, 1, 1.0, Conditioning::Auto).unwrap();
+        assert!(big.conditioned());
+        assert!((big.sigma() - 6.0).abs() < 1e-9);
+        assert!(
+            PrivateFrechetMean::new(spd, DMatrix::identity(2, 2), 1.5, 1, 1.0, Conditioning::Unconditioned).is_err()
+        );
+        let mut rng = seeded_rng_for_experiments(1);
+        for _ in 0..200 {
+            let y = big.privatize_mean(&DMatrix::identity(2, 2), &mut rng);
+            assert!(spd.distance(&DMatrix::identity(2, 2), &y) <= 1.5);
+        }
+    }
+
+    #[test]
+    fn release_refuses_points_outside_the_ball_and_wrong_sizes() {
+        let s2 = Sphere::new(3).unwrap();
+        let north = DVector::from_column_slice(&[0.0, 0.0, 1.0]);
+        let mech = PrivateFrechetMean::new(s2, north.clone(), 0.3, 2, 1.0, Conditioning::Auto).unwrap();
+        let near = DVector::from_column_slice(&[0.1f64.sin(), 0.0, 0.1f64.cos()]);
+        let far = DVector::from_column_slice(&[0.5f64.sin(), 0.0, 0.5f64.cos()]);
+        let mut rng = seeded_rng_for_experiments(2);
+        assert!(mech.release(&[near.clone(), near.clone()], &mut rng).is_ok());
+        assert!(matches!(mech.release(&[near.clone(), far], &mut rng), Err(Error::OutsideBall { index: 1, .. })));
+        assert!(matches!(mech.release(&[near], &mut rng), Err(Error::WrongLength { expected: 2, got: 1 })));
+        assert!(PrivateFrechetMean::new(s2, north, 1.0, 2, 1.0, Conditioning::Auto).is_err());
+    }
+}
