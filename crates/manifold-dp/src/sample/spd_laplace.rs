@@ -29,8 +29,8 @@
 //! No loop is capped; parameters whose acceptance rate is below [`MIN_ACCEPTANCE`] are refused. Proposals never
 //! see the footpoint: the noise is drawn at the identity and then moved.
 
-use crate::analysis::spd_radial::{MIN_SIGMA, SpdRadialLaw, pair_sum_max};
-use crate::error::{Error, Fallible, check_positive};
+use crate::analysis::spd_radial::{SpdRadialLaw, pair_sum_max};
+use crate::error::{Error, Fallible};
 use crate::sample::open_unit;
 use crate::sample::sphere::{uniform_circle, uniform_s2, uniform_s3};
 use nalgebra::{DMatrix, DVector};
@@ -126,20 +126,9 @@ impl SpdLaplaceNoise {
     /// without `t_max` (the law does not exist: condition on a ball); [`Error::Unattainable`] when the exact
     /// acceptance rate would be below [`MIN_ACCEPTANCE`].
     pub fn new(k: usize, sigma: f64, t_max: Option<f64>) -> Fallible<Self> {
-        let sigma = check_positive("sigma", sigma)?;
-        if sigma < MIN_SIGMA {
-            return Err(Error::InvalidParameter { name: "sigma", value: sigma, reason: "must be at least 1e-50" });
-        }
-        if k != 2 && k != 3 {
-            return Err(Error::InvalidParameter {
-                name: "k",
-                value: k as f64,
-                reason: "only k = 2 and k = 3 are supported",
-            });
-        }
-        let t_max = t_max.map(|t| check_positive("t_max", t)).transpose()?;
-        // Refuses σ ≥ 2/c_k when untruncated.
+        // The radial law validates k, σ and t_max, and refuses σ ≥ 2/c_k when untruncated.
         let law = SpdRadialLaw::new(k, sigma, t_max)?;
+        let (sigma, t_max) = (law.sigma(), law.t_max());
         let log_z = law.log_normaliser();
         let m = k * (k - 1) / 2;
         let a = 1.0 / sigma;
