@@ -69,11 +69,48 @@ pub enum Command {
     ///   manifold-dp mean --space spd:2 --center identity --radius 1.5 --epsilon 1 --input covs.csv \
     ///       --columns sxx,sxy,syx,syy
     Mean(MeanArgs),
+    /// Privacy accounting: the total cost of several releases, conversions between notions, and a ledger
+    /// that records releases and refuses one that would pass a budget.
+    ///
+    /// Notions: pure epsilon, approximate (epsilon, delta), zCDP rho, Gaussian DP mu, Rao theta (a
+    /// Fisher-Rao distance; never reported without a standard guarantee beside it) and metric epsilon per unit.
+    ///
+    /// Examples:
+    ///   manifold-dp budget compose --notion pure 0.1 --times 10
+    ///   manifold-dp budget compose --notion gdp 0.5 0.5 0.3 --delta 1e-6
+    ///   manifold-dp budget convert --from gdp 1.0 --to approx --delta 1e-6
+    ///   manifold-dp budget convert --from metric 5.73 --metric so3_geodesic --to pure --diameter 3.14159
+    #[command(subcommand)]
+    Budget(BudgetCommand),
+    /// Audit a mechanism's privacy claim empirically: a lower confidence bound on the privacy it really loses,
+    /// from likelihood-ratio events fixed in advance, exact Clopper-Pearson bounds and a union bound (false
+    /// alarms <= --alpha), beside a goodness-of-fit check of its noise law. Exits 3 when the claim is refuted.
+    ///
+    /// Examples:
+    ///   manifold-dp audit --space so3 --mechanism laplace --epsilon 1
+    ///   manifold-dp audit --space so3 --mechanism bingham --concentration 8 --epsilon 2    (κ = 4ε: refuted)
+    ///   manifold-dp audit --space sphere:3 --mechanism control:vmf-2eps --epsilon 1 --json
+    Audit(crate::cmd_audit::AuditArgs),
     /// Reproduce a paper's figures with exact samplers beside the paper's own (CSV + SVG into --out).
     #[command(subcommand)]
     Reproduce(ReproduceCommand),
     /// Privatize the bundled wrist-IMU example (3000 orientations) and show what it costs in accuracy.
     Demo(DemoArgs),
+}
+
+/// `manifold-dp budget …`.
+#[derive(Debug, Subcommand)]
+pub enum BudgetCommand {
+    /// Total cost of several releases in one notion (sequential, or --parallel over disjoint data), with the
+    /// standard guarantees the total implies.
+    Compose(crate::cmd_budget::ComposeArgs),
+    /// Convert a guarantee to another notion where that holds (pure → zcdp, gdp, approx; metric → pure with a
+    /// diameter; zcdp → approx; gdp → zcdp, approx and the exact (epsilon, delta) curve; Gaussian rao = gdp);
+    /// conversions that do not hold are refused with the reason.
+    Convert(crate::cmd_budget::ConvertArgs),
+    /// A privacy ledger (an SQLite file): record releases per data set, hold budgets per notion, refuse a
+    /// release over budget (exit 4), and answer "what have I spent, and may I release once more?".
+    Ledger(crate::cmd_ledger::LedgerArgs),
 }
 
 /// The mechanism.
@@ -274,6 +311,8 @@ pub struct MeanArgs {
     /// Seed for a reproducible experiment. NOT FOR RELEASES: whoever knows the seed can remove the noise.
     #[arg(long)]
     pub seed: Option<u64>,
+    #[command(flatten)]
+    pub ledger: crate::cmd_ledger::LedgerUse,
 }
 
 #[derive(Debug, Args)]
@@ -335,6 +374,8 @@ pub struct PrivatizeArgs {
     /// No summary on standard error (errors are still reported).
     #[arg(long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub ledger: crate::cmd_ledger::LedgerUse,
 }
 
 #[derive(Debug, Args)]

@@ -86,6 +86,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
             seed: args.seed,
             threads: None,
             quiet: true,
+            ledger: Default::default(),
         })?;
         let noisy = read_rotations(&output)?;
         let mech = So3Mechanism::for_epsilon(mechanism.so3_kind().expect("an SO(3) mechanism"), eps)?;
@@ -149,6 +150,7 @@ fn privatize_directions(
         seed,
         threads: None,
         quiet: true,
+        ledger: Default::default(),
     })
 }
 
@@ -222,7 +224,10 @@ fn error_panel(
         (deg, mech.angle_pdf(deg.to_radians()) * std::f64::consts::PI / 180.0)
     });
     Ok(Panel {
-        title: format!("{name}, epsilon = {:.3}/rad: angle between input and release", mech.guarantee().epsilon()),
+        title: format!(
+            "{name}, epsilon = {:.3}/rad: angle between input and release",
+            mech.guarantee().epsilon().unwrap_or(f64::NAN)
+        ),
         x_label: "angle (degrees)".into(),
         y_label: "density (per degree)".into(),
         log_y: false,

@@ -129,6 +129,14 @@ pub fn run(args: MeanArgs) -> Result<()> {
     if args.metric != SpdMetricArg::Affine && !matches!(space, MeanSpace::Spd(_)) {
         return Err(BadInput("--metric applies to --space spd:K only".into()).into());
     }
+    // With --ledger, a release over the data set's budget is refused before the file is read.
+    let charge = crate::cmd_ledger::Charge::prepare(
+        &args.ledger,
+        &args.input,
+        format!("mean {}", args.space),
+        &[manifold_dp::privacy::Guarantee::PureDp { epsilon: args.epsilon }],
+    )?;
+    let charge = charge.as_ref();
     let columns = args.columns.as_deref();
     match space {
         MeanSpace::So3 => {
@@ -151,7 +159,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
                 encode: &encode,
                 angular: true,
             };
-            release(&args, So3, center, radius, conditioning, data, shape)
+            release(&args, So3, center, radius, conditioning, data, shape, charge)
         }
         MeanSpace::Sphere(n) => {
             let values = numbers(&args.center, &format!("give the {n} coordinates of a unit vector"))?;
@@ -173,7 +181,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
                 encode: &encode,
                 angular: true,
             };
-            release(&args, Sphere::new(n)?, center, radius, conditioning, data, shape)
+            release(&args, Sphere::new(n)?, center, radius, conditioning, data, shape, charge)
         }
         MeanSpace::Spd(k) => {
             let center = if args.center.trim() == "identity" {
@@ -201,9 +209,11 @@ pub fn run(args: MeanArgs) -> Result<()> {
                 angular: false,
             };
             match args.metric {
-                SpdMetricArg::Affine => release(&args, SpdAffine::new(k)?, center, radius, conditioning, data, shape),
+                SpdMetricArg::Affine => {
+                    release(&args, SpdAffine::new(k)?, center, radius, conditioning, data, shape, charge)
+                }
                 SpdMetricArg::LogEuclidean => {
-                    release(&args, SpdLogEuclidean::new(k)?, center, radius, conditioning, data, shape)
+                    release(&args, SpdLogEuclidean::new(k)?, center, radius, conditioning, data, shape, charge)
                 }
             }
         }
@@ -220,6 +230,7 @@ fn sig(x: f64) -> String {
     if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn release<M: LaplaceManifold>(
     args: &MeanArgs,
     manifold: M,
@@ -228,6 +239,7 @@ fn release<M: LaplaceManifold>(
     conditioning: Conditioning,
     data: Located<M::Point>,
     shape: Shape<'_, M::Point>,
+    charge: Option<&crate::cmd_ledger::Charge>,
 ) -> Result<()> {
     let n = data.points.len();
     let describe = manifold.describe();
@@ -256,6 +268,10 @@ fn release<M: LaplaceManifold>(
     };
     let values = (shape.encode)(&private);
     let guarantee = mech.guarantee();
+    // Recorded before the mean is printed: a refusal prints nothing.
+    if let Some(c) = charge {
+        c.record(&[guarantee], false)?;
+    }
     let expected = mech.expected_error();
     let randomness = if args.seed.is_some() { "seeded (experiments only, not a release)" } else { "os" };
     let deg = |x: f64| x * 180.0 / PI;

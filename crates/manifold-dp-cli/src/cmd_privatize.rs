@@ -38,6 +38,24 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
         Budget::Epsilon(eps) => args.mechanism.for_epsilon(eps)?,
         Budget::Built(m) => m,
     };
+    // With --ledger, the release is checked against the data set's budgets before any work, and recorded just
+    // before the output is published (to standard output: before the first row is written).
+    let guarantee = match &mech {
+        Built::So3(m) => m.guarantee(),
+        Built::Sphere(m) => m.guarantee(),
+    };
+    let mechanism = crate::cmd_ledger::value_name(&args.mechanism.mechanism);
+    let charge = crate::cmd_ledger::Charge::prepare(
+        &args.ledger,
+        &args.input,
+        format!("privatize {space} {mechanism}"),
+        &[guarantee],
+    )?;
+    if let Some(c) = &charge
+        && args.output == "-"
+    {
+        c.record(&[guarantee], args.quiet)?;
+    }
     let key = match args.seed {
         Some(seed) => StreamKey::from_seed_for_experiments(seed),
         None => StreamKey::from_os()?,
@@ -46,7 +64,7 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
-    let job = Job { args: &args, in_fmt, out_fmt, key: &key };
+    let job = Job { args: &args, in_fmt, out_fmt, key: &key, charge: charge.as_ref().map(|c| (c, guarantee)) };
     pool.install(|| match &mech {
         Built::So3(mech) => {
             let input_repr: Representation = args.format.as_deref().unwrap_or("quat-wxyz").parse()?;
@@ -211,6 +229,8 @@ struct Job<'a> {
     in_fmt: FileFormat,
     out_fmt: FileFormat,
     key: &'a StreamKey,
+    /// The ledger to charge before publishing, and the guarantee to record.
+    charge: Option<(&'a crate::cmd_ledger::Charge, manifold_dp::privacy::Guarantee)>,
 }
 
 /// How the values were read, for the report.
@@ -233,7 +253,7 @@ impl Job<'_> {
         C: PointColumns,
         M: Mechanism<Point = C::Point> + Sync,
     {
-        let Job { args, in_fmt, out_fmt, key } = *self;
+        let Job { args, in_fmt, out_fmt, key, charge } = *self;
         let started = Instant::now();
         let skipping = args.skip_invalid.is_some();
         let mut writer =
@@ -301,6 +321,11 @@ impl Job<'_> {
         progress.finish();
         if rows_out + rejected == 0 {
             return Err(BadInput(format!("{} has a header but no data rows; nothing to privatize", args.input)).into());
+        }
+        // Recorded before the output appears: a refusal leaves no output, and a crash between the two
+        // over-counts (a release recorded but never published), never under-counts.
+        if let Some((c, guarantee)) = charge {
+            c.record(&[guarantee], args.quiet)?;
         }
         writer.finish()?;
         if let Some(r) = rejects {

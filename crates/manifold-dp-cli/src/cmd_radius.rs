@@ -54,7 +54,7 @@ pub fn run(args: RadiusArgs) -> Result<()> {
     };
     let unit = space.natural_unit();
     let in_unit = unit.name != "deg";
-    let eps = guarantee.epsilon();
+    let eps = guarantee.epsilon().expect("a per-record mechanism has a metric-DP epsilon");
     let mut out = std::io::stdout().lock();
     if args.json {
         let mut obj = json!({

@@ -134,7 +134,7 @@ fn figure3(dir: &Path, n: usize, rng: &mut ReleaseRng) -> Result<Vec<PathBuf>> {
                 summary,
                 "{rho_deg},{eps},{name},{},{},{},{},{},{d},{critical}",
                 mech.concentration().map(|k| k.to_string()).unwrap_or_default(),
-                mech.guarantee().epsilon(),
+                mech.guarantee().epsilon().unwrap_or(f64::NAN),
                 mean.to_degrees(),
                 mech.mean_angle().to_degrees(),
                 rho68.to_degrees()

@@ -273,7 +273,7 @@ pub fn directional_mean(args: DirectionalMeanArgs) -> Result<()> {
         let mut local_mae: Vec<Vec<f64>> = Vec::new();
         let mut central_mae: Vec<f64> = Vec::new();
         for (j, c) in cands.iter().enumerate() {
-            let eps = c.mech.pure_dp().epsilon();
+            let eps = c.mech.pure_dp().epsilon().expect("pure DP has an epsilon");
             let mut maes = Vec::new();
             let mut central = Vec::new();
             for (model, mname) in [(0, "local"), (1, "central")] {
@@ -312,6 +312,7 @@ pub fn directional_mean(args: DirectionalMeanArgs) -> Result<()> {
             "central MAE"
         )?;
         for (j, c) in cands.iter().enumerate() {
+            let eps = c.mech.pure_dp().epsilon().expect("pure DP has an epsilon");
             let maes = &local_mae[j];
             let n01 = crossing(maes, TARGET_MAE);
             let n_pred = predicted_n(noise_moments[j], data_moments, TARGET_MAE);
@@ -328,7 +329,7 @@ pub fn directional_mean(args: DirectionalMeanArgs) -> Result<()> {
                 data_moments.0,
                 c.name,
                 c.calibration,
-                c.mech.pure_dp().epsilon(),
+                eps,
                 noise_moments[j].0,
                 n01.map(|n| n.to_string()).unwrap_or_default(),
                 if n_fit.is_finite() { n_fit.to_string() } else { String::new() },
@@ -339,7 +340,7 @@ pub fn directional_mean(args: DirectionalMeanArgs) -> Result<()> {
                 report,
                 "  {:<28} {:>6.3} {:>6.3} {:>10} {:>7} {:>7} {:>8.4} {:>8.4} {:>9.3} {:>11.3}",
                 c.label,
-                c.mech.pure_dp().epsilon(),
+                eps,
                 noise_moments[j].0,
                 n01.map(|n| format!("{n:.0}")).unwrap_or_else(|| format!("> {}", NS[NS.len() - 1])),
                 if n_fit.is_finite() { format!("{n_fit:.0}") } else { "-".into() },

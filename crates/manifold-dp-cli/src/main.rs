@@ -5,7 +5,10 @@
 
 mod cli;
 mod clock;
+mod cmd_audit;
+mod cmd_budget;
 mod cmd_demo;
+mod cmd_ledger;
 mod cmd_mean;
 mod cmd_privatize;
 mod cmd_radius;
@@ -56,6 +59,14 @@ fn main() -> ExitCode {
             cmd_reproduce_riemannian::riemannian_mean(args)
         }
         cli::Command::Demo(args) => cmd_demo::run(args),
+        // 0, or 3 when the audit flags the mechanism; errors are reported below.
+        cli::Command::Audit(args) => match cmd_audit::run(args) {
+            Ok(code) => return code,
+            Err(err) => Err(err),
+        },
+        cli::Command::Budget(cli::BudgetCommand::Compose(args)) => cmd_budget::compose_cmd(args),
+        cli::Command::Budget(cli::BudgetCommand::Convert(args)) => cmd_budget::convert_cmd(args),
+        cli::Command::Budget(cli::BudgetCommand::Ledger(args)) => cmd_ledger::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -69,8 +80,18 @@ fn main() -> ExitCode {
         }
         Err(err) => {
             eprintln!("error: {err:#}");
-            let bad_input = err.chain().any(|e| e.is::<BadInput>() || e.is::<manifold_dp::Error>());
-            ExitCode::from(if bad_input { 2 } else { 1 })
+            let ledger = err.chain().find_map(|e| e.downcast_ref::<manifold_dp_ledger::LedgerError>());
+            let bad_input = err.chain().any(|e| e.is::<BadInput>() || e.is::<manifold_dp::Error>())
+                || ledger.is_some_and(|e| e.is_bad_input());
+            // 4: a release refused by the privacy ledger (over a budget); nothing was recorded or written.
+            let refused = ledger.is_some_and(|e| e.is_refusal());
+            ExitCode::from(if refused {
+                4
+            } else if bad_input {
+                2
+            } else {
+                1
+            })
         }
     }
 }

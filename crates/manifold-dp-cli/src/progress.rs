@@ -7,14 +7,18 @@ use std::io::IsTerminal;
 pub struct Progress(Option<ProgressBar>);
 
 impl Progress {
-    /// A bar for `total` units (`"rows"` or `"bytes"`), shown only on a terminal.
+    /// A bar for `total` units (`"rows"`, `"bytes"`, `"draws"`…), shown only on a terminal.
     pub fn new(total: Option<(u64, &'static str)>) -> Self {
         if !std::io::stderr().is_terminal() {
             return Progress(None);
         }
         let bar = match total {
             Some((n, unit)) => {
-                let counter = if unit == "bytes" { "{bytes}/{total_bytes}" } else { "{human_pos}/{human_len} rows" };
+                let counter = if unit == "bytes" {
+                    "{bytes}/{total_bytes}".to_string()
+                } else {
+                    format!("{{human_pos}}/{{human_len}} {unit}")
+                };
                 let style = ProgressStyle::with_template(&format!(
                     "{{spinner}} [{{elapsed_precise}}] {{wide_bar}} {counter} ({{eta}} left)"
                 ))

@@ -116,7 +116,7 @@ impl NoiseSummary {
         mean: f64,
         unit: Option<DistanceUnit>,
     ) -> Self {
-        let epsilon = guarantee.epsilon();
+        let epsilon = guarantee.epsilon().expect("a per-record mechanism has a metric-DP epsilon");
         NoiseSummary {
             mechanism,
             epsilon,

@@ -22,6 +22,27 @@ pub enum Error {
         /// What the valid range is.
         reason: &'static str,
     },
+    /// Two guarantees cannot be composed or compared (different notions, or metric DP in different metrics or
+    /// units).
+    #[error("cannot combine {left} with {right}: {why}")]
+    Incompatible {
+        /// The first guarantee, as text.
+        left: String,
+        /// The second guarantee, as text.
+        right: String,
+        /// Why, and what to do instead.
+        why: &'static str,
+    },
+    /// A conversion between privacy notions that does not hold (or needs a parameter that was not given).
+    #[error("cannot convert {from} to {to}: {why}")]
+    Inconvertible {
+        /// The guarantee to convert, as text.
+        from: String,
+        /// The notion asked for.
+        to: &'static str,
+        /// Why not, and what holds instead.
+        why: &'static str,
+    },
     /// A component of a data record is NaN or infinite.
     #[error("component {component} is not a finite number ({value})")]
     NonFinite {

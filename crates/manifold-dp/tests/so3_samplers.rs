@@ -269,8 +269,8 @@ fn density_ratio_never_exceeds_exp_eps_d() {
     for &eps in &[0.1, 1.0, 8.0, 1000.0] {
         let laplace = LaplaceSo3::new(eps).unwrap();
         let bingham = BinghamSo3::new(eps).unwrap();
-        assert!(worst_excess(&laplace, laplace.guarantee().epsilon(), 900) <= 1e-9 * eps);
-        let b = worst_excess(&bingham, bingham.guarantee().epsilon(), 901);
+        assert!(worst_excess(&laplace, laplace.guarantee().epsilon().unwrap(), 900) <= 1e-9 * eps);
+        let b = worst_excess(&bingham, bingham.guarantee().epsilon().unwrap(), 901);
         assert!(b <= 1e-9 * eps, "Bingham eps = {eps}: ratio exceeds by {b} per radian");
         // Tightness: the supremum is attained as d → 0, so κ = 2ε is the largest κ that is εφ6-private.
         assert!(b >= -1e-4 * eps, "Bingham's worst ratio is {b} per radian below eps: calibration is loose");

@@ -115,7 +115,7 @@ fn guarantees_are_reported_as_data() {
     assert_eq!(m.pure_dp(), Guarantee::PureDp { epsilon: 1.0 });
     let m = SphereMechanism::for_pure_dp(SphereKind::Purkayastha, 2, 1.0).unwrap();
     assert!((m.concentration().unwrap() - 1.0 / PI).abs() < 1e-15);
-    assert!((m.pure_dp().epsilon() - 1.0).abs() < 1e-15);
+    assert!((m.pure_dp().epsilon().unwrap() - 1.0).abs() < 1e-15);
     assert!(SphereMechanism::for_epsilon(SphereKind::WrappedLaplace, 3, 1.0).is_err());
     for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
         assert!(VmfSphere::new(3, bad).is_err() && PurkayasthaSphere::new(3, bad).is_err());

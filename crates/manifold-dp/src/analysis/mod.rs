@@ -4,6 +4,7 @@
 
 pub mod angular;
 pub mod bingham_so3;
+pub mod gaussian_dp;
 pub mod laplace_so3;
 pub mod quadrature;
 pub mod spd_radial;

@@ -7,6 +7,7 @@ pub mod laplace_so3;
 pub mod planar_laplace;
 pub mod purkayastha;
 pub mod riemannian_laplace;
+pub mod scalar;
 pub mod so3;
 pub mod sphere;
 pub mod uniform_sphere;

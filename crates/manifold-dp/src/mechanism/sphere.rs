@@ -71,7 +71,9 @@ impl SphereMechanism {
 
     /// The pure-DP guarantee this mechanism gives for whole records: ε per unit times the diameter.
     pub fn pure_dp(&self) -> Guarantee {
-        Guarantee::PureDp { epsilon: self.guarantee().epsilon() * self.kind().diameter() }
+        Guarantee::PureDp {
+            epsilon: self.guarantee().epsilon().expect("metric DP has an epsilon") * self.kind().diameter(),
+        }
     }
 
     /// Which mechanism this is.

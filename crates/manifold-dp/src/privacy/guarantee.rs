@@ -1,10 +1,10 @@
 //! Guarantees as data: every mechanism returns one, the CLI prints it and writes it into reports.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The distance a metric-DP guarantee is stated in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Metric {
     /// Geodesic distance on SO(3): the rotation angle θ(x, x′) ∈ [0, π] between two rotations
@@ -49,10 +49,62 @@ impl Metric {
     }
 }
 
+/// Units a metric-DP guarantee can be stated per. Units are `&'static str` so that [`Guarantee`] stays `Copy`;
+/// deserialisation maps a unit name back onto this list (and refuses any other).
+pub const UNITS: [&str; 6] = ["rad", "unit", "deg", "h", "km", "min"];
+
+/// A unit's name. A type alias rather than `&'static str` in the field so that serde's derive does not treat
+/// the field as borrowed from the input (which would require `'de: 'static`); `deserialize_unit` interns it.
+pub type UnitName = &'static str;
+
+/// The statically known spelling of a unit name, if it is one of [`UNITS`].
+pub fn static_unit(name: &str) -> Option<&'static str> {
+    UNITS.iter().copied().find(|u| *u == name)
+}
+
+fn deserialize_unit<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    let name = String::deserialize(d)?;
+    static_unit(&name)
+        .ok_or_else(|| serde::de::Error::custom(format!("unknown unit {name:?}; expected one of {UNITS:?}")))
+}
+
+/// The parametric family a Rao-DP guarantee is measured in. The Fisher–Rao distance is a property of a family,
+/// so θ-Rao DP for a Gaussian means something different from θ-Rao DP for a Laplace; only the Gaussian family
+/// converts to a standard notion (θ-Rao Gaussian = θ-GDP, MATH.md §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "family", rename_all = "snake_case")]
+pub enum RaoFamily {
+    /// Location family of the Gaussian N(μ, σ²I), σ fixed: d_R = ‖Δμ‖₂/σ.
+    Gaussian,
+    /// Location family of the Laplace, density ∝ exp(−|x − μ|/b): d_R = |Δμ|/b.
+    Laplace,
+    /// Location family of the generalized Gaussian of degree N, density ∝ exp(−(|x − μ|/s)^N):
+    /// d_R = |Δμ|/s·√(N²Γ(2 − 1/N)/Γ(1/N)).
+    GeneralizedGaussian {
+        /// The degree N ≥ 1.
+        order: u32,
+    },
+    /// A composition over different families: the product family's distance, with no standard conversion.
+    Mixed,
+}
+
+impl RaoFamily {
+    /// Human description.
+    pub fn describe(self) -> String {
+        match self {
+            RaoFamily::Gaussian => "Gaussian location family".into(),
+            RaoFamily::Laplace => "Laplace location family".into(),
+            RaoFamily::GeneralizedGaussian { order } => format!("generalized Gaussian (N = {order}) location family"),
+            RaoFamily::Mixed => "product of different location families".into(),
+        }
+    }
+}
+
 /// A privacy guarantee, as a value.
 ///
-/// Later releases add the standard notions (pure, approximate, zCDP, GDP, Rao) beside metric DP.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// Serialised with a `notion` tag (`metric_dp`, `pure_dp`, `approx_dp`, `zcdp`, `gdp`, `rao_dp`) and snake_case
+/// fields; the accounting rules for each notion are in [`crate::privacy::accounting`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "notion", rename_all = "snake_case")]
 pub enum Guarantee {
     /// Metric (ε·d) differential privacy: `P[M(x) ∈ Z] ≤ exp(ε·d(x, x′))·P[M(x′) ∈ Z]` for all inputs
@@ -63,13 +115,42 @@ pub enum Guarantee {
         /// The distance d.
         metric: Metric,
         /// Unit of d (and so ε is "per" this unit).
-        unit: &'static str,
+        #[serde(deserialize_with = "deserialize_unit")]
+        unit: UnitName,
     },
     /// Pure ε-differential privacy: `P[M(D) ∈ Z] ≤ exp(ε)·P[M(D′) ∈ Z]` for data sets D, D′ that differ in
     /// one record (replacing it). ε = 0 is perfect privacy (output independent of the data).
     PureDp {
         /// Privacy loss.
         epsilon: f64,
+    },
+    /// Approximate (ε, δ)-differential privacy: `P[M(D) ∈ Z] ≤ exp(ε)·P[M(D′) ∈ Z] + δ` for neighbouring D, D′.
+    ApproxDp {
+        /// Privacy loss.
+        epsilon: f64,
+        /// Additive slack, in [0, 1).
+        delta: f64,
+    },
+    /// ρ-zero-concentrated DP (Bun & Steinke 2016): D_α(M(D) ‖ M(D′)) ≤ ρα for every Rényi order α > 1.
+    Zcdp {
+        /// ρ ≥ 0.
+        rho: f64,
+    },
+    /// μ-Gaussian DP (Dong, Roth & Su 2022): testing M(D) against M(D′) is at least as hard as testing
+    /// N(0, 1) against N(μ, 1).
+    Gdp {
+        /// μ ≥ 0.
+        mu: f64,
+    },
+    /// θ-Rao DP (Soto et al.): the Fisher–Rao distance between the output laws of neighbouring inputs, within
+    /// the mechanism's parametric `family`, is at most θ. A distance, not a hypothesis-testing bound: see
+    /// `docs/accounting.md` for what it does and does not promise.
+    RaoDp {
+        /// θ ≥ 0.
+        theta: f64,
+        /// The family the distance is measured in.
+        #[serde(flatten)]
+        family: RaoFamily,
     },
 }
 
@@ -79,10 +160,13 @@ impl Guarantee {
         Guarantee::MetricDp { epsilon, metric, unit: metric.unit() }
     }
 
-    /// The ε of the guarantee.
-    pub fn epsilon(&self) -> f64 {
+    /// The ε of a metric, pure or approximate guarantee; `None` for zCDP, GDP and Rao DP, which have no single ε.
+    pub fn epsilon(&self) -> Option<f64> {
         match *self {
-            Guarantee::MetricDp { epsilon, .. } | Guarantee::PureDp { epsilon } => epsilon,
+            Guarantee::MetricDp { epsilon, .. }
+            | Guarantee::PureDp { epsilon }
+            | Guarantee::ApproxDp { epsilon, .. } => Some(epsilon),
+            Guarantee::Zcdp { .. } | Guarantee::Gdp { .. } | Guarantee::RaoDp { .. } => None,
         }
     }
 
@@ -101,7 +185,10 @@ impl Guarantee {
 }
 
 /// Six significant digits without trailing zeros (the exact value is in the JSON form).
-fn short(x: f64) -> String {
+pub(crate) fn short(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
     let s = format!("{x:.*}", (5 - x.abs().log10().floor() as i32).clamp(0, 12) as usize);
     if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s }
 }
@@ -113,6 +200,14 @@ impl fmt::Display for Guarantee {
                 write!(f, "metric DP, epsilon = {} per {unit} of {}", short(epsilon), metric.describe())
             }
             Guarantee::PureDp { epsilon } => write!(f, "pure DP, epsilon = {}", short(epsilon)),
+            Guarantee::ApproxDp { epsilon, delta } => {
+                write!(f, "approximate DP, epsilon = {}, delta = {delta:.3e}", short(epsilon))
+            }
+            Guarantee::Zcdp { rho } => write!(f, "zCDP, rho = {}", short(rho)),
+            Guarantee::Gdp { mu } => write!(f, "Gaussian DP, mu = {}", short(mu)),
+            Guarantee::RaoDp { theta, family } => {
+                write!(f, "Rao DP, theta = {} (Fisher-Rao distance in the {})", short(theta), family.describe())
+            }
         }
     }
 }

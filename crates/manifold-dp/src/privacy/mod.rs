@@ -1,7 +1,10 @@
-//! What a mechanism guarantees ([`Guarantee`]) and how a user's budget becomes a mechanism parameter
-//! ([`calibration`]).
+//! What a mechanism guarantees ([`Guarantee`]), how a user's budget becomes a mechanism parameter
+//! ([`calibration`]), and how costs add up and convert between notions ([`accounting`]).
 
+pub mod accounting;
 pub mod calibration;
 pub mod guarantee;
+pub mod rounding;
 
-pub use guarantee::{Guarantee, Metric};
+pub use accounting::{Notion, Target, compose, compose_advanced, compose_parallel, convert, express};
+pub use guarantee::{Guarantee, Metric, RaoFamily};

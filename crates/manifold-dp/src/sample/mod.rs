@@ -8,6 +8,7 @@
 
 mod alias;
 pub mod bingham_so3;
+pub mod generalized_gaussian;
 pub mod k_norm;
 pub mod laplace_so3;
 pub mod paper_baseline;

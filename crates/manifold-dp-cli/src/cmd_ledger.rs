@@ -1,0 +1,625 @@
+//! `manifold-dp budget ledger --db F.sqlite init|limit|add|show|export`, and `--ledger FILE` on `privatize`
+//! and `mean`: a privacy ledger in an SQLite file (crate `manifold-dp-ledger`). This file parses and prints.
+//!
+//! Exit codes: 0 done; 2 bad input (bad arguments, a missing, foreign, damaged or too new ledger file, a budget
+//! below what was spent); 4 a release refused by the ledger (over a budget, or not expressible in a budgeted
+//! notion), with nothing recorded; 1 anything else (I/O, a lock held past the 30 s busy timeout).
+
+use crate::BadInput;
+use crate::cmd_budget::{GuaranteeContext, NotionArg};
+use crate::output::Output;
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+use manifold_dp::privacy::{Guarantee, RaoFamily};
+use manifold_dp_ledger::{Ledger, LedgerError, NotionSpent, REPORT_DELTA, Spent};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// `manifold-dp budget ledger`: a privacy ledger that records each release of a data set, holds a budget per
+/// notion, and refuses a release that would go over one.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  manifold-dp budget ledger --db privacy.sqlite init --dataset poses.csv --pure 3
+  manifold-dp budget ledger --db privacy.sqlite add --dataset poses.csv --mechanism 'mean so3' --pure 1
+  manifold-dp budget ledger --db privacy.sqlite show --dataset poses.csv --pure 1.5
+  manifold-dp mean --space so3 --center identity --radius 30deg --epsilon 1 --input poses.csv --ledger privacy.sqlite
+  manifold-dp budget ledger --db privacy.sqlite export --output ledger.json
+
+Exit codes: 0 done, 2 bad input (including a missing, foreign or damaged ledger file), 4 refused by a budget
+(nothing recorded), 1 other failures.")]
+pub struct LedgerArgs {
+    /// The ledger file (SQLite). `init` creates it; every other command needs it to exist.
+    #[arg(long, global = true, value_name = "F.sqlite")]
+    pub db: Option<String>,
+    #[command(subcommand)]
+    pub command: LedgerCommand,
+}
+
+/// What to do with the ledger.
+#[derive(Debug, Subcommand)]
+pub enum LedgerCommand {
+    /// Create a new ledger file (never overwrites one), optionally with budgets for a data set.
+    Init(InitArgs),
+    /// Set or change budgets of a data set: one per notion (--pure, --approx, --zcdp, --gdp, --rao) and per
+    /// metric and unit (--metric-dp). A budget can be raised, or lowered down to what was spent.
+    Limit(LimitArgs),
+    /// Record a release (every guarantee its mechanism reported), or refuse it (exit 4) when a total would pass
+    /// a budget. With --dry-run, only answer whether it would be accepted.
+    Add(AddArgs),
+    /// What has each data set spent under each notion, and may it release once more? Give a candidate release
+    /// (--pure, --zcdp, … as for add) with --dataset to ask about that release.
+    Show(ShowArgs),
+    /// Write the whole ledger (data sets, budgets, releases with times and guarantees, totals, budget history)
+    /// as JSON, for reports.
+    Export(ExportArgs),
+}
+
+/// Guarantees (of a release, a budget or a candidate) on the command line. Several may be given at once.
+#[derive(Debug, Args)]
+pub struct GuaranteeArgs {
+    /// Pure epsilon-DP.
+    #[arg(long, value_name = "EPSILON")]
+    pub pure: Option<String>,
+    /// Approximate (epsilon, delta)-DP, written epsilon,delta (1,1e-6).
+    #[arg(long, value_name = "EPSILON,DELTA")]
+    pub approx: Option<String>,
+    /// rho-zCDP.
+    #[arg(long, value_name = "RHO")]
+    pub zcdp: Option<String>,
+    /// mu-Gaussian DP.
+    #[arg(long, value_name = "MU")]
+    pub gdp: Option<String>,
+    /// theta-Rao DP in the --family (default gaussian).
+    #[arg(long, value_name = "THETA")]
+    pub rao: Option<String>,
+    /// Metric DP: epsilon per --unit of --metric (default so3_geodesic, per rad).
+    #[arg(long, value_name = "EPSILON")]
+    pub metric_dp: Option<String>,
+    /// A guarantee as the JSON that reports print, e.g. '{"notion":"pure_dp","epsilon":0.5}'. Repeatable.
+    #[arg(long, value_name = "JSON")]
+    pub guarantee: Vec<String>,
+    #[command(flatten)]
+    pub context: GuaranteeContext,
+}
+
+impl GuaranteeArgs {
+    /// The guarantees given, in a fixed order; empty when none.
+    fn parse(&self) -> Result<Vec<Guarantee>, BadInput> {
+        let mut out = Vec::new();
+        let flags = [
+            (NotionArg::Pure, &self.pure),
+            (NotionArg::Approx, &self.approx),
+            (NotionArg::Zcdp, &self.zcdp),
+            (NotionArg::Gdp, &self.gdp),
+            (NotionArg::Rao, &self.rao),
+            (NotionArg::Metric, &self.metric_dp),
+        ];
+        for (notion, value) in flags {
+            if let Some(v) = value {
+                out.push(self.context.parse(notion, v)?);
+            }
+        }
+        for text in &self.guarantee {
+            let value: Value =
+                serde_json::from_str(text).map_err(|e| BadInput(format!("--guarantee {text:?} is not JSON: {e}")))?;
+            let g = <Guarantee as serde::Deserialize>::deserialize(value).map_err(|e| {
+                BadInput(format!(
+                    "--guarantee {text:?}: {e}; write e.g. {{\"notion\":\"pure_dp\",\"epsilon\":0.5}} or \
+                     {{\"notion\":\"zcdp\",\"rho\":0.1}}"
+                ))
+            })?;
+            out.push(g.validate().map_err(|e| BadInput(format!("--guarantee {text:?}: {e}")))?);
+        }
+        Ok(out)
+    }
+}
+
+/// Arguments of `ledger init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// A data set to give budgets to now (also possible later with `limit`).
+    #[arg(long, value_name = "LABEL")]
+    pub dataset: Option<String>,
+    #[command(flatten)]
+    pub budgets: GuaranteeArgs,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `ledger limit`.
+#[derive(Debug, Args)]
+pub struct LimitArgs {
+    /// The data set (its label in the ledger; `privatize` and `mean` default to the input file's name).
+    #[arg(long, value_name = "LABEL")]
+    pub dataset: String,
+    #[command(flatten)]
+    pub budgets: GuaranteeArgs,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `ledger add`.
+#[derive(Debug, Args)]
+pub struct AddArgs {
+    /// The data set the release was computed from.
+    #[arg(long, value_name = "LABEL")]
+    pub dataset: String,
+    /// What released it (free text, e.g. 'mean so3' or 'laplace count').
+    #[arg(long)]
+    pub mechanism: String,
+    #[command(flatten)]
+    pub guarantees: GuaranteeArgs,
+    /// An id that makes a retry idempotent: adding the same release with the same id again records nothing.
+    #[arg(long, value_name = "ID")]
+    pub request_id: Option<String>,
+    /// Only answer whether the release would be accepted (exit 0) or refused (exit 4); record nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print one JSON object (also when refused).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `ledger show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Only this data set (default: all).
+    #[arg(long, value_name = "LABEL")]
+    pub dataset: Option<String>,
+    /// A candidate release to ask about ("may I release this once more?"); needs --dataset.
+    #[command(flatten)]
+    pub candidate: GuaranteeArgs,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `ledger export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Where to write the JSON (- for standard output).
+    #[arg(long, default_value = "-")]
+    pub output: String,
+    /// Overwrite an existing output file.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Runs `manifold-dp budget ledger …`.
+pub fn run(args: &LedgerArgs) -> Result<()> {
+    let db = args.db.as_deref().ok_or_else(|| {
+        BadInput("give the ledger file: manifold-dp budget ledger --db F.sqlite init|limit|add|show|export".into())
+    })?;
+    match &args.command {
+        LedgerCommand::Init(a) => init(db, a),
+        LedgerCommand::Limit(a) => limit(db, a),
+        LedgerCommand::Add(a) => add(db, a),
+        LedgerCommand::Show(a) => show(db, a),
+        LedgerCommand::Export(a) => export(db, a),
+    }
+}
+
+fn init(db: &str, args: &InitArgs) -> Result<()> {
+    let budgets = args.budgets.parse()?;
+    if !budgets.is_empty() && args.dataset.is_none() {
+        return Err(BadInput("budgets need a --dataset LABEL to apply to".into()).into());
+    }
+    if budgets.is_empty() && args.dataset.is_some() {
+        return Err(BadInput("--dataset given without a budget (--pure, --zcdp, …)".into()).into());
+    }
+    let ledger = Ledger::create(db)?;
+    let spent = match &args.dataset {
+        Some(d) => Some(ledger.set_budgets(d, &budgets)?),
+        None => None,
+    };
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let obj = json!({
+            "created": db,
+            "schema_version": manifold_dp_ledger::SCHEMA_VERSION,
+            "journal_mode": "delete",
+            "synchronous": "full",
+            "datasets": spent.iter().collect::<Vec<_>>(),
+        });
+        writeln!(out, "{obj}")?;
+        return Ok(());
+    }
+    writeln!(out, "Created the privacy ledger {db} (SQLite, rollback journal, synchronous=FULL).")?;
+    if let Some(spent) = &spent {
+        writeln!(out, "Budgets of data set {:?}:", spent.dataset)?;
+        for n in spent.notions.iter().filter(|n| n.budget.is_some()) {
+            writeln!(out, "  {:<8} {}", n.account, n.budget.map(|b| brief(&b)).unwrap_or_default())?;
+        }
+    }
+    Ok(())
+}
+
+fn limit(db: &str, args: &LimitArgs) -> Result<()> {
+    let budgets = args.budgets.parse()?;
+    if budgets.is_empty() {
+        return Err(BadInput(
+            "give at least one budget: --pure E, --approx E,D, --zcdp R, --gdp MU, --rao T, \
+                             --metric-dp E or --guarantee JSON"
+                .into(),
+        )
+        .into());
+    }
+    let ledger = Ledger::open(db)?;
+    let spent = ledger.set_budgets(&args.dataset, &budgets)?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", json!({ "ledger": db, "dataset": args.dataset, "budgets": budgets, "spent": spent }))?;
+        return Ok(());
+    }
+    let set: Vec<String> = budgets.iter().map(|b| b.to_string()).collect();
+    writeln!(out, "Budget of data set {:?} set: {}.", args.dataset, set.join("; "))?;
+    write_spent(&mut out, &spent)?;
+    Ok(())
+}
+
+/// The refusal as JSON, for `--json` callers.
+fn refusal_json(err: &LedgerError) -> Value {
+    match err {
+        LedgerError::OverBudget(o) => json!({
+            "kind": "over_budget", "notion": o.notion, "total": o.total, "budget": o.budget, "spent": o.spent,
+            "message": err.to_string(),
+        }),
+        LedgerError::Unaccountable { notion, which, reason, .. } => json!({
+            "kind": "unaccountable", "notion": notion, "which": which, "reason": reason, "message": err.to_string(),
+        }),
+        other => json!({ "kind": "error", "message": other.to_string() }),
+    }
+}
+
+fn add(db: &str, args: &AddArgs) -> Result<()> {
+    let guarantees = args.guarantees.parse()?;
+    if guarantees.is_empty() {
+        return Err(BadInput(
+            "give the release's guarantees: --pure E, --approx E,D, --zcdp R, --gdp MU, --rao T, \
+                             --metric-dp E or --guarantee JSON (all that its mechanism reports)"
+                .into(),
+        )
+        .into());
+    }
+    let ledger = Ledger::open(db)?;
+    let mut out = std::io::stdout().lock();
+    let result = if args.dry_run {
+        ledger.check(&args.dataset, &guarantees).map(|after| (None, after))
+    } else {
+        ledger
+            .record(&args.dataset, &args.mechanism, &guarantees, args.request_id.as_deref())
+            .map(|r| (Some((r.release, r.replayed)), r.spent))
+    };
+    let (recorded, spent) = match result {
+        Ok(v) => v,
+        Err(err) => {
+            if args.json && err.is_refusal() {
+                let obj = json!({ "recorded": false, "allowed": false, "dry_run": args.dry_run,
+                                  "refusal": refusal_json(&err) });
+                writeln!(out, "{obj}")?;
+            }
+            return Err(err.into());
+        }
+    };
+    if args.json {
+        let mut obj = json!({ "recorded": recorded.is_some(), "allowed": true, "dry_run": args.dry_run });
+        if let Some((release, replayed)) = &recorded {
+            obj["release"] = json!(release);
+            obj["replayed"] = json!(replayed);
+        }
+        obj[if args.dry_run { "spent_after" } else { "spent" }] = json!(spent);
+        writeln!(out, "{obj}")?;
+        return Ok(());
+    }
+    let what: Vec<String> = guarantees.iter().map(|g| g.to_string()).collect();
+    match &recorded {
+        None => writeln!(
+            out,
+            "Would be accepted: a release with {} on data set {:?} fits every budget (nothing was recorded).",
+            what.join(" and "),
+            args.dataset
+        )?,
+        Some((r, true)) => writeln!(
+            out,
+            "Already recorded as release #{} at {} (request id {:?}); nothing was added.",
+            r.id,
+            r.at,
+            r.request_id.as_deref().unwrap_or_default()
+        )?,
+        Some((r, false)) => writeln!(
+            out,
+            "Recorded release #{} of data set {:?} at {}: {}.",
+            r.id,
+            r.dataset,
+            r.at,
+            what.join(" and ")
+        )?,
+    }
+    if args.dry_run {
+        writeln!(out, "After it:")?;
+    }
+    write_spent(&mut out, &spent)?;
+    Ok(())
+}
+
+fn show(db: &str, args: &ShowArgs) -> Result<()> {
+    let candidate = args.candidate.parse()?;
+    if !candidate.is_empty() && args.dataset.is_none() {
+        return Err(BadInput("a candidate release (--pure, --zcdp, …) needs --dataset LABEL".into()).into());
+    }
+    let ledger = Ledger::open(db)?;
+    let datasets = match &args.dataset {
+        Some(d) => vec![d.clone()],
+        None => ledger.datasets()?,
+    };
+    let spent: Vec<Spent> = datasets.iter().map(|d| ledger.spent(d)).collect::<Result<_, _>>()?;
+    let check = match (&args.dataset, candidate.is_empty()) {
+        (Some(d), false) => Some(match ledger.check(d, &candidate) {
+            Ok(after) => Ok(after),
+            Err(e) if e.is_refusal() => Err(e),
+            Err(e) => return Err(e.into()),
+        }),
+        _ => None,
+    };
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let mut obj = json!({ "ledger": db, "report_delta": REPORT_DELTA, "datasets": spent });
+        if let Some(c) = &check {
+            obj["check"] = match c {
+                Ok(after) => json!({ "guarantees": candidate, "allowed": true, "spent_after": after }),
+                Err(e) => json!({ "guarantees": candidate, "allowed": false, "refusal": refusal_json(e) }),
+            };
+        }
+        writeln!(out, "{obj}")?;
+        return Ok(());
+    }
+    if spent.is_empty() {
+        writeln!(out, "The ledger {db} has no data sets yet (add budgets with `limit`, releases with `add`).")?;
+        return Ok(());
+    }
+    for (i, s) in spent.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        write_spent(&mut out, s)?;
+        let answer = match &check {
+            Some(Ok(after)) => {
+                let what: Vec<String> = candidate.iter().map(|g| g.to_string()).collect();
+                let left: Vec<String> = after
+                    .notions
+                    .iter()
+                    .filter_map(|n| Some(format!("{} {} left", n.account, brief(&n.remaining?))))
+                    .collect();
+                let left =
+                    if left.is_empty() { String::new() } else { format!(" It would leave {}.", left.join(", ")) };
+                format!("Yes: a release with {} fits every budget.{left}", what.join(" and "))
+            }
+            Some(Err(e)) => format!("No: {e}"),
+            None => may_release(s),
+        };
+        writeln!(out, "May it release once more? {answer}")?;
+    }
+    Ok(())
+}
+
+/// The answer without a candidate: exhausted or uncheckable budgets say no; otherwise what is left.
+fn may_release(s: &Spent) -> String {
+    let budgeted: Vec<&NotionSpent> = s.notions.iter().filter(|n| n.budget.is_some()).collect();
+    if budgeted.is_empty() {
+        return "Yes: no budget is set for this data set, so the ledger refuses nothing (set one with `limit`).".into();
+    }
+    if let Some(n) = budgeted.iter().find(|n| n.total.is_none()) {
+        return format!(
+            "No: its {} budget cannot be checked ({}).",
+            n.account,
+            n.not_accountable.as_deref().unwrap_or("no total")
+        );
+    }
+    if let Some(n) = budgeted.iter().find(|n| n.remaining.is_some_and(|r| is_zero(&r))) {
+        return format!("No: its {} budget is spent.", n.account);
+    }
+    let left: Vec<String> =
+        budgeted.iter().filter_map(|n| Some(format!("{} {}", n.account, brief(&n.remaining?)))).collect();
+    format!(
+        "Yes, within what is left: {}. Ask about a given release with --pure E (or --zcdp, --gdp, …).",
+        left.join(", ")
+    )
+}
+
+fn is_zero(g: &Guarantee) -> bool {
+    match *g {
+        Guarantee::ApproxDp { epsilon, delta } => epsilon == 0.0 || delta == 0.0,
+        Guarantee::Zcdp { rho } => rho == 0.0,
+        Guarantee::Gdp { mu } => mu == 0.0,
+        Guarantee::RaoDp { theta, .. } => theta == 0.0,
+        Guarantee::PureDp { epsilon } | Guarantee::MetricDp { epsilon, .. } => epsilon == 0.0,
+    }
+}
+
+fn export(db: &str, args: &ExportArgs) -> Result<()> {
+    let ledger = Ledger::open(db)?;
+    let doc = ledger.export()?;
+    let mut out = Output::open(&args.output, args.force)?;
+    serde_json::to_writer_pretty(&mut out, &doc)?;
+    writeln!(out)?;
+    let target = out.describe();
+    out.finish()?;
+    if args.output != "-" {
+        eprintln!(
+            "Exported {} data sets and {} releases to {target}.",
+            doc.datasets.len(),
+            doc.datasets.iter().map(|d| d.releases.len()).sum::<usize>()
+        );
+    }
+    Ok(())
+}
+
+/// Six significant digits without trailing zeros.
+fn sig(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    if x.abs() < 1e-4 {
+        let s = format!("{x:.5e}");
+        return match s.split_once('e') {
+            Some((m, e)) if m.contains('.') => format!("{}e{e}", m.trim_end_matches('0').trim_end_matches('.')),
+            _ => s,
+        };
+    }
+    let digits = (5 - x.abs().log10().floor() as i32).clamp(0, 15) as usize;
+    let s = format!("{x:.digits$}");
+    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s }
+}
+
+/// A guarantee's numbers, briefly: `epsilon = 1.2`, `(epsilon = 1.2, delta = 1e-6)`, `rho = 0.5` …
+fn brief(g: &Guarantee) -> String {
+    match *g {
+        Guarantee::PureDp { epsilon } => format!("epsilon = {}", sig(epsilon)),
+        Guarantee::ApproxDp { epsilon, delta } => format!("(epsilon = {}, delta = {})", sig(epsilon), sig(delta)),
+        Guarantee::Zcdp { rho } => format!("rho = {}", sig(rho)),
+        Guarantee::Gdp { mu } => format!("mu = {}", sig(mu)),
+        Guarantee::RaoDp { theta, family } => {
+            let family = match family {
+                RaoFamily::Gaussian => "Gaussian".to_string(),
+                RaoFamily::Laplace => "Laplace".to_string(),
+                RaoFamily::GeneralizedGaussian { order } => format!("generalized Gaussian N = {order}"),
+                RaoFamily::Mixed => "mixed families".to_string(),
+            };
+            format!("theta = {} ({family})", sig(theta))
+        }
+        Guarantee::MetricDp { epsilon, unit, .. } => format!("epsilon = {} per {unit}", sig(epsilon)),
+    }
+}
+
+/// A data set's spending, one line per notion.
+fn write_spent(out: &mut impl Write, s: &Spent) -> std::io::Result<()> {
+    let last = s.last_release_at.as_deref().map(|t| format!(", the last at {t}")).unwrap_or_default();
+    let plural = if s.releases == 1 { "" } else { "s" };
+    writeln!(out, "Data set {:?}: {} release{plural}{last}", s.dataset, s.releases)?;
+    let width = s.notions.iter().map(|n| n.account.len()).max().unwrap_or(6);
+    for n in &s.notions {
+        let mut line = match (&n.total, &n.not_accountable) {
+            (Some(t), _) => format!("spent {}", brief(t)),
+            (None, why) => format!("not accountable: {}", why.as_deref().unwrap_or("no total")),
+        };
+        match (&n.budget, &n.remaining) {
+            (Some(b), Some(r)) => line += &format!(" of {}, {} left", brief(b), brief(r)),
+            (Some(b), None) => line += &format!("; budget {}", brief(b)),
+            (None, _) => line += ", no budget",
+        }
+        if let Some(std) = &n.standard {
+            let label = match std {
+                Guarantee::ApproxDp { .. } => "as (epsilon, delta)",
+                _ => "as pure DP",
+            };
+            line += &format!("; {label}: {}", brief(std));
+        }
+        if !n.testing_meaning && n.total.is_some() {
+            line += " [a Fisher-Rao distance, not a bound on tests]";
+        }
+        writeln!(out, "  {:<width$}  {line}", n.account)?;
+    }
+    Ok(())
+}
+
+/// The command-line spelling of a value (`laplace`, `wrapped-laplace`), for labels.
+pub fn value_name<T: clap::ValueEnum>(value: &T) -> String {
+    value.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
+}
+
+/// `--ledger FILE` (with `--dataset`, `--request-id`) on `privatize` and `mean`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct LedgerUse {
+    /// Record this release in the privacy ledger FILE (made by `manifold-dp budget ledger --db FILE init`).
+    /// It is checked against the data set's budgets before any work, and recorded just before the result is
+    /// published; a release over budget is refused with exit code 4 and writes nothing.
+    #[arg(long, value_name = "FILE")]
+    pub ledger: Option<String>,
+    /// The data set label charged in the ledger (default: the input file's name, without its directory).
+    #[arg(long, value_name = "LABEL", requires = "ledger")]
+    pub dataset: Option<String>,
+    /// An id for this release: a retry with the same id (after a crash) is charged once.
+    #[arg(long, value_name = "ID", requires = "ledger")]
+    pub request_id: Option<String>,
+}
+
+/// A release to be charged to a ledger: checked when prepared, recorded (once) by [`Charge::record`].
+pub struct Charge {
+    ledger: Mutex<Ledger>,
+    db: String,
+    dataset: String,
+    mechanism: String,
+    request_id: Option<String>,
+    recorded: AtomicBool,
+}
+
+impl Charge {
+    /// `None` without `--ledger`. Otherwise opens the ledger and checks (a dry run) that a release with
+    /// `guarantees` fits the data set's budgets, so that a refusal comes before any work.
+    pub fn prepare(
+        opt: &LedgerUse,
+        input: &str,
+        mechanism: String,
+        guarantees: &[Guarantee],
+    ) -> Result<Option<Charge>> {
+        let Some(db) = &opt.ledger else { return Ok(None) };
+        let dataset = match &opt.dataset {
+            Some(d) => d.clone(),
+            None => Path::new(input)
+                .file_name()
+                .filter(|_| input != "-")
+                .map(|n| n.to_string_lossy().into_owned())
+                .ok_or_else(|| {
+                    BadInput(format!("--ledger: give --dataset LABEL (the input {input:?} has no file name)"))
+                })?,
+        };
+        let ledger = Ledger::open(db)?;
+        let replay = match &opt.request_id {
+            Some(id) => ledger.find_request(id)?.is_some(),
+            None => false,
+        };
+        if !replay {
+            ledger.check(&dataset, guarantees).with_context(|| format!("ledger {db}"))?;
+        }
+        Ok(Some(Charge {
+            ledger: Mutex::new(ledger),
+            db: db.clone(),
+            dataset,
+            mechanism,
+            request_id: opt.request_id.clone(),
+            recorded: AtomicBool::new(false),
+        }))
+    }
+
+    /// Records the release with the guarantees its mechanism reports (once; later calls do nothing), just
+    /// before its result is published, and says so on standard error unless `quiet`. Refused over budget.
+    pub fn record(&self, guarantees: &[Guarantee], quiet: bool) -> Result<()> {
+        let ledger = self.ledger.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if self.recorded.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let db = &self.db;
+        let receipt = ledger
+            .record(&self.dataset, &self.mechanism, guarantees, self.request_id.as_deref())
+            .with_context(|| format!("ledger {db}"))?;
+        self.recorded.store(true, Ordering::SeqCst);
+        if !quiet {
+            let r = &receipt.release;
+            let how = if receipt.replayed { "already recorded" } else { "recorded" };
+            let budgets: Vec<String> = receipt
+                .spent
+                .notions
+                .iter()
+                .filter_map(|n| Some(format!("{} spent {} of {}", n.account, brief(&n.total?), brief(&n.budget?))))
+                .collect();
+            let budgets = if budgets.is_empty() { String::new() } else { format!(" ({})", budgets.join("; ")) };
+            eprintln!("ledger {db}: {how} as release #{} of data set {:?}{budgets}", r.id, r.dataset);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,308 @@
+//! `manifold-dp budget ledger …` and `--ledger` on `privatize` and `mean`: round trips, refusals with exit code
+//! 4 that record and write nothing, damaged ledger files, and processes racing for the last of a budget.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+use std::path::Path;
+
+fn cmd() -> Command {
+    Command::cargo_bin("manifold-dp").unwrap()
+}
+
+fn ledger(db: &Path) -> Command {
+    let mut c = cmd();
+    c.args(["budget", "ledger", "--db"]).arg(db);
+    c
+}
+
+fn json_of(out: &[u8]) -> Value {
+    serde_json::from_slice(out).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(out)))
+}
+
+/// The `show --json` entry of one data set.
+fn spent(db: &Path, dataset: &str) -> Value {
+    let out = ledger(db).args(["show", "--dataset", dataset, "--json"]).assert().success().get_output().stdout.clone();
+    json_of(&out)["datasets"][0].clone()
+}
+
+fn account<'a>(spent: &'a Value, name: &str) -> &'a Value {
+    spent["notions"].as_array().unwrap().iter().find(|n| n["account"] == name).unwrap()
+}
+
+const POSES: &str = "w,x,y,z\n1,0,0,0\n0.9950041652780258,0.09983341664682815,0,0\n\
+                     0.9950041652780258,0,0.09983341664682815,0\n0.9950041652780258,0,0,0.09983341664682815\n";
+
+#[test]
+fn init_add_show_export_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("privacy.sqlite");
+    let out = ledger(&db)
+        .args(["init", "--dataset", "survey", "--approx", "4,1e-5", "--zcdp", "1", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(account(&json_of(&out)["datasets"][0], "approx")["budget"]["delta"], 1e-5);
+    // init never overwrites.
+    ledger(&db).arg("init").assert().code(2).stderr(predicate::str::contains("already exists"));
+    let out = ledger(&db)
+        .args(["add", "--dataset", "survey", "--mechanism", "laplace count", "--pure", "0.5", "--json"])
+        .args(["--request-id", "job-1"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let first = json_of(&out);
+    assert_eq!(first["recorded"], true);
+    assert_eq!(first["replayed"], false);
+    assert_eq!(first["release"]["id"], 1);
+    assert_eq!(first["release"]["guarantees"][0], serde_json::json!({"notion": "pure_dp", "epsilon": 0.5}));
+    // The same request again: replayed, nothing added.
+    let out = ledger(&db)
+        .args(["add", "--dataset", "survey", "--mechanism", "laplace count", "--pure", "0.5", "--json"])
+        .args(["--request-id", "job-1"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(json_of(&out)["replayed"], true);
+    // A Gaussian release reporting several guarantees, given as JSON as reports print them.
+    ledger(&db)
+        .args(["add", "--dataset", "survey", "--mechanism", "gaussian mean", "--zcdp", "0.125"])
+        .args(["--guarantee", r#"{"notion":"approx_dp","epsilon":1.0,"delta":1e-6}"#])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Recorded release #2"));
+    let s = spent(&db, "survey");
+    assert_eq!(s["releases"], 2);
+    // Pure: the Gaussian release has no pure guarantee, and the total says so (a pure budget would refuse it).
+    assert!(account(&s, "pure")["not_accountable"].as_str().unwrap().contains("release #2"));
+    let approx = account(&s, "approx");
+    assert!((approx["total"]["epsilon"].as_f64().unwrap() - 1.5).abs() < 1e-12, "{approx}");
+    // zCDP: 0.5²/2 + 0.125 = 0.25, with its (ε, δ) beside it.
+    let z = account(&s, "zcdp");
+    assert!((z["total"]["rho"].as_f64().unwrap() - 0.25).abs() < 1e-12, "{z}");
+    assert_eq!(z["standard"]["delta"], 1e-6);
+    assert!((z["remaining"]["rho"].as_f64().unwrap() - 0.75).abs() < 1e-12);
+    // "May I release once more?" with a candidate, for people and for scripts.
+    ledger(&db)
+        .args(["show", "--dataset", "survey", "--zcdp", "0.05"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("May it release once more? Yes"));
+    let out = ledger(&db)
+        .args(["show", "--dataset", "survey", "--zcdp", "0.8", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let check = &json_of(&out)["check"];
+    assert_eq!(check["allowed"], false);
+    // ρ = 0.8 at the δ′ ≈ 9e-6 left costs ε ≈ 6.9 > 4 − 1.5 (and ρ 1.05 > 1): approx is checked first.
+    assert_eq!(check["refusal"]["notion"], "approx");
+    // Export: a JSON document with everything, written atomically; an existing file needs --force.
+    let report = dir.path().join("ledger.json");
+    ledger(&db).args(["export", "--output"]).arg(&report).assert().success();
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(doc["format"], "manifold-dp-ledger");
+    assert_eq!(doc["datasets"][0]["releases"].as_array().unwrap().len(), 2);
+    assert_eq!(doc["datasets"][0]["releases"][0]["mechanism"], "laplace count");
+    assert!(doc["datasets"][0]["releases"][0]["at"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(doc["budget_history"].as_array().unwrap().len(), 2);
+    ledger(&db).args(["export", "--output"]).arg(&report).assert().code(2);
+    ledger(&db).args(["export", "--force", "--output"]).arg(&report).assert().success();
+    let stdout = ledger(&db).arg("export").assert().success().get_output().stdout.clone();
+    assert_eq!(json_of(&stdout)["datasets"][0]["dataset"], "survey");
+}
+
+#[test]
+fn over_budget_exits_4_and_records_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("l.sqlite");
+    ledger(&db).args(["init", "--dataset", "d", "--pure", "1"]).assert().success();
+    ledger(&db).args(["add", "--dataset", "d", "--mechanism", "m", "--pure", "0.7"]).assert().success();
+    ledger(&db)
+        .args(["add", "--dataset", "d", "--mechanism", "m", "--pure", "0.4"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("\"d\"").and(predicate::str::contains("pure total")))
+        .stderr(predicate::str::contains("budget of pure DP, epsilon = 1").and(predicate::str::contains("1.1")));
+    let out = ledger(&db)
+        .args(["add", "--dataset", "d", "--mechanism", "m", "--pure", "0.4", "--json"])
+        .assert()
+        .code(4)
+        .get_output()
+        .stdout
+        .clone();
+    let refusal = json_of(&out);
+    assert_eq!(refusal["recorded"], false);
+    assert_eq!(refusal["refusal"]["kind"], "over_budget");
+    assert_eq!(refusal["refusal"]["budget"]["epsilon"], 1.0);
+    // The dry run answers with the exit code and records nothing either way.
+    ledger(&db).args(["add", "--dataset", "d", "--mechanism", "m", "--pure", "0.4", "--dry-run"]).assert().code(4);
+    ledger(&db)
+        .args(["add", "--dataset", "d", "--mechanism", "m", "--pure", "0.2", "--dry-run"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Would be accepted"));
+    assert_eq!(spent(&db, "d")["releases"], 1);
+    // A release that a budgeted notion cannot express is refused too.
+    ledger(&db)
+        .args(["add", "--dataset", "d", "--mechanism", "gaussian", "--gdp", "0.1"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("cannot be expressed"));
+    assert_eq!(spent(&db, "d")["releases"], 1);
+    ledger(&db)
+        .args(["show", "--dataset", "d"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("spent epsilon = 0.7 of epsilon = 1, epsilon = 0.3 left"));
+}
+
+#[test]
+fn privatize_and_mean_record_and_then_refuse() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("l.sqlite");
+    let input = dir.path().join("poses.csv");
+    std::fs::write(&input, POSES).unwrap();
+    // Laplace ε = 1 per rad on SO(3) (diameter π) is pure π ≈ 3.14 per record; the mean is pure 1.
+    ledger(&db).args(["init", "--dataset", "poses.csv", "--pure", "5"]).assert().success();
+    let private = dir.path().join("private.csv");
+    cmd()
+        .args(["privatize", "--mechanism", "laplace", "--epsilon", "1", "--input"])
+        .arg(&input)
+        .arg("--output")
+        .arg(&private)
+        .arg("--ledger")
+        .arg(&db)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("recorded as release #1 of data set \"poses.csv\""));
+    assert!(private.exists());
+    let mean = |extra: &[&str]| {
+        let mut c = cmd();
+        c.args(["mean", "--space", "so3", "--center", "identity", "--radius", "30deg", "--epsilon", "1", "--json"])
+            .arg("--input")
+            .arg(&input)
+            .arg("--ledger")
+            .arg(&db)
+            .args(extra);
+        c
+    };
+    let out = mean(&[]).assert().success().get_output().stdout.clone();
+    assert_eq!(json_of(&out)["guarantee"]["epsilon"], 1.0);
+    let s = spent(&db, "poses.csv");
+    assert_eq!(s["releases"], 2);
+    assert!((account(&s, "pure")["total"]["epsilon"].as_f64().unwrap() - (1.0 + std::f64::consts::PI)).abs() < 1e-9);
+    assert_eq!(s["notions"][5]["account"], "metric:so3_geodesic:rad");
+    // 4.14 + 1 > 5: the mean is refused before the file is read, and prints nothing.
+    mean(&[]).assert().code(4).stdout(predicate::str::is_empty()).stderr(predicate::str::contains("poses.csv"));
+    // So is another privatize, and it leaves no output file.
+    let again = dir.path().join("again.csv");
+    cmd()
+        .args(["privatize", "--mechanism", "laplace", "--epsilon", "1", "--input"])
+        .arg(&input)
+        .arg("--output")
+        .arg(&again)
+        .arg("--ledger")
+        .arg(&db)
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("over its budget"));
+    assert!(!again.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3, "only the ledger, the input and the first output");
+    assert_eq!(spent(&db, "poses.csv")["releases"], 2);
+    // Another label is another data set, with no budget.
+    mean(&["--dataset", "poses-v2"]).assert().success();
+    assert_eq!(spent(&db, "poses-v2")["releases"], 1);
+}
+
+#[test]
+fn damaged_or_missing_ledgers_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.sqlite");
+    let bytes: Vec<u8> = (0..5000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    std::fs::write(&junk, &bytes).unwrap();
+    for args in [&["show"][..], &["add", "--dataset", "d", "--mechanism", "m", "--pure", "1"], &["export"]] {
+        ledger(&junk)
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("is not a privacy ledger").and(predicate::str::contains("left as it is")));
+    }
+    assert_eq!(std::fs::read(&junk).unwrap(), bytes);
+    let missing = dir.path().join("missing.sqlite");
+    ledger(&missing).arg("show").assert().code(2).stderr(predicate::str::contains("no such ledger"));
+    assert!(!missing.exists());
+    // privatize with a bad ledger fails before writing anything.
+    let input = dir.path().join("poses.csv");
+    std::fs::write(&input, POSES).unwrap();
+    let out = dir.path().join("out.csv");
+    cmd()
+        .args(["privatize", "--mechanism", "laplace", "--epsilon", "1", "--input"])
+        .arg(&input)
+        .arg("--output")
+        .arg(&out)
+        .arg("--ledger")
+        .arg(&junk)
+        .assert()
+        .code(2);
+    assert!(!out.exists());
+    assert_eq!(std::fs::read(&junk).unwrap(), bytes);
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("l.sqlite");
+    cmd().args(["budget", "ledger", "show"]).assert().code(2).stderr(predicate::str::contains("--db"));
+    ledger(&db).arg("init").assert().success();
+    let add = |extra: &[&str]| {
+        let mut c = ledger(&db);
+        c.args(["add", "--dataset", "d", "--mechanism", "m"]).args(extra);
+        c
+    };
+    add(&[]).assert().code(2).stderr(predicate::str::contains("guarantees"));
+    add(&["--approx", "1"]).assert().code(2);
+    add(&["--pure", "-1"]).assert().code(2);
+    add(&["--guarantee", "{oops"]).assert().code(2);
+    add(&["--guarantee", r#"{"notion":"renyi","alpha":2}"#]).assert().code(2);
+    ledger(&db).args(["init", "--pure", "1"]).assert().code(2);
+    ledger(&db).args(["limit", "--dataset", "d"]).assert().code(2);
+    ledger(&db).args(["show", "--pure", "1"]).assert().code(2);
+    assert!(!ledger(&db).arg("show").assert().success().get_output().stdout.is_empty());
+}
+
+#[test]
+fn processes_race_for_the_last_of_a_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("l.sqlite");
+    ledger(&db).args(["init", "--dataset", "d", "--pure", "1"]).assert().success();
+    ledger(&db).args(["add", "--dataset", "d", "--mechanism", "first", "--pure", "0.5"]).assert().success();
+    let bin = assert_cmd::cargo::cargo_bin("manifold-dp");
+    let children: Vec<_> = (0..8)
+        .map(|i| {
+            std::process::Command::new(&bin)
+                .args(["budget", "ledger", "--db"])
+                .arg(&db)
+                .args(["add", "--dataset", "d", "--mechanism", &format!("racer {i}"), "--pure", "0.15"])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let codes: Vec<i32> = children.into_iter().map(|mut c| c.wait().unwrap().code().unwrap()).collect();
+    // 0.5 + 3·0.15 = 0.95 fits; a fourth would make 1.1.
+    assert_eq!(codes.iter().filter(|&&c| c == 0).count(), 3, "{codes:?}");
+    assert_eq!(codes.iter().filter(|&&c| c == 4).count(), 5, "{codes:?}");
+    let s = spent(&db, "d");
+    assert_eq!(s["releases"], 4);
+    assert!(account(&s, "pure")["total"]["epsilon"].as_f64().unwrap() <= 1.0);
+}

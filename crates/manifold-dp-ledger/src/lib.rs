@@ -1,0 +1,47 @@
+//! # manifold-dp-ledger
+//!
+//! A privacy ledger for `manifold-dp` releases, kept in an embedded SQLite database (SQLite is compiled in:
+//! there is no server to start and no system library to install). It records each release of a data set
+//! (time, mechanism, every guarantee the mechanism reported), holds a budget per notion and data set, and
+//! refuses, in the same transaction that would record it, a release that would take a total over its budget.
+//!
+//! ```no_run
+//! use manifold_dp::privacy::Guarantee;
+//! use manifold_dp_ledger::Ledger;
+//!
+//! let ledger = Ledger::create("privacy.sqlite")?;
+//! ledger.set_budget("patients.csv", Guarantee::PureDp { epsilon: 1.0 })?;
+//! let receipt = ledger.record("patients.csv", "mean so3", &[Guarantee::PureDp { epsilon: 0.4 }], None)?;
+//! println!("release #{} at {}", receipt.release.id, receipt.release.at);
+//! // May I release once more with ε = 0.7? No: 0.4 + 0.7 > 1.
+//! assert!(ledger.check("patients.csv", &[Guarantee::PureDp { epsilon: 0.7 }]).unwrap_err().is_refusal());
+//! # Ok::<(), manifold_dp_ledger::LedgerError>(())
+//! ```
+//!
+//! **What is promised.** A crash (even `kill -9` mid-transaction) or any number of concurrent writers never
+//! loses or duplicates an entry and never lets a total pass its budget: every write is one `BEGIN IMMEDIATE`
+//! transaction in SQLite's rollback-journal mode with `synchronous = FULL`. A file that is not a ledger, or a
+//! damaged one, is reported and left untouched; nothing here ever recreates or resets an existing file.
+//!
+//! **Accounting.** Totals come from `manifold_dp::privacy::accounting` (composition rounded up), in every
+//! notion at once: pure ε, approximate (ε, δ), zCDP ρ, GDP μ, Rao θ and metric ε per unit of each metric.
+//! Each total is shown with a standard guarantee beside it (see [`NotionSpent::standard`]), so a Rao number is
+//! never alone. The details (metric DP as pure DP through a space's diameter; the approximate total of
+//! zCDP-type releases) are in [`accounts`].
+//!
+//! **Journal mode.** The default rollback journal, not WAL: the ledger stays one self-contained file that can be
+//! copied or backed up at any moment between transactions (a WAL file holds committed entries outside the main
+//! file until a checkpoint), and it works where WAL's shared memory does not (network file systems). Writes are
+//! rare, so WAL's concurrency is not needed; readers wait at most a commit's length (the busy timeout covers it).
+
+#![warn(missing_docs)]
+
+pub mod accounts;
+mod error;
+mod ledger;
+mod report;
+
+pub use accounts::{Account, REPORT_DELTA, diameter};
+pub use error::{LedgerError, Overdraft};
+pub use ledger::{APPLICATION_ID, DEFAULT_BUSY_TIMEOUT, Ledger, SCHEMA_VERSION};
+pub use report::{BudgetChange, BudgetEntry, DatasetExport, Export, NotionSpent, Receipt, Release, Spent};

@@ -1,0 +1,137 @@
+//! What the ledger answers with: releases, budgets, per-notion totals, receipts and the export document.
+//! Everything serialises to JSON with snake_case keys.
+
+use manifold_dp::privacy::{Guarantee, Notion};
+use serde::Serialize;
+
+/// One recorded release.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Release {
+    /// Its number in the ledger (increasing, never reused).
+    pub id: i64,
+    /// When it was recorded: UTC, ISO 8601 with milliseconds (`2026-11-21T10:35:41.924Z`), from SQLite's clock.
+    pub at: String,
+    /// The data set it was computed from.
+    pub dataset: String,
+    /// What released it (`privatize so3 laplace`, `mean so3` …), free text.
+    pub mechanism: String,
+    /// Every guarantee the mechanism reported.
+    pub guarantees: Vec<Guarantee>,
+    /// The caller's id for this release, which makes a retried record idempotent.
+    pub request_id: Option<String>,
+}
+
+/// A data set's budget in one account.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BudgetEntry {
+    /// The data set.
+    pub dataset: String,
+    /// The account (`pure`, `approx`, `zcdp`, `gdp`, `rao`, `metric:METRIC:UNIT`).
+    pub account: String,
+    /// The budget: the largest total allowed.
+    pub budget: Guarantee,
+    /// When it was set (UTC, ISO 8601).
+    pub set_at: String,
+}
+
+/// A data set's spending in one account.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NotionSpent {
+    /// The account (`pure`, `approx`, `zcdp`, `gdp`, `rao`, `metric:METRIC:UNIT`).
+    pub account: String,
+    /// Its notion.
+    pub notion: Notion,
+    /// The composed total of all releases, rounded up; `None` when some release cannot be expressed here.
+    pub total: Option<Guarantee>,
+    /// Why there is no total.
+    pub not_accountable: Option<String>,
+    /// The budget, if one is set.
+    pub budget: Option<Guarantee>,
+    /// What is left of the budget (rounded down).
+    pub remaining: Option<Guarantee>,
+    /// Whether the total is within the budget (always, unless the ledger was edited by hand).
+    pub within_budget: Option<bool>,
+    /// A standard guarantee beside the total: (ε, δ) at δ = 1e-6 for zCDP, GDP and Gaussian Rao totals, pure
+    /// ε·diameter for metric totals, the pure (or else approximate) total beside a non-Gaussian Rao total.
+    pub standard: Option<Guarantee>,
+    /// Whether the notion bounds every test between neighbouring inputs (false for Rao DP: a distance).
+    pub testing_meaning: bool,
+}
+
+/// What a data set has spent, under each notion.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Spent {
+    /// The data set.
+    pub dataset: String,
+    /// Number of releases recorded.
+    pub releases: u64,
+    /// When the last one was recorded.
+    pub last_release_at: Option<String>,
+    /// One entry per account: pure, approx, zcdp, gdp, rao, then each metric account with a budget or a release.
+    pub notions: Vec<NotionSpent>,
+}
+
+impl Spent {
+    /// The entry of an account (`pure`, `metric:so3_geodesic:rad` …).
+    pub fn get(&self, account: &str) -> Option<&NotionSpent> {
+        self.notions.iter().find(|n| n.account == account)
+    }
+}
+
+/// The answer to a successful [`crate::Ledger::record`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Receipt {
+    /// The release as recorded.
+    pub release: Release,
+    /// True when the request id had already been recorded with the same release: nothing new was written.
+    pub replayed: bool,
+    /// The data set's spending with this release.
+    pub spent: Spent,
+}
+
+/// One data set in an [`Export`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DatasetExport {
+    /// The data set.
+    pub dataset: String,
+    /// Its budgets.
+    pub budgets: Vec<BudgetEntry>,
+    /// Its releases, oldest first.
+    pub releases: Vec<Release>,
+    /// Its totals under each notion.
+    pub spent: Spent,
+}
+
+/// A budget as it was set at some time (the ledger keeps every change).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BudgetChange {
+    /// The data set.
+    pub dataset: String,
+    /// The account.
+    pub account: String,
+    /// The budget set.
+    pub budget: Guarantee,
+    /// When.
+    pub at: String,
+}
+
+/// The whole ledger as one JSON document, for reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Export {
+    /// Always `manifold-dp-ledger`.
+    pub format: &'static str,
+    /// The ledger's schema version.
+    pub schema_version: i64,
+    /// When the export was made (UTC, ISO 8601).
+    pub exported_at: String,
+    /// When the ledger was created.
+    pub created_at: String,
+    /// The ledger file.
+    pub ledger: String,
+    /// The δ at which zCDP, GDP and Gaussian Rao totals are restated as (ε, δ).
+    pub report_delta: f64,
+    /// Every data set with a budget or a release, by label.
+    pub datasets: Vec<DatasetExport>,
+    /// Every budget ever set, oldest first.
+    pub budget_history: Vec<BudgetChange>,
+}

@@ -1,0 +1,552 @@
+//! Every mechanism of the library, and every negative control, as an audit target chosen by name at run
+//! time: what `manifold-dp audit` and the table in `docs/audit.md` use.
+//!
+//! A target bundles the mechanism, the ε it claims, the input pairs of its space ([`crate::audit::pairs`])
+//! with distances in the claim's metric, and the exact law of the release's distance to its input (for the
+//! goodness-of-fit companion).
+
+use crate::analysis::spd_radial::SpdRadialLaw;
+use crate::analysis::{AngularLaw, BinghamAngle, LaplaceAngle, SphereAngle, WrappedLaplaceAngle};
+use crate::audit::auditor::{AuditTarget, Auditable, CdfSorted, InputPair, ReferenceLaw};
+use crate::audit::controls::{self, LaplaceWithoutSin2, Miscalibrated, PaperNaive, TruncatedTail};
+use crate::audit::pairs;
+use crate::error::{Error, Fallible};
+use crate::manifold::{So3, SpdAffine, SpdLogEuclidean, Sphere};
+use crate::mechanism::scalar::ScalarLaplace;
+use crate::mechanism::{
+    BinghamSo3, LaplaceSo3, Mechanism, PurkayasthaSphere, RiemannianLaplace, TangentPlanarLaplace, UniformSphere,
+    VmfSphere, WrappedLaplaceCircle,
+};
+use crate::privacy::{Guarantee, Metric};
+use crate::space::so3_metric::geodesic;
+use crate::space::spd::{affine_invariant_distance, log_euclidean_distance};
+use crate::space::sphere::{chordal_distance, surface_distance};
+use nalgebra::{DMatrix, DVector, UnitQuaternion};
+use statrs::function::beta::beta_reg;
+use statrs::function::gamma::gamma_lr;
+use std::f64::consts::PI;
+
+/// The space an audit runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuditSpace {
+    /// Rotations.
+    So3,
+    /// Unit vectors of R^dim (dim = 2: the circle).
+    Sphere {
+        /// The ambient dimension n of S^{n−1}.
+        dim: usize,
+    },
+    /// k×k symmetric positive definite matrices.
+    Spd {
+        /// k.
+        k: usize,
+    },
+    /// The real line (scalar queries of sensitivity 1: pure ε-DP there is ε·|x − x′|-metric DP).
+    Real,
+}
+
+impl std::fmt::Display for AuditSpace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AuditSpace::So3 => f.write_str("so3"),
+            AuditSpace::Sphere { dim: 2 } => f.write_str("circle"),
+            AuditSpace::Sphere { dim } => write!(f, "sphere:{dim}"),
+            AuditSpace::Spd { k } => write!(f, "spd:{k}"),
+            AuditSpace::Real => f.write_str("real"),
+        }
+    }
+}
+
+/// What to audit: a mechanism named as on the command line, its budget and (Bingham only) a concentration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuditRequest {
+    /// The space.
+    pub space: AuditSpace,
+    /// A name from [`mechanism_names`].
+    pub mechanism: String,
+    /// ε per radian (or per unit of the mechanism's metric); required except for `uniform` and for `bingham`
+    /// with a concentration, where it is the ε claimed (default κ/2).
+    pub epsilon: Option<f64>,
+    /// Bingham only: audit Bingham(κ) itself.
+    pub concentration: Option<f64>,
+}
+
+/// The mechanisms that can be audited on `space` (controls included, as `control:NAME`; any of `laplace`,
+/// `bingham`, `vmf`, `purkayastha` can also be audited miscalibrated as `control:NAME-xC`, claimed at ε and
+/// sampled at C·ε).
+pub fn mechanism_names(space: AuditSpace) -> Vec<&'static str> {
+    match space {
+        AuditSpace::So3 => vec![
+            "laplace",
+            "bingham",
+            "riemannian-laplace",
+            "control:bingham-4eps",
+            "control:laplace-no-sin2",
+            "control:truncated-tail",
+            "control:paper-naive",
+        ],
+        AuditSpace::Sphere { dim } => {
+            let mut v =
+                vec!["vmf", "purkayastha", "planar-laplace", "uniform", "riemannian-laplace", "control:vmf-2eps"];
+            if dim == 2 {
+                v.insert(2, "wrapped-laplace");
+            }
+            v
+        }
+        AuditSpace::Spd { .. } => vec!["riemannian-laplace", "log-euclidean-laplace"],
+        AuditSpace::Real => vec!["laplace"],
+    }
+}
+
+fn unknown(request: &AuditRequest) -> Error {
+    Error::Unattainable(format!(
+        "no mechanism {:?} to audit on {}; choose one of: {}",
+        request.mechanism,
+        request.space,
+        mechanism_names(request.space).join(", ")
+    ))
+}
+
+fn need_epsilon(request: &AuditRequest) -> Fallible<f64> {
+    request.epsilon.ok_or_else(|| Error::Unattainable(format!("auditing {} needs --epsilon", request.mechanism)))
+}
+
+/// The distance of a metric between two points of a space, for the pairs (1 for a pure-DP claim: every
+/// pair is a pair of neighbours).
+fn claim_distance<P>(g: Guarantee, metric_distance: impl Fn(Metric, &P, &P) -> f64) -> impl Fn(&P, &P) -> f64 {
+    move |a, b| match g {
+        Guarantee::MetricDp { metric, .. } => metric_distance(metric, a, b),
+        _ => 1.0,
+    }
+}
+
+fn so3_metric(_: Metric, a: &UnitQuaternion<f64>, b: &UnitQuaternion<f64>) -> f64 {
+    geodesic(a, b)
+}
+
+fn sphere_metric(m: Metric, a: &DVector<f64>, b: &DVector<f64>) -> f64 {
+    match m {
+        Metric::SphereChordal => chordal_distance(a, b),
+        _ => surface_distance(a, b),
+    }
+}
+
+fn spd_metric(m: Metric, a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
+    match m {
+        Metric::SpdLogEuclidean => log_euclidean_distance(a, b),
+        _ => affine_invariant_distance(a, b),
+    }
+}
+
+fn angle_reference<P, L: AngularLaw + Send + Sync + 'static>(
+    quantity: &'static str,
+    center: P,
+    law: L,
+    distance: fn(&P, &P) -> f64,
+) -> Option<ReferenceLaw<P>> {
+    Some(ReferenceLaw { quantity, center, cdf_sorted: Box::new(move |s| law.cdf_sorted(s)), distance })
+}
+
+fn target<M>(
+    mechanism: M,
+    label: String,
+    epsilon: f64,
+    claim: String,
+    pairs: Vec<InputPair<M::Point>>,
+    reference: Option<ReferenceLaw<M::Point>>,
+) -> Box<dyn Auditable>
+where
+    M: Mechanism + Send + Sync + 'static,
+    M::Point: crate::audit::auditor::AuditPoint + 'static,
+{
+    Box::new(AuditTarget { mechanism, label, epsilon, claim, pairs, reference })
+}
+
+/// A miscalibration suffix `-xC`: (base name, C).
+fn split_factor(name: &str) -> Option<(&str, f64)> {
+    let (base, factor) = name.rsplit_once("-x")?;
+    let c: f64 = factor.parse().ok()?;
+    (c.is_finite() && c > 0.0).then_some((base, c))
+}
+
+/// Builds the audit target of `request`. Errors name the valid mechanisms, or the parameter that is out of
+/// range.
+pub fn build(request: &AuditRequest) -> Fallible<Box<dyn Auditable>> {
+    if request.concentration.is_some() && request.mechanism != "bingham" {
+        return Err(Error::Unattainable("--concentration applies to --mechanism bingham only".into()));
+    }
+    let name = request.mechanism.as_str();
+    let label = format!("{name} on {}", request.space);
+    match request.space {
+        AuditSpace::So3 => build_so3(request, name, label),
+        AuditSpace::Sphere { dim } => build_sphere(request, dim, name, label),
+        AuditSpace::Spd { k } => build_spd(request, k, name, label),
+        AuditSpace::Real => build_real(request, name, label),
+    }
+}
+
+/// [`ScalarLaplace`] on one real value as a metric-DP mechanism on ℝ: a query of sensitivity Δ released
+/// with Laplace(b) noise is pure (Δ/b)-DP, i.e. (1/b)·|x − x′|-private for values x, x′ of the query.
+#[derive(Debug, Clone)]
+pub struct ScalarLaplaceOnReals {
+    inner: ScalarLaplace,
+}
+
+impl ScalarLaplaceOnReals {
+    /// The wrapped mechanism.
+    pub fn new(inner: ScalarLaplace) -> Self {
+        ScalarLaplaceOnReals { inner }
+    }
+
+    /// ε per unit of |x − x′|: 1/b.
+    pub fn epsilon_per_unit(&self) -> f64 {
+        1.0 / self.inner.scale()
+    }
+}
+
+impl Mechanism for ScalarLaplaceOnReals {
+    type Point = f64;
+
+    /// The pure-DP guarantee for neighbours (values at most Δ apart).
+    fn guarantee(&self) -> Guarantee {
+        Guarantee::PureDp { epsilon: self.inner.epsilon() }
+    }
+
+    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
+        use rand::distr::Distribution;
+        x + self.inner.noise().sample(rng)
+    }
+
+    /// −|z − x|/b.
+    fn log_density(&self, z: &f64, x: &f64) -> f64 {
+        -(z - x).abs() / self.inner.scale()
+    }
+
+    fn name(&self) -> &'static str {
+        "scalar-laplace"
+    }
+}
+
+fn build_real(request: &AuditRequest, name: &str, label: String) -> Fallible<Box<dyn Auditable>> {
+    let eps = need_epsilon(request)?;
+    if name != "laplace" {
+        return Err(unknown(request));
+    }
+    let m = ScalarLaplaceOnReals::new(ScalarLaplace::for_epsilon(1.0, eps)?);
+    let per_unit = m.epsilon_per_unit();
+    let scale = m.inner.scale();
+    let claim = format!(
+        "metric DP on the real line, epsilon = {per_unit} per unit of |x - x'| (pure epsilon-DP with epsilon = {eps} \
+         for a query of sensitivity 1)"
+    );
+    let reference = ReferenceLaw {
+        quantity: "absolute noise |z - x|",
+        center: 0.0,
+        cdf_sorted: Box::new(move |s: &[f64]| s.iter().map(|&t| -(-t.max(0.0) / scale).exp_m1()).collect()),
+        distance: |a: &f64, b: &f64| (a - b).abs(),
+    };
+    Ok(target(m, label, per_unit, claim, pairs::real_pairs(per_unit), Some(reference)))
+}
+
+fn so3_target<M>(mechanism: M, label: String, reference_law: Option<Box<dyn AngularLawBox>>) -> Box<dyn Auditable>
+where
+    M: Mechanism<Point = UnitQuaternion<f64>> + Send + Sync + 'static,
+{
+    let g = mechanism.guarantee();
+    let epsilon = g.epsilon().unwrap_or(0.0);
+    let pairs = pairs::so3_pairs(epsilon, &claim_distance(g, so3_metric));
+    let reference = reference_law.map(|law| ReferenceLaw {
+        quantity: "rotation angle",
+        center: UnitQuaternion::identity(),
+        cdf_sorted: Box::new(move |s| law.cdf_sorted_boxed(s)),
+        distance: geodesic,
+    });
+    target(mechanism, label, epsilon, g.to_string(), pairs, reference)
+}
+
+/// An angular law behind a box (the laws are different types).
+trait AngularLawBox: Send + Sync {
+    fn cdf_sorted_boxed(&self, s: &[f64]) -> Vec<f64>;
+}
+
+impl<L: AngularLaw + Send + Sync> AngularLawBox for L {
+    fn cdf_sorted_boxed(&self, s: &[f64]) -> Vec<f64> {
+        self.cdf_sorted(s)
+    }
+}
+
+fn boxed<L: AngularLaw + Send + Sync + 'static>(law: L) -> Option<Box<dyn AngularLawBox>> {
+    Some(Box::new(law))
+}
+
+fn build_so3(request: &AuditRequest, name: &str, label: String) -> Fallible<Box<dyn Auditable>> {
+    if let Some(kappa) = request.concentration {
+        let mech = BinghamSo3::with_concentration(kappa)?;
+        let epsilon = match request.epsilon {
+            Some(e) if e.is_finite() && e >= 0.0 => e,
+            Some(e) => {
+                return Err(Error::InvalidParameter { name: "epsilon", value: e, reason: "must be finite and >= 0" });
+            }
+            None => mech.epsilon(),
+        };
+        let g = mech.guarantee();
+        let pairs = pairs::so3_pairs(epsilon, &claim_distance(g, so3_metric));
+        let claim = format!(
+            "metric DP, epsilon = {epsilon} per rad of the geodesic rotation angle, claimed for Bingham with \
+             concentration kappa = {kappa} (its tight guarantee is kappa/2 = {} per rad)",
+            mech.epsilon()
+        );
+        let reference = angle_reference("rotation angle", UnitQuaternion::identity(), mech.angle_law(), geodesic);
+        return Ok(target(mech, format!("bingham (kappa = {kappa}) on so3"), epsilon, claim, pairs, reference));
+    }
+    let eps = need_epsilon(request)?;
+    Ok(match name {
+        "laplace" => so3_target(LaplaceSo3::new(eps)?, label, boxed(LaplaceAngle::new(eps)?)),
+        "bingham" => {
+            let m = BinghamSo3::new(eps)?;
+            let law = BinghamAngle::new(m.kappa())?;
+            so3_target(m, label, boxed(law))
+        }
+        "riemannian-laplace" => {
+            so3_target(RiemannianLaplace::new(So3, 1.0 / eps)?, label, boxed(LaplaceAngle::new(eps)?))
+        }
+        "control:bingham-4eps" => {
+            let m = controls::bingham_4eps(eps)?;
+            let law = BinghamAngle::new(m.claimed().kappa())?;
+            so3_target(m, label, boxed(law))
+        }
+        "control:laplace-no-sin2" => so3_target(LaplaceWithoutSin2::new(eps)?, label, boxed(LaplaceAngle::new(eps)?)),
+        "control:truncated-tail" => {
+            so3_target(TruncatedTail::new(eps, controls::TRUNCATED_TAIL_MASS)?, label, boxed(LaplaceAngle::new(eps)?))
+        }
+        "control:paper-naive" => so3_target(PaperNaive::new(eps)?, label, boxed(LaplaceAngle::new(eps)?)),
+        _ => match name.strip_prefix("control:").and_then(split_factor) {
+            Some(("laplace", c)) => so3_target(
+                Miscalibrated::new(LaplaceSo3::new(eps)?, LaplaceSo3::new(c * eps)?),
+                label,
+                boxed(LaplaceAngle::new(eps)?),
+            ),
+            Some(("bingham", c)) => {
+                let claimed = BinghamSo3::new(eps)?;
+                let law = BinghamAngle::new(claimed.kappa())?;
+                so3_target(Miscalibrated::new(claimed, BinghamSo3::new(c * eps)?), label, boxed(law))
+            }
+            _ => return Err(unknown(request)),
+        },
+    })
+}
+
+/// The CDF of the great-circle angle of a uniform point of S^{dim−1} from a fixed point: (1 − cos θ)/2 =
+/// sin²(θ/2) ~ Beta((dim − 1)/2, (dim − 1)/2).
+fn uniform_angle_cdf(dim: usize) -> impl Fn(&[f64]) -> Vec<f64> + Send + Sync {
+    let a = 0.5 * (dim - 1) as f64;
+    move |s: &[f64]| s.iter().map(|&t| beta_reg(a, a, (0.5 * t.clamp(0.0, PI)).sin().powi(2).min(1.0))).collect()
+}
+
+/// The CDF of the great-circle angle from the reference point of a planar-Laplace release of it: the tangent
+/// radius r ~ Gamma(dim − 1, rate ε) folded onto [0, π], P[angle ≤ a] = Σ_k G(2πk + a) − G(2πk − a).
+fn folded_gamma_cdf(dim: usize, epsilon: f64) -> impl Fn(&[f64]) -> Vec<f64> + Send + Sync {
+    let shape = (dim - 1) as f64;
+    move |s: &[f64]| {
+        let g = |r: f64| if r <= 0.0 { 0.0 } else { gamma_lr(shape, epsilon * r) };
+        s.iter()
+            .map(|&a| {
+                let a = a.clamp(0.0, PI);
+                let mut total = 0.0;
+                for k in 0..100_000 {
+                    let c = 2.0 * PI * k as f64;
+                    let piece = g(c + a) - g(c - a);
+                    total += piece;
+                    if 1.0 - g(c + a) < 1e-17 {
+                        break;
+                    }
+                }
+                total.clamp(0.0, 1.0)
+            })
+            .collect()
+    }
+}
+
+fn sphere_target<M>(
+    dim: usize,
+    mechanism: M,
+    label: String,
+    epsilon_for_pairs: f64,
+    distance: impl Fn(&DVector<f64>, &DVector<f64>) -> f64,
+    reference: Option<(&'static str, CdfSorted)>,
+) -> Box<dyn Auditable>
+where
+    M: Mechanism<Point = DVector<f64>> + Send + Sync + 'static,
+{
+    let g = mechanism.guarantee();
+    let epsilon = g.epsilon().unwrap_or(0.0);
+    let pairs = pairs::sphere_pairs(dim, epsilon_for_pairs, &distance);
+    let north = pairs[0].x.clone();
+    let reference = reference.map(|(quantity, cdf_sorted)| ReferenceLaw {
+        quantity,
+        center: north,
+        cdf_sorted,
+        distance: surface_distance,
+    });
+    target(mechanism, label, epsilon, g.to_string(), pairs, reference)
+}
+
+fn law_cdf<L: AngularLaw + Send + Sync + 'static>(law: L) -> CdfSorted {
+    Box::new(move |s| law.cdf_sorted(s))
+}
+
+fn build_sphere(request: &AuditRequest, dim: usize, name: &str, label: String) -> Fallible<Box<dyn Auditable>> {
+    let angle = "great-circle angle";
+    let metric = |g: &Guarantee| claim_distance(*g, sphere_metric);
+    if name == "uniform" {
+        let m = UniformSphere::new(dim)?;
+        let g = m.guarantee();
+        let scale = request.epsilon.unwrap_or(1.0);
+        return Ok(sphere_target(dim, m, label, scale, metric(&g), Some((angle, Box::new(uniform_angle_cdf(dim))))));
+    }
+    let eps = need_epsilon(request)?;
+    crate::error::check_positive("epsilon", eps)?;
+    Ok(match name {
+        "vmf" => {
+            let m = VmfSphere::new(dim, eps)?;
+            let g = m.guarantee();
+            let law = m.angle_law();
+            sphere_target(dim, m, label, eps, metric(&g), Some((angle, law_cdf(law))))
+        }
+        "purkayastha" => {
+            let m = PurkayasthaSphere::new(dim, eps)?;
+            let g = m.guarantee();
+            let law = m.angle_law();
+            sphere_target(dim, m, label, eps, metric(&g), Some((angle, law_cdf(law))))
+        }
+        "riemannian-laplace" => {
+            let m = RiemannianLaplace::new(Sphere::new(dim)?, 1.0 / eps)?;
+            let g = m.guarantee();
+            let law = SphereAngle::purkayastha(dim, eps)?;
+            sphere_target(dim, m, label, eps, metric(&g), Some((angle, law_cdf(law))))
+        }
+        "wrapped-laplace" if dim == 2 => {
+            let m = WrappedLaplaceCircle::new(eps)?;
+            let g = m.guarantee();
+            let law = WrappedLaplaceAngle::new(eps)?;
+            sphere_target(dim, m, label, eps, metric(&g), Some((angle, law_cdf(law))))
+        }
+        "wrapped-laplace" => {
+            return Err(Error::Unattainable("wrapped-laplace works on the circle only (--space circle)".into()));
+        }
+        "planar-laplace" => {
+            let mut north = DVector::zeros(dim);
+            north[dim - 1] = 1.0;
+            let m = TangentPlanarLaplace::new(north, eps)?;
+            let tangent = m.clone();
+            let d = move |a: &DVector<f64>, b: &DVector<f64>| (tangent.log_map(a) - tangent.log_map(b)).norm();
+            sphere_target(dim, m, label, eps, d, Some((angle, Box::new(folded_gamma_cdf(dim, eps)))))
+        }
+        "control:vmf-2eps" => {
+            let m = controls::vmf_2eps(dim, eps)?;
+            let g = m.guarantee();
+            let law = m.claimed().angle_law();
+            sphere_target(dim, m, label, eps, metric(&g), Some((angle, law_cdf(law))))
+        }
+        _ => match name.strip_prefix("control:").and_then(split_factor) {
+            Some(("vmf", c)) => {
+                let claimed = VmfSphere::new(dim, eps)?;
+                let (g, law) = (claimed.guarantee(), claimed.angle_law());
+                let m = Miscalibrated::new(claimed, VmfSphere::new(dim, c * eps)?);
+                sphere_target(dim, m, label, eps, metric(&g), Some((angle, law_cdf(law))))
+            }
+            Some(("purkayastha", c)) => {
+                let claimed = PurkayasthaSphere::new(dim, eps)?;
+                let (g, law) = (claimed.guarantee(), claimed.angle_law());
+                let m = Miscalibrated::new(claimed, PurkayasthaSphere::new(dim, c * eps)?);
+                sphere_target(dim, m, label, eps, metric(&g), Some((angle, law_cdf(law))))
+            }
+            _ => return Err(unknown(request)),
+        },
+    })
+}
+
+fn build_spd(request: &AuditRequest, k: usize, name: &str, label: String) -> Fallible<Box<dyn Auditable>> {
+    let eps = need_epsilon(request)?;
+    crate::error::check_positive("epsilon", eps)?;
+    let sigma = 1.0 / eps;
+    let id = DMatrix::<f64>::identity(k, k);
+    match name {
+        "riemannian-laplace" => {
+            let m = RiemannianLaplace::new(SpdAffine::new(k)?, sigma)?;
+            let g = m.guarantee();
+            let pairs = pairs::spd_pairs(k, eps, &claim_distance(g, spd_metric));
+            let law = SpdRadialLaw::new(k, sigma, None)?;
+            let reference = ReferenceLaw {
+                quantity: "affine-invariant distance",
+                center: id,
+                cdf_sorted: Box::new(move |s| law.cdf_sorted(s)),
+                distance: affine_invariant_distance,
+            };
+            Ok(target(m, label, eps, g.to_string(), pairs, Some(reference)))
+        }
+        "log-euclidean-laplace" => {
+            let m = RiemannianLaplace::new(SpdLogEuclidean::new(k)?, sigma)?;
+            let g = m.guarantee();
+            let pairs = pairs::spd_pairs(k, eps, &claim_distance(g, spd_metric));
+            // ‖log Y − log η‖ is the radius of an isotropic Laplace in k(k + 1)/2 dimensions: Gamma(D, scale σ).
+            let shape = (k * (k + 1) / 2) as f64;
+            let reference = ReferenceLaw {
+                quantity: "log-Euclidean distance",
+                center: id,
+                cdf_sorted: Box::new(move |s: &[f64]| {
+                    s.iter().map(|&r| if r <= 0.0 { 0.0 } else { gamma_lr(shape, r / sigma) }).collect()
+                }),
+                distance: log_euclidean_distance,
+            };
+            Ok(target(m, label, eps, g.to_string(), pairs, Some(reference)))
+        }
+        _ => Err(unknown(request)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_name_builds_and_unknown_names_are_refused() {
+        for space in [
+            AuditSpace::So3,
+            AuditSpace::Sphere { dim: 2 },
+            AuditSpace::Sphere { dim: 3 },
+            AuditSpace::Spd { k: 2 },
+            AuditSpace::Real,
+        ] {
+            for name in mechanism_names(space) {
+                let r = AuditRequest { space, mechanism: name.into(), epsilon: Some(2.0), concentration: None };
+                assert!(build(&r).is_ok(), "{name} on {space}");
+            }
+            let r = AuditRequest { space, mechanism: "nope".into(), epsilon: Some(1.0), concentration: None };
+            assert!(build(&r).is_err());
+        }
+        let r = AuditRequest {
+            space: AuditSpace::So3,
+            mechanism: "control:laplace-x1.5".into(),
+            epsilon: Some(1.0),
+            concentration: None,
+        };
+        assert!(build(&r).is_ok());
+    }
+
+    #[test]
+    fn reference_cdfs_are_distribution_functions() {
+        let u = uniform_angle_cdf(2);
+        let v = u(&[0.0, PI / 2.0, PI]);
+        assert!((v[1] - 0.5).abs() < 1e-12 && v[0] == 0.0 && (v[2] - 1.0).abs() < 1e-12);
+        // S²: uniform angle has CDF (1 − cos θ)/2.
+        let u3 = uniform_angle_cdf(3);
+        assert!((u3(&[1.0])[0] - (1.0 - 1f64.cos()) / 2.0).abs() < 1e-12);
+        // Circle: the folded exponential is the wrapped Laplace angle law.
+        let folded = folded_gamma_cdf(2, 0.7);
+        let wrapped = WrappedLaplaceAngle::new(0.7).unwrap();
+        for a in [0.1, 1.0, 2.5, PI] {
+            assert!((folded(&[a])[0] - wrapped.cdf(a)).abs() < 1e-12, "{a}");
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! The test events of the auditor, fixed from an independent pilot sample before any counting draw
+//! (`docs/audit.md`, MATH.md §5).
+//!
+//! For an input pair (x, x′) every draw z is reduced to its [`Features`]: the exact log-likelihood ratio
+//! ℓ(z) = ln f(z | x) − ln f(z | x′) of the *claimed* mechanism, the distances d(z, x) and d(z, x′) in the
+//! space's own geometry, and whether z is a finite point. Each test compares an input a with the other input
+//! b (both orders are tested, "a → b") on one event S, checking P_a(S) ≤ e^{εd}·P_b(S). The event families,
+//! for the direction a → b, are
+//!
+//! - `llr`: S = {ℓ_ab(z) ≥ t} with ℓ_ab = ln f(z | a) − ln f(z | b) and t the pilot quantile with
+//!   P_a(S) ≈ q (the Neyman–Pearson-optimal events for the claimed laws);
+//! - `ball`: S = {d(z, a) ≤ r}, P_a(S) ≈ q (small balls around a: catch densities that blow up at a);
+//! - `far`: S = {d(z, b) ≥ r}, P_b(S) ≈ q for small q, and the pilot's largest d(z, b) (catch tails that
+//!   are cut off: a release that can never be far from b but can be from a);
+//! - `non-finite`: S = {z is not a finite point} (NaN or ∞ releases; empty for a correct sampler).
+
+use serde::Serialize;
+
+/// A draw reduced to what the events look at.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Features {
+    /// ln f(z | x) − ln f(z | x′) under the claimed mechanism (NaN for a non-finite z).
+    pub llr: f64,
+    /// d(z, x) in the space's geometry.
+    pub dist_x: f64,
+    /// d(z, x′).
+    pub dist_x_prime: f64,
+    /// Whether z is a finite point.
+    pub finite: bool,
+}
+
+impl Features {
+    /// The features seen from direction `forward` (a = x, b = x′) or backward (a = x′, b = x):
+    /// (ℓ_ab, d(z, a), d(z, b)).
+    fn directed(&self, forward: bool) -> (f64, f64, f64) {
+        if forward { (self.llr, self.dist_x, self.dist_x_prime) } else { (-self.llr, self.dist_x_prime, self.dist_x) }
+    }
+}
+
+/// What an event contains, seen from its direction a → b.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EventKind {
+    /// {ℓ_ab(z) ≥ threshold}.
+    Llr {
+        /// t.
+        threshold: f64,
+    },
+    /// {d(z, a) ≤ radius}.
+    Ball {
+        /// r.
+        radius: f64,
+    },
+    /// {d(z, b) ≥ radius}.
+    Far {
+        /// r.
+        radius: f64,
+    },
+    /// {z not finite}.
+    NonFinite,
+}
+
+/// One test event: a set of outputs and the direction a → b in which the claim P_a(S) ≤ e^{εd}P_b(S) is
+/// tested.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Event {
+    /// true: a = x, b = x′; false: a = x′, b = x.
+    pub forward: bool,
+    /// The set.
+    pub kind: EventKind,
+    /// The pilot probability the event was chosen for (P_a for `llr` and `ball`, P_b for `far`; 0 for
+    /// `non-finite`).
+    pub pilot_level: f64,
+}
+
+impl Event {
+    /// Whether a draw with features `f` lies in the event.
+    #[inline]
+    pub fn contains(&self, f: &Features) -> bool {
+        if !f.finite {
+            return matches!(self.kind, EventKind::NonFinite);
+        }
+        let (llr, dist_a, dist_b) = f.directed(self.forward);
+        match self.kind {
+            EventKind::Llr { threshold } => llr >= threshold,
+            EventKind::Ball { radius } => dist_a <= radius,
+            EventKind::Far { radius } => dist_b >= radius,
+            EventKind::NonFinite => false,
+        }
+    }
+
+    /// A label for reports, e.g. `llr(x:x') >= 1.234 [P_x ~ 0.01]`.
+    pub fn label(&self) -> String {
+        let (a, b) = if self.forward { ("x", "x'") } else { ("x'", "x") };
+        match self.kind {
+            EventKind::Llr { threshold } => {
+                format!("ln f(z|{a}) - ln f(z|{b}) >= {threshold:.6} [pilot P_{a} = {}]", short(self.pilot_level))
+            }
+            EventKind::Ball { radius } => {
+                format!("d(z, {a}) <= {radius:.6} [pilot P_{a} = {}]", short(self.pilot_level))
+            }
+            EventKind::Far { radius } => {
+                format!("d(z, {b}) >= {radius:.6} [pilot P_{b} = {}]", short(self.pilot_level))
+            }
+            EventKind::NonFinite => format!("z not finite [tested P_{a} <= e^(eps d) P_{b}]"),
+        }
+    }
+}
+
+fn short(x: f64) -> String {
+    if x >= 1e-3 { format!("{x}") } else { format!("{x:.1e}") }
+}
+
+/// The levels at which events are set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventLevels {
+    /// Pilot probabilities of the `llr` and `ball` events (default 0.3, 0.1, 0.03, 0.01).
+    pub central: Vec<f64>,
+    /// Pilot probabilities of the `far` events (default 0.01, 0.001); the pilot maximum is always added.
+    pub tail: Vec<f64>,
+}
+
+impl Default for EventLevels {
+    fn default() -> Self {
+        EventLevels { central: vec![0.3, 0.1, 0.03, 0.01], tail: vec![0.01, 0.001] }
+    }
+}
+
+impl EventLevels {
+    /// Events per direction (and so per pair: twice this).
+    pub fn per_direction(&self) -> usize {
+        2 * self.central.len() + self.tail.len() + 2
+    }
+}
+
+/// The value v such that a fraction ≈ `q` of `sorted_desc` (descending) is ≥ v: its ⌈q·m⌉-th largest.
+fn upper_quantile(sorted_desc: &[f64], q: f64) -> f64 {
+    let m = sorted_desc.len();
+    let i = ((q * m as f64).ceil() as usize).clamp(1, m) - 1;
+    sorted_desc[i]
+}
+
+/// The events of one pair from its pilot draws at x (`at_x`) and at x′ (`at_x_prime`), for both directions.
+/// Non-finite pilot values are ignored when setting thresholds. With no finite pilot draw at an input, only
+/// the `non-finite` events of that direction remain informative (their thresholds are set to +∞).
+pub fn events_from_pilot(at_x: &[Features], at_x_prime: &[Features], levels: &EventLevels) -> Vec<Event> {
+    let mut events = Vec::with_capacity(2 * levels.per_direction());
+    for forward in [true, false] {
+        let (at_a, at_b) = if forward { (at_x, at_x_prime) } else { (at_x_prime, at_x) };
+        let collect = |draws: &[Features], pick: fn((f64, f64, f64)) -> f64, descending: bool| {
+            let mut v: Vec<f64> =
+                draws.iter().filter(|f| f.finite).map(|f| pick(f.directed(forward))).filter(|x| !x.is_nan()).collect();
+            if descending {
+                v.sort_by(|a, b| b.total_cmp(a));
+            } else {
+                v.sort_by(f64::total_cmp);
+            }
+            v
+        };
+        let llr_a = collect(at_a, |t| t.0, true);
+        let dist_a_at_a = collect(at_a, |t| t.1, false);
+        let dist_b_at_b = collect(at_b, |t| t.2, true);
+        for &q in &levels.central {
+            let threshold = if llr_a.is_empty() { f64::INFINITY } else { upper_quantile(&llr_a, q) };
+            events.push(Event { forward, kind: EventKind::Llr { threshold }, pilot_level: q });
+        }
+        for &q in &levels.central {
+            // ⌈q·m⌉-th smallest distance.
+            let radius = if dist_a_at_a.is_empty() {
+                f64::NEG_INFINITY
+            } else {
+                let m = dist_a_at_a.len();
+                dist_a_at_a[((q * m as f64).ceil() as usize).clamp(1, m) - 1]
+            };
+            events.push(Event { forward, kind: EventKind::Ball { radius }, pilot_level: q });
+        }
+        for &q in &levels.tail {
+            let radius = if dist_b_at_b.is_empty() { f64::INFINITY } else { upper_quantile(&dist_b_at_b, q) };
+            events.push(Event { forward, kind: EventKind::Far { radius }, pilot_level: q });
+        }
+        let (radius, level) = match dist_b_at_b.first() {
+            Some(&max) => (max, 1.0 / dist_b_at_b.len() as f64),
+            None => (f64::INFINITY, 0.0),
+        };
+        events.push(Event { forward, kind: EventKind::Far { radius }, pilot_level: level });
+        events.push(Event { forward, kind: EventKind::NonFinite, pilot_level: 0.0 });
+    }
+    events
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds_hit_their_pilot_levels_and_directions_mirror() {
+        // ℓ uniform on a grid, distances equal to the index.
+        let at = |shift: f64| -> Vec<Features> {
+            (0..1000)
+                .map(|i| Features {
+                    llr: i as f64 - shift,
+                    dist_x: i as f64,
+                    dist_x_prime: 1000.0 - i as f64,
+                    finite: true,
+                })
+                .collect()
+        };
+        let (x, xp) = (at(0.0), at(500.0));
+        let events = events_from_pilot(&x, &xp, &EventLevels::default());
+        assert_eq!(events.len(), 2 * EventLevels::default().per_direction());
+        let frac = |e: &Event, draws: &[Features]| draws.iter().filter(|f| e.contains(f)).count() as f64 / 1000.0;
+        for e in &events {
+            let (a, b) = if e.forward { (&x, &xp) } else { (&xp, &x) };
+            match e.kind {
+                EventKind::Llr { .. } | EventKind::Ball { .. } => assert_eq!(frac(e, a), e.pilot_level, "{e:?}"),
+                EventKind::Far { .. } => assert_eq!(frac(e, b), e.pilot_level, "{e:?}"),
+                EventKind::NonFinite => assert_eq!(frac(e, a), 0.0),
+            }
+        }
+        let nan = Features { llr: f64::NAN, dist_x: f64::NAN, dist_x_prime: f64::NAN, finite: false };
+        assert_eq!(events.iter().filter(|e| e.contains(&nan)).count(), 2);
+        assert!(events[0].label().starts_with("ln f(z|x) - ln f(z|x') >= "));
+    }
+}

@@ -1,0 +1,150 @@
+//! The Gaussian mechanism: release q(D) + σ·(Z₁, …, Z_k) with Zᵢ i.i.d. N(0, 1). On a query of ℓ₂
+//! sensitivity Δ it is μ-GDP with μ = Δ/σ (Dong, Roth & Su 2022, Thm 2.7), hence μ²/2-zCDP and (ε, δ)-DP on
+//! the exact curve of [`crate::analysis::gaussian_dp`]; its Fisher–Rao distance is μ as well.
+//! `docs/proofs/scalar_mechanisms.md` §2.
+
+use crate::analysis::gaussian_dp::{analytic_gaussian_sigma, classical_gaussian_sigma, gdp_epsilon};
+use crate::error::{Error, Fallible, check_level, check_positive};
+use crate::mechanism::scalar::{DEFAULT_STANDARD_DELTA, add_noise};
+use crate::privacy::Guarantee;
+use crate::privacy::guarantee::RaoFamily;
+use crate::privacy::rounding::{div_up, mul_up};
+use rand::CryptoRng;
+use rand::RngExt;
+use rand_distr::StandardNormal;
+
+/// How a [`Gaussian`]'s σ was chosen, which decides the (ε, δ) pair it reports.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum GaussianCalibration {
+    /// σ given directly ([`Gaussian::new`]): the pair is (ε(δ), δ) on the exact GDP curve at a stated δ.
+    Direct,
+    /// σ = Δ√(2 ln(1.25/δ))/ε for a target (ε < 1, δ) (Dwork & Roth 2014, Thm A.1).
+    Classical,
+    /// The smallest σ with δ(ε; Δ/σ) ≤ δ (Balle & Wang 2018).
+    Analytic,
+}
+
+/// The Gaussian mechanism on a query of ℓ₂ sensitivity Δ (max ‖q(D) − q(D′)‖₂ over neighbours) with noise
+/// N(0, σ²) on each coordinate: μ-GDP with μ = Δ/σ (`docs/proofs/scalar_mechanisms.md` §2).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gaussian {
+    sensitivity: f64,
+    sigma: f64,
+    mu: f64,
+    approx: (f64, f64),
+    calibration: GaussianCalibration,
+}
+
+impl Gaussian {
+    fn build(
+        sensitivity: f64,
+        sigma: f64,
+        calibration: GaussianCalibration,
+        approx: Option<(f64, f64)>,
+    ) -> Fallible<Self> {
+        let mu = div_up(sensitivity, sigma);
+        if !mul_up(mu, mu).is_finite() {
+            return Err(Error::InvalidParameter {
+                name: "sigma",
+                value: sigma,
+                reason: "is too small for the sensitivity: the privacy loss overflows",
+            });
+        }
+        let approx = match approx {
+            Some(pair) => pair,
+            None => (gdp_epsilon(mu, DEFAULT_STANDARD_DELTA)?, DEFAULT_STANDARD_DELTA),
+        };
+        Ok(Gaussian { sensitivity, sigma, mu, approx, calibration })
+    }
+
+    /// Noise N(0, `sigma`²) on a query of ℓ₂ sensitivity `sensitivity` (both finite, > 0). Its (ε, δ)
+    /// guarantee is reported at δ = [`DEFAULT_STANDARD_DELTA`] (10⁻⁶) with ε from the exact curve; change the
+    /// δ with [`Gaussian::with_standard_delta`].
+    pub fn new(sensitivity: f64, sigma: f64) -> Fallible<Self> {
+        let sensitivity = check_positive("sensitivity", sensitivity)?;
+        let sigma = check_positive("sigma", sigma)?;
+        Self::build(sensitivity, sigma, GaussianCalibration::Direct, None)
+    }
+
+    /// The classical calibration for (ε, δ)-DP, ε ∈ (0, 1): σ = Δ√(2 ln(1.25/δ))/ε
+    /// ([`classical_gaussian_sigma`]; refuses ε ≥ 1). Reports `ApproxDp { ε, δ }`.
+    pub fn classical(sensitivity: f64, epsilon: f64, delta: f64) -> Fallible<Self> {
+        let sigma = classical_gaussian_sigma(sensitivity, epsilon, delta)?;
+        Self::build(sensitivity, sigma, GaussianCalibration::Classical, Some((epsilon, delta)))
+    }
+
+    /// The analytic calibration for (ε, δ)-DP, any ε ≥ 0: the smallest σ with δ(ε; Δ/σ) ≤ δ, rounded up
+    /// ([`analytic_gaussian_sigma`]). Reports `ApproxDp { ε, δ }`.
+    pub fn analytic(sensitivity: f64, epsilon: f64, delta: f64) -> Fallible<Self> {
+        let sigma = analytic_gaussian_sigma(sensitivity, epsilon, delta)?;
+        Self::build(sensitivity, sigma, GaussianCalibration::Analytic, Some((epsilon, delta)))
+    }
+
+    /// The same mechanism reporting its (ε, δ) guarantee at `delta` ∈ (0, 1), with ε = ε(δ; μ) from the exact
+    /// GDP curve (rounded up). Errors if `delta` is out of range.
+    pub fn with_standard_delta(self, delta: f64) -> Fallible<Self> {
+        let delta = check_level("delta", delta)?;
+        let epsilon = gdp_epsilon(self.mu, delta)?;
+        Ok(Gaussian { approx: (epsilon, delta), ..self })
+    }
+
+    /// The ℓ₂ sensitivity Δ.
+    pub fn sensitivity(&self) -> f64 {
+        self.sensitivity
+    }
+
+    /// The noise standard deviation σ.
+    pub fn sigma(&self) -> f64 {
+        self.sigma
+    }
+
+    /// μ = Δ/σ (rounded up): the GDP parameter and the Rao distance.
+    pub fn mu(&self) -> f64 {
+        self.mu
+    }
+
+    /// How σ was chosen.
+    pub fn calibration(&self) -> GaussianCalibration {
+        self.calibration
+    }
+
+    /// Every guarantee, with μ = Δ/σ: `Gdp { μ }`; `Zcdp { μ²/2 }`; `RaoDp { μ, Gaussian }` (θ-Rao DP in the
+    /// Gaussian family is exactly θ-GDP, MATH.md §4); `ApproxDp { ε, δ }`, the calibration target for
+    /// [`Gaussian::classical`] and [`Gaussian::analytic`], else the exact curve's ε at the standard δ.
+    pub fn guarantees(&self) -> Vec<Guarantee> {
+        let mu = self.mu;
+        let (epsilon, delta) = self.approx;
+        vec![
+            Guarantee::Gdp { mu },
+            Guarantee::Zcdp { rho: 0.5 * mul_up(mu, mu) },
+            Guarantee::RaoDp { theta: mu, family: RaoFamily::Gaussian },
+            Guarantee::ApproxDp { epsilon, delta },
+        ]
+    }
+
+    /// `value` plus independent N(0, σ²) noise on each coordinate (ziggurat normal draws, exact). Errors
+    /// (before any noise is drawn) if a coordinate is NaN or infinite.
+    pub fn release<R: CryptoRng + ?Sized>(&self, value: &[f64], rng: &mut R) -> Fallible<Vec<f64>> {
+        add_noise(value, || self.sigma * rng.sample::<f64, _>(StandardNormal))
+    }
+
+    /// One real value plus N(0, σ²) noise.
+    pub fn release_scalar<R: CryptoRng + ?Sized>(&self, value: f64, rng: &mut R) -> Fallible<f64> {
+        Ok(self.release(&[value], rng)?[0])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_the_calibration_target() {
+        let g = Gaussian::analytic(1.0, 1.0, 1e-5).unwrap();
+        assert!(g.guarantees().contains(&Guarantee::ApproxDp { epsilon: 1.0, delta: 1e-5 }));
+        assert_eq!(g.calibration(), GaussianCalibration::Analytic);
+        let direct = Gaussian::new(1.0, g.sigma()).unwrap().with_standard_delta(1e-5).unwrap();
+        let eps = direct.guarantees()[3].epsilon().unwrap();
+        assert!((1.0..1.0 + 1e-9).contains(&eps), "{eps}");
+    }
+}

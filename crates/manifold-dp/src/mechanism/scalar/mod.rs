@@ -1,0 +1,37 @@
+//! Scalar and vector mechanisms for the central model: noise added independently to each coordinate of a
+//! real-valued query. Proofs: `docs/proofs/scalar_mechanisms.md`.
+//!
+//! - [`ScalarLaplace`]: Laplace noise of scale b on a query of ℓ₁ sensitivity Δ: pure (Δ/b)-DP.
+//! - [`Gaussian`]: N(0, σ²) noise on a query of ℓ₂ sensitivity Δ: (Δ/σ)-GDP, with the classical and the
+//!   analytic (ε, δ) calibrations.
+//! - [`GeneralizedGaussian`]: noise ∝ exp(−(|x|/s)^N) of degree 1 ≤ N ≤ 256, calibrated by the Rao distance
+//!   (corrected parametrisation, MATH.md §4) and always reported with a standard guarantee beside it.
+//!
+//! Each mechanism lists every guarantee it satisfies ([`ScalarLaplace::guarantees`] …), never only Rao's
+//! number. Guarantee values are rounded up: single quotients and products by an exact fma residual test
+//! ([`crate::privacy::rounding`]: ε = Δ/b is the smallest double ≥ the real quotient), numerical values
+//! (special functions, root finding, quadrature) by the margins stated where they are computed.
+//!
+//! **Floating point.** Like every textbook floating-point noise, these outputs are not snapped to a grid
+//! (Mironov 2012, MATH.md §6): for releases that must resist attacks on low-order bits, round the output
+//! to a public grid much coarser than the noise's float resolution.
+
+pub mod gaussian;
+pub mod generalized_gaussian;
+pub mod laplace;
+
+pub use gaussian::Gaussian;
+pub use generalized_gaussian::{GeneralizedGaussian, generalized_gaussian_delta, generalized_gaussian_epsilon};
+pub use laplace::ScalarLaplace;
+
+use crate::error::Fallible;
+use crate::space::so3::check_finite;
+
+/// The δ at which mechanisms without a natural δ report their (ε, δ) guarantee unless told otherwise.
+pub const DEFAULT_STANDARD_DELTA: f64 = 1e-6;
+
+/// Adds independent noise to each coordinate of `value` after checking that every coordinate is finite.
+pub(crate) fn add_noise(value: &[f64], mut noise: impl FnMut() -> f64) -> Fallible<Vec<f64>> {
+    check_finite(value)?;
+    Ok(value.iter().map(|&x| x + noise()).collect())
+}

@@ -1,0 +1,523 @@
+//! Accounting: composing guarantees and converting between notions, rounding every result in the
+//! conservative direction (a reported cost is never below the true one).
+//!
+//! | notion | sequential composition | parallel (disjoint data) |
+//! |---|---|---|
+//! | metric εd | Σε (same metric and unit only) | max ε |
+//! | pure ε | Σε | max ε |
+//! | approximate (ε, δ) | (Σε, Σδ), or advanced: see [`compose_advanced`] | (max ε, max δ) |
+//! | zCDP ρ | Σρ | max ρ |
+//! | GDP μ | √(Σμ²) | max μ |
+//! | Rao θ | √(Σθ²) (a distance in the product family) | max θ |
+//!
+//! Conversions that hold ([`convert`]): pure ε → (ε, 0), ρ = ε²/2 zCDP, μ = −2Φ⁻¹(1/(1 + e^ε)) GDP; metric
+//! εd → pure ε·diameter; zCDP ρ → (ρ + 2√(ρ ln(1/δ)), δ); GDP μ → ρ = μ²/2 zCDP and the exact (ε, δ) curve;
+//! Rao θ in the Gaussian family = θ-GDP. Everything else is refused with [`Error::Inconvertible`] and the
+//! reason. Proofs and citations: `docs/proofs/accounting.md`.
+//!
+//! Rounding: IEEE 754 `+ − × ÷ √` are correctly rounded, so one step up ([`f64::next_up`]) after each bounds the
+//! exact result; `ln`, `exp` and Φ are not guaranteed correctly rounded, so their results are raised by a
+//! relative 1e-12 (far above their error) before use.
+
+use crate::analysis::gaussian_dp::{gdp_delta, gdp_epsilon};
+use crate::error::{Error, Fallible};
+use crate::privacy::guarantee::{Guarantee, Metric, RaoFamily};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A privacy notion: the kind of a [`Guarantee`], without its numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Notion {
+    /// Metric (ε·d) DP.
+    Metric,
+    /// Pure ε-DP.
+    Pure,
+    /// Approximate (ε, δ)-DP.
+    Approx,
+    /// ρ-zCDP.
+    Zcdp,
+    /// μ-GDP.
+    Gdp,
+    /// θ-Rao DP.
+    Rao,
+}
+
+impl Notion {
+    /// Every notion, in the order reports list them.
+    pub const ALL: [Notion; 6] = [Notion::Pure, Notion::Approx, Notion::Zcdp, Notion::Gdp, Notion::Rao, Notion::Metric];
+
+    /// The CLI spelling: `metric`, `pure`, `approx`, `zcdp`, `gdp`, `rao`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Notion::Metric => "metric",
+            Notion::Pure => "pure",
+            Notion::Approx => "approx",
+            Notion::Zcdp => "zcdp",
+            Notion::Gdp => "gdp",
+            Notion::Rao => "rao",
+        }
+    }
+
+    /// Parses the CLI spelling.
+    pub fn parse(name: &str) -> Option<Notion> {
+        Notion::ALL.into_iter().find(|n| n.as_str() == name)
+    }
+
+    /// Whether the notion bounds the power of every test between neighbouring inputs (a hypothesis-testing
+    /// meaning). Rao DP is a distance between output laws within one parametric family and does not, by
+    /// itself, bound any test (`docs/accounting.md`).
+    pub fn has_testing_meaning(self) -> bool {
+        !matches!(self, Notion::Rao)
+    }
+}
+
+impl fmt::Display for Notion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Guarantee {
+    /// The notion of this guarantee.
+    pub fn notion(&self) -> Notion {
+        match self {
+            Guarantee::MetricDp { .. } => Notion::Metric,
+            Guarantee::PureDp { .. } => Notion::Pure,
+            Guarantee::ApproxDp { .. } => Notion::Approx,
+            Guarantee::Zcdp { .. } => Notion::Zcdp,
+            Guarantee::Gdp { .. } => Notion::Gdp,
+            Guarantee::RaoDp { .. } => Notion::Rao,
+        }
+    }
+
+    /// Checks that the numbers are in range: ε, ρ, μ, θ finite and ≥ 0, δ ∈ [0, 1].
+    pub fn validate(&self) -> Fallible<Guarantee> {
+        fn nonneg(name: &'static str, v: f64) -> Fallible<()> {
+            if v.is_finite() && v >= 0.0 {
+                Ok(())
+            } else {
+                Err(Error::InvalidParameter { name, value: v, reason: "must be a finite number >= 0" })
+            }
+        }
+        match *self {
+            Guarantee::MetricDp { epsilon, .. } | Guarantee::PureDp { epsilon } => nonneg("epsilon", epsilon)?,
+            Guarantee::ApproxDp { epsilon, delta } => {
+                nonneg("epsilon", epsilon)?;
+                if !(0.0..=1.0).contains(&delta) {
+                    return Err(Error::InvalidParameter { name: "delta", value: delta, reason: "must be in [0, 1]" });
+                }
+            }
+            Guarantee::Zcdp { rho } => nonneg("rho", rho)?,
+            Guarantee::Gdp { mu } => nonneg("mu", mu)?,
+            Guarantee::RaoDp { theta, .. } => nonneg("theta", theta)?,
+        }
+        Ok(*self)
+    }
+
+    /// Whether this cost fits within `budget` (same notion; for metric DP the same metric and unit):
+    /// every component ≤ the budget's. Compares exact floats: the cost is already rounded up.
+    pub fn fits_within(&self, budget: &Guarantee) -> Fallible<bool> {
+        same_kind(self, budget)?;
+        Ok(match (*self, *budget) {
+            (Guarantee::ApproxDp { epsilon: e, delta: d }, Guarantee::ApproxDp { epsilon: eb, delta: db }) => {
+                e <= eb && d <= db
+            }
+            (Guarantee::Zcdp { rho }, Guarantee::Zcdp { rho: b }) => rho <= b,
+            (Guarantee::Gdp { mu }, Guarantee::Gdp { mu: b }) => mu <= b,
+            (Guarantee::RaoDp { theta, .. }, Guarantee::RaoDp { theta: b, .. }) => theta <= b,
+            (a, b) => a.epsilon() <= b.epsilon(),
+        })
+    }
+}
+
+use crate::privacy::rounding::{add_up, div_up, fn_up, mul_up, sqrt_up};
+
+/// Σ xᵢ, rounded up at every step.
+fn sum_up(xs: impl IntoIterator<Item = f64>) -> f64 {
+    xs.into_iter().fold(0.0, add_up)
+}
+
+/// √(Σ xᵢ²), rounded up at every step.
+fn root_sum_squares_up(xs: impl IntoIterator<Item = f64>) -> f64 {
+    sqrt_up(sum_up(xs.into_iter().map(|x| mul_up(x, x))))
+}
+
+fn incompatible(a: &Guarantee, b: &Guarantee, why: &'static str) -> Error {
+    Error::Incompatible { left: a.to_string(), right: b.to_string(), why }
+}
+
+/// Errors unless `a` and `b` are the same notion (and, for metric DP, the same metric and unit).
+fn same_kind(a: &Guarantee, b: &Guarantee) -> Fallible<()> {
+    if a.notion() != b.notion() {
+        return Err(incompatible(a, b, "different privacy notions; convert one first (`budget convert`)"));
+    }
+    if let (Guarantee::MetricDp { metric: m1, unit: u1, .. }, Guarantee::MetricDp { metric: m2, unit: u2, .. }) = (a, b)
+        && (m1 != m2 || u1 != u2)
+    {
+        return Err(incompatible(a, b, "metric DP in different metrics or units does not add up"));
+    }
+    Ok(())
+}
+
+/// The family of a composition of Rao guarantees: the common family, or `Mixed`.
+fn merged_family(gs: &[Guarantee]) -> RaoFamily {
+    let mut families = gs.iter().filter_map(|g| match g {
+        Guarantee::RaoDp { family, .. } => Some(*family),
+        _ => None,
+    });
+    let first = families.next().unwrap_or(RaoFamily::Mixed);
+    if families.all(|f| f == first) { first } else { RaoFamily::Mixed }
+}
+
+fn check_all(costs: &[Guarantee]) -> Fallible<Guarantee> {
+    let first = *costs.first().ok_or(Error::InvalidParameter {
+        name: "number of guarantees",
+        value: 0.0,
+        reason: "composition needs at least one guarantee",
+    })?;
+    for g in costs {
+        g.validate()?;
+        same_kind(&first, g)?;
+    }
+    Ok(first)
+}
+
+/// Sequential composition of independent releases on the same data: the total cost, rounded up.
+///
+/// Pure and metric ε, zCDP ρ and approximate (ε, δ) add (basic composition); GDP μ and Rao θ add in
+/// quadrature, √(Σμᵢ²) (Dong, Roth & Su 2022, Cor. 3.3) and √(Σθᵢ²) (the Fisher–Rao distance in the product
+/// family). All costs must be the same notion (metric DP: the same metric and unit); otherwise
+/// [`Error::Incompatible`]. Proofs: `docs/proofs/accounting.md`.
+pub fn compose(costs: &[Guarantee]) -> Fallible<Guarantee> {
+    let first = check_all(costs)?;
+    Ok(match first {
+        Guarantee::MetricDp { metric, unit, .. } => {
+            Guarantee::MetricDp { epsilon: sum_up(costs.iter().filter_map(Guarantee::epsilon)), metric, unit }
+        }
+        Guarantee::PureDp { .. } => Guarantee::PureDp { epsilon: sum_up(costs.iter().filter_map(Guarantee::epsilon)) },
+        Guarantee::ApproxDp { .. } => Guarantee::ApproxDp {
+            epsilon: sum_up(costs.iter().filter_map(Guarantee::epsilon)),
+            delta: sum_up(costs.iter().map(|g| if let Guarantee::ApproxDp { delta, .. } = g { *delta } else { 0.0 })),
+        },
+        Guarantee::Zcdp { .. } => Guarantee::Zcdp {
+            rho: sum_up(costs.iter().map(|g| if let Guarantee::Zcdp { rho } = g { *rho } else { 0.0 })),
+        },
+        Guarantee::Gdp { .. } => Guarantee::Gdp {
+            mu: root_sum_squares_up(costs.iter().map(|g| if let Guarantee::Gdp { mu } = g { *mu } else { 0.0 })),
+        },
+        Guarantee::RaoDp { .. } => Guarantee::RaoDp {
+            theta: root_sum_squares_up(
+                costs.iter().map(|g| if let Guarantee::RaoDp { theta, .. } = g { *theta } else { 0.0 }),
+            ),
+            family: merged_family(costs),
+        },
+    })
+}
+
+/// Parallel composition: releases on disjoint parts of the data (each record in at most one part) cost the
+/// largest of their costs, component by component.
+pub fn compose_parallel(costs: &[Guarantee]) -> Fallible<Guarantee> {
+    let first = check_all(costs)?;
+    let max = |f: &dyn Fn(&Guarantee) -> f64| costs.iter().map(f).fold(0.0, f64::max);
+    let eps = |g: &Guarantee| g.epsilon().unwrap_or(0.0);
+    Ok(match first {
+        Guarantee::MetricDp { metric, unit, .. } => Guarantee::MetricDp { epsilon: max(&eps), metric, unit },
+        Guarantee::PureDp { .. } => Guarantee::PureDp { epsilon: max(&eps) },
+        Guarantee::ApproxDp { .. } => Guarantee::ApproxDp {
+            epsilon: max(&eps),
+            delta: max(&|g| if let Guarantee::ApproxDp { delta, .. } = g { *delta } else { 0.0 }),
+        },
+        Guarantee::Zcdp { .. } => {
+            Guarantee::Zcdp { rho: max(&|g| if let Guarantee::Zcdp { rho } = g { *rho } else { 0.0 }) }
+        }
+        Guarantee::Gdp { .. } => Guarantee::Gdp { mu: max(&|g| if let Guarantee::Gdp { mu } = g { *mu } else { 0.0 }) },
+        Guarantee::RaoDp { .. } => Guarantee::RaoDp {
+            theta: max(&|g| if let Guarantee::RaoDp { theta, .. } = g { *theta } else { 0.0 }),
+            family: merged_family(costs),
+        },
+    })
+}
+
+/// Advanced composition of approximate (or pure, as δ = 0) guarantees with slack δ′ (Dwork, Rothblum & Vadhan
+/// 2010; heterogeneous form, Dwork & Roth 2014 Thm 3.20 proof): the composition is (ε′, Σδᵢ + δ′)-DP with
+/// ε′ = √(2 ln(1/δ′)·Σεᵢ²) + Σ εᵢ(e^{εᵢ} − 1). Better than [`compose`] for many small εᵢ; the smaller of the
+/// two is a valid choice, and both are valid at once only as the worse of the pair.
+pub fn compose_advanced(costs: &[Guarantee], delta_slack: f64) -> Fallible<Guarantee> {
+    if !(delta_slack > 0.0 && delta_slack < 1.0) {
+        return Err(Error::InvalidParameter { name: "delta slack", value: delta_slack, reason: "must be in (0, 1)" });
+    }
+    let as_approx = costs
+        .iter()
+        .map(|g| convert(g, Target::Approx { delta: None, epsilon: None }))
+        .collect::<Fallible<Vec<_>>>()?;
+    let eps: Vec<f64> = as_approx.iter().filter_map(Guarantee::epsilon).collect();
+    let deltas = as_approx.iter().map(|g| if let Guarantee::ApproxDp { delta, .. } = g { *delta } else { 0.0 });
+    let log_inv = fn_up(-delta_slack.ln());
+    let quad = mul_up(2.0 * log_inv, sum_up(eps.iter().map(|e| mul_up(*e, *e))));
+    let drift = sum_up(eps.iter().map(|e| mul_up(*e, fn_up(e.exp_m1()))));
+    Ok(Guarantee::ApproxDp { epsilon: add_up(sqrt_up(quad), drift), delta: add_up(sum_up(deltas), delta_slack) })
+}
+
+/// What to convert a guarantee into, with the parameter the conversion needs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Target {
+    /// Metric DP in this metric and unit (only from metric DP in the same metric and unit).
+    Metric {
+        /// The metric.
+        metric: Metric,
+        /// The unit.
+        unit: &'static str,
+    },
+    /// Pure DP; from metric DP needs the `diameter` of the input space (the largest distance between two
+    /// records), in the guarantee's unit.
+    Pure {
+        /// Diameter of the input space, in the metric-DP guarantee's unit.
+        diameter: Option<f64>,
+    },
+    /// Approximate DP. From pure DP: (ε, 0). From zCDP, GDP and Gaussian Rao: needs `delta` (gives the ε at
+    /// that δ) or `epsilon` (gives the δ at that ε).
+    Approx {
+        /// The δ wanted.
+        delta: Option<f64>,
+        /// The ε wanted.
+        epsilon: Option<f64>,
+    },
+    /// zCDP.
+    Zcdp,
+    /// GDP.
+    Gdp,
+    /// Rao DP (only from Rao DP).
+    Rao,
+}
+
+impl Target {
+    /// The notion converted to.
+    pub fn notion(self) -> Notion {
+        match self {
+            Target::Metric { .. } => Notion::Metric,
+            Target::Pure { .. } => Notion::Pure,
+            Target::Approx { .. } => Notion::Approx,
+            Target::Zcdp => Notion::Zcdp,
+            Target::Gdp => Notion::Gdp,
+            Target::Rao => Notion::Rao,
+        }
+    }
+}
+
+fn refuse(g: &Guarantee, to: Notion, why: &'static str) -> Error {
+    Error::Inconvertible { from: g.to_string(), to: to.as_str(), why }
+}
+
+fn check_delta(delta: f64) -> Fallible<f64> {
+    if delta > 0.0 && delta < 1.0 {
+        Ok(delta)
+    } else {
+        Err(Error::InvalidParameter { name: "delta", value: delta, reason: "must be in (0, 1)" })
+    }
+}
+
+fn check_epsilon(epsilon: f64) -> Fallible<f64> {
+    if epsilon.is_finite() && epsilon >= 0.0 {
+        Ok(epsilon)
+    } else {
+        Err(Error::InvalidParameter { name: "epsilon", value: epsilon, reason: "must be a finite number >= 0" })
+    }
+}
+
+/// The GDP μ implied by pure ε-DP: μ = −2Φ⁻¹(1/(1 + e^ε)) (the Gaussian trade-off curve G_μ passes through
+/// the kink (α*, α*), α* = 1/(1 + e^ε), of ε-DP's piecewise-linear curve and, being convex and symmetric, lies
+/// below it everywhere; `docs/proofs/accounting.md`).
+fn gdp_of_pure(epsilon: f64) -> f64 {
+    use crate::analysis::gaussian_dp::normal_lower_tail_and_density;
+    use statrs::distribution::{ContinuousCDF, Normal};
+    if epsilon == 0.0 {
+        return 0.0;
+    }
+    let alpha = 1.0 / (1.0 + epsilon.exp());
+    if alpha < 1e-300 {
+        // Φ(−t) ≤ e^{−t²/2} gives −Φ⁻¹(α) ≤ √(2 ln(1/α)) ≤ √(2(ε + ln 2)): a valid, slightly larger μ.
+        return mul_up(2.0, sqrt_up(mul_up(2.0, fn_up(epsilon + std::f64::consts::LN_2))));
+    }
+    // statrs' Φ⁻¹ (and its Φ) are good to about 1e-10 relative only; two Newton steps on Φ(z) = α with the
+    // crate's own Φ (accurate to ~1e-15 in the lower tail) bring z to full precision, and the 1e-10 margin
+    // covers what remains.
+    let mut z = Normal::standard().inverse_cdf(alpha).min(0.0);
+    for _ in 0..2 {
+        let (cdf, pdf) = normal_lower_tail_and_density(z);
+        z = (z - (cdf - alpha) / pdf).min(0.0);
+    }
+    (-2.0 * z * (1.0 + 1e-10)).next_up()
+}
+
+/// The ε of ρ-zCDP at δ: ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016, Prop. 1.3), rounded up.
+fn zcdp_epsilon(rho: f64, delta: f64) -> f64 {
+    add_up(rho, mul_up(2.0, sqrt_up(mul_up(rho, fn_up(-delta.ln())))))
+}
+
+/// The δ of ρ-zCDP at ε > ρ: δ = exp(−(ε − ρ)²/(4ρ)) (the inverse of [`zcdp_epsilon`]), rounded up.
+fn zcdp_delta(rho: f64, epsilon: f64) -> Fallible<f64> {
+    if rho == 0.0 {
+        return Ok(0.0);
+    }
+    if epsilon <= rho {
+        return Err(Error::InvalidParameter { name: "epsilon", value: epsilon, reason: "must exceed rho for zCDP" });
+    }
+    // (ε − ρ) rounded down keeps the exponent's magnitude low, so δ high.
+    let gap = (epsilon - rho).next_down();
+    Ok(fn_up((-(gap * gap).next_down() / mul_up(4.0, rho)).exp()).min(1.0))
+}
+
+/// Converts a guarantee into `to`, where that holds; otherwise [`Error::Inconvertible`] says why.
+/// The result is rounded in the conservative direction. Proofs: `docs/proofs/accounting.md`.
+pub fn convert(g: &Guarantee, to: Target) -> Fallible<Guarantee> {
+    let g = g.validate()?;
+    let to_notion = to.notion();
+    match (g, to) {
+        (Guarantee::MetricDp { metric, unit, .. }, Target::Metric { metric: m, unit: u }) => {
+            if metric == m && unit == u {
+                Ok(g)
+            } else {
+                Err(refuse(&g, to_notion, "metric DP in one metric says nothing in another; restate it explicitly"))
+            }
+        }
+        (Guarantee::MetricDp { epsilon, .. }, Target::Pure { diameter }) => match diameter {
+            Some(d) if d.is_finite() && d > 0.0 => Ok(Guarantee::PureDp { epsilon: mul_up(epsilon, d) }),
+            Some(d) => Err(Error::InvalidParameter { name: "diameter", value: d, reason: "must be finite and > 0" }),
+            None => Err(refuse(&g, to_notion, "needs the diameter of the input space (ε·d ≤ ε·diameter)")),
+        },
+        (Guarantee::MetricDp { .. }, _) => Err(refuse(
+            &g,
+            to_notion,
+            "metric DP bounds the loss per unit of distance; convert to pure DP with a diameter first",
+        )),
+        (_, Target::Metric { .. }) => {
+            Err(refuse(&g, to_notion, "a guarantee between neighbouring data sets is not a metric-DP guarantee"))
+        }
+        (Guarantee::PureDp { .. }, Target::Pure { .. })
+        | (Guarantee::Zcdp { .. }, Target::Zcdp)
+        | (Guarantee::Gdp { .. }, Target::Gdp)
+        | (Guarantee::RaoDp { .. }, Target::Rao) => Ok(g),
+        (Guarantee::PureDp { epsilon }, Target::Approx { .. }) => Ok(Guarantee::ApproxDp { epsilon, delta: 0.0 }),
+        (Guarantee::PureDp { epsilon }, Target::Zcdp) => {
+            Ok(Guarantee::Zcdp { rho: div_up(mul_up(epsilon, epsilon), 2.0) })
+        }
+        (Guarantee::PureDp { epsilon }, Target::Gdp) => Ok(Guarantee::Gdp { mu: gdp_of_pure(epsilon) }),
+        (Guarantee::ApproxDp { .. }, Target::Approx { .. }) => Ok(g),
+        (Guarantee::ApproxDp { .. }, _) => Err(refuse(
+            &g,
+            to_notion,
+            "(ε, δ)-DP allows a δ-probability of unbounded loss, so it implies no pure, zCDP, GDP or Rao bound",
+        )),
+        (Guarantee::Zcdp { rho }, Target::Approx { delta, epsilon }) => match (delta, epsilon) {
+            (Some(d), _) => Ok(Guarantee::ApproxDp { epsilon: zcdp_epsilon(rho, check_delta(d)?), delta: d }),
+            (None, Some(e)) => Ok(Guarantee::ApproxDp { epsilon: e, delta: zcdp_delta(rho, check_epsilon(e)?)? }),
+            (None, None) => Err(refuse(&g, to_notion, "needs a delta (or an epsilon) to pick a point on the curve")),
+        },
+        (Guarantee::Zcdp { .. }, _) => {
+            Err(refuse(&g, to_notion, "zCDP implies (ε, δ)-DP only; it bounds no pure, GDP or Rao quantity"))
+        }
+        (Guarantee::Gdp { mu }, Target::Zcdp) => Ok(Guarantee::Zcdp { rho: div_up(mul_up(mu, mu), 2.0) }),
+        (Guarantee::Gdp { mu }, Target::Approx { delta, epsilon }) => match (delta, epsilon) {
+            (Some(d), _) => Ok(Guarantee::ApproxDp { epsilon: gdp_epsilon(mu, check_delta(d)?)?, delta: d }),
+            (None, Some(e)) => Ok(Guarantee::ApproxDp { epsilon: e, delta: gdp_delta(mu, check_epsilon(e)?)? }),
+            (None, None) => Err(refuse(&g, to_notion, "needs a delta (or an epsilon) to pick a point on the curve")),
+        },
+        (Guarantee::Gdp { .. }, _) => Err(refuse(
+            &g,
+            to_notion,
+            "GDP implies zCDP and (ε, δ)-DP; it bounds no pure ε, and no Rao distance in a given family",
+        )),
+        (Guarantee::RaoDp { theta, family: RaoFamily::Gaussian }, target) => {
+            // θ-Rao DP in the Gaussian location family with fixed σ is θ-GDP (MATH.md §4).
+            convert(&Guarantee::Gdp { mu: theta }, target)
+        }
+        (Guarantee::RaoDp { .. }, _) => Err(refuse(
+            &g,
+            to_notion,
+            "Rao DP outside the Gaussian family bounds a Fisher-Rao distance, not a test; \
+             use the standard guarantee the mechanism reports beside it",
+        )),
+        (Guarantee::PureDp { .. }, Target::Rao) => {
+            Err(refuse(&g, to_notion, "a Rao distance belongs to a parametric family; pure DP names none"))
+        }
+    }
+}
+
+/// The cost of one release (all the guarantees its mechanism reports) in the notion of `to`: the smallest
+/// of the guarantees that are of, or convert to, that notion. [`Error::Inconvertible`] when none does.
+pub fn express(release: &[Guarantee], to: Target) -> Fallible<Guarantee> {
+    let mut best: Option<Guarantee> = None;
+    let mut last_err = None;
+    for g in release {
+        match convert(g, to) {
+            Ok(c) => {
+                best = Some(match best {
+                    None => c,
+                    Some(b) if smaller(&c, &b) => c,
+                    Some(b) => b,
+                })
+            }
+            Err(e) => last_err = Some(e),
+        }
+    }
+    best.ok_or_else(|| {
+        last_err.unwrap_or(Error::InvalidParameter {
+            name: "number of guarantees",
+            value: 0.0,
+            reason: "a release must report at least one guarantee",
+        })
+    })
+}
+
+/// Orders two costs of the same notion: smaller δ first, then the smaller main parameter; among equal Rao θ,
+/// the Gaussian family first (it converts to standard notions).
+fn smaller(a: &Guarantee, b: &Guarantee) -> bool {
+    match (*a, *b) {
+        (Guarantee::ApproxDp { epsilon: e1, delta: d1 }, Guarantee::ApproxDp { epsilon: e2, delta: d2 }) => {
+            (d1, e1) < (d2, e2)
+        }
+        (Guarantee::Zcdp { rho: x }, Guarantee::Zcdp { rho: y })
+        | (Guarantee::Gdp { mu: x }, Guarantee::Gdp { mu: y }) => x < y,
+        (Guarantee::RaoDp { theta: x, family: f }, Guarantee::RaoDp { theta: y, .. }) => {
+            x < y || (x == y && f == RaoFamily::Gaussian)
+        }
+        (a, b) => a.epsilon() < b.epsilon(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sums_round_up() {
+        // 0.1 ten times sums to 0.9999999999999999 in round-to-nearest; the accountant must not say < 1.
+        let costs = vec![Guarantee::PureDp { epsilon: 0.1 }; 10];
+        let total = compose(&costs).unwrap().epsilon().unwrap();
+        assert!((1.0..1.0 + 1e-14).contains(&total), "{total}");
+        let naive: f64 = costs.iter().filter_map(Guarantee::epsilon).sum();
+        assert!(naive < 1.0);
+    }
+
+    #[test]
+    fn notions_parse() {
+        for n in Notion::ALL {
+            assert_eq!(Notion::parse(n.as_str()), Some(n));
+        }
+        assert_eq!(Notion::parse("renyi"), None);
+        assert!(!Notion::Rao.has_testing_meaning());
+    }
+
+    #[test]
+    fn refuses_mixing() {
+        let a = Guarantee::PureDp { epsilon: 1.0 };
+        let b = Guarantee::Zcdp { rho: 1.0 };
+        assert!(matches!(compose(&[a, b]), Err(Error::Incompatible { .. })));
+        let m1 = Guarantee::metric_dp(1.0, Metric::So3Geodesic);
+        let m2 = Guarantee::metric_dp(1.0, Metric::SphereSurface);
+        assert!(matches!(compose(&[m1, m2]), Err(Error::Incompatible { .. })));
+        assert!(compose(&[]).is_err());
+        assert!(compose(&[Guarantee::PureDp { epsilon: f64::NAN }]).is_err());
+    }
+}
