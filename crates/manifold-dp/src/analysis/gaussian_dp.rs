@@ -197,22 +197,33 @@ pub fn gdp_delta(mu: f64, epsilon: f64) -> Fallible<f64> {
 pub fn gdp_epsilon(mu: f64, delta: f64) -> Fallible<f64> {
     let mu = check_mu(mu)?;
     let delta = check_level("delta", delta)?;
-    let target = delta * (1.0 - INVERSION_SLACK);
-    let ok = |e: f64| delta_upper(mu, e) <= target;
-    if mu == 0.0 || ok(0.0) {
+    if mu == 0.0 {
         return Ok(0.0);
+    }
+    epsilon_for_delta(delta, |e| delta_upper(mu, e)).ok_or_else(|| {
+        Error::Unattainable(format!(
+            "no finite epsilon makes a {mu}-GDP mechanism (epsilon, {delta:e})-DP in double precision"
+        ))
+    })
+}
+
+/// The smallest ε ≥ 0 (the safe end of a bisection) with `delta_at(ε) ≤ δ·(1 − INVERSION_SLACK)`, for an upper
+/// bound `delta_at` on a privacy profile, which decreases in ε; `None` when no finite ε reaches δ.
+pub(crate) fn epsilon_for_delta(delta: f64, delta_at: impl Fn(f64) -> f64) -> Option<f64> {
+    let target = delta * (1.0 - INVERSION_SLACK);
+    let ok = |e: f64| delta_at(e) <= target;
+    if ok(0.0) {
+        return Some(0.0);
     }
     let (mut lo, mut hi) = (0.0, 1.0);
     while !ok(hi) {
         lo = hi;
         hi *= 2.0;
         if !hi.is_finite() {
-            return Err(Error::Unattainable(format!(
-                "no finite epsilon makes a {mu}-GDP mechanism (epsilon, {delta:e})-DP in double precision"
-            )));
+            return None;
         }
     }
-    Ok(bisect(lo, hi, true, ok))
+    Some(bisect(lo, hi, true, ok))
 }
 
 /// The analytic Gaussian calibration (Balle & Wang 2018, Thm 8 and Alg. 1): the smallest σ such that

@@ -22,7 +22,7 @@
 //! rounding the gamma function amplifies by x); the subtracted term is capped by F(c), its mathematical
 //! bound, and dropped if it underflows — both only raise δ.
 
-use crate::analysis::gaussian_dp::{INVERSION_SLACK, bisect, gdp_epsilon};
+use crate::analysis::gaussian_dp::{bisect, epsilon_for_delta, gdp_epsilon};
 use crate::error::{Error, Fallible, check_level, check_positive};
 use crate::mechanism::scalar::{DEFAULT_STANDARD_DELTA, add_noise};
 use crate::privacy::Guarantee;
@@ -134,22 +134,14 @@ pub fn generalized_gaussian_epsilon(order: u32, shift: f64, delta: f64) -> Falli
     let order = check_order(order)?;
     let d = check_nonnegative("shift", shift)?;
     let delta = check_level("delta", delta)?;
-    let target = delta * (1.0 - INVERSION_SLACK);
-    let ok = |e: f64| gg_delta_upper(order, d, e) <= target;
-    if d == 0.0 || ok(0.0) {
+    if d == 0.0 {
         return Ok(0.0);
     }
-    let (mut lo, mut hi) = (0.0, 1.0);
-    while !ok(hi) {
-        lo = hi;
-        hi *= 2.0;
-        if !hi.is_finite() {
-            return Err(Error::Unattainable(format!(
-                "no finite epsilon gives delta = {delta:e} for the generalized Gaussian of order {order} at shift {d}"
-            )));
-        }
-    }
-    Ok(bisect(lo, hi, true, ok))
+    epsilon_for_delta(delta, |e| gg_delta_upper(order, d, e)).ok_or_else(|| {
+        Error::Unattainable(format!(
+            "no finite epsilon gives delta = {delta:e} for the generalized Gaussian of order {order} at shift {d}"
+        ))
+    })
 }
 
 /// The generalized Gaussian mechanism of degree N on a query with values in ℝ^k whose ℓ₂ sensitivity is Δ:
