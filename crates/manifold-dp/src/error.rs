@@ -168,6 +168,14 @@ pub enum Error {
     /// The requested target cannot be met by any parameter value.
     #[error("{0}")]
     Unattainable(String),
+    /// A draw that double precision cannot represent as a valid point: an SPD release whose condition number
+    /// exceeds ~2⁵³ (its rounded entries are not positive definite) or whose entries overflow. The exact law puts
+    /// this mass there, so the draw is reported, never silently redrawn (that would change the distribution).
+    #[error(
+        "the noisy release is not representable in double precision ({0}); nothing was released. Use a smaller \
+         noise scale (larger epsilon or n) or condition on the ball"
+    )]
+    Unrepresentable(String),
 }
 
 /// Checks that a mechanism budget is a finite, strictly positive number.

@@ -297,3 +297,40 @@ fn draws_are_a_distribution_of_matrices() {
     assert_eq!(y.shape(), (3, 3));
     assert_eq!(y, y.transpose());
 }
+
+/// Near the top of the allowed σ the exact law puts mass on matrices that double precision cannot hold: at σ = 1
+/// on SPD(2), P[log-eigenvalue gap > ln 2⁵³] = 1.6e-3 (exact, by quadrature), and rounding such a matrix's
+/// entries loses its smallest eigenvalue. `release` must report those draws as `Unrepresentable` and hand back
+/// only finite, positive definite matrices; it must not redraw them.
+#[test]
+fn releases_that_double_precision_cannot_hold_are_reported_not_returned() {
+    use manifold_dp::Error;
+    use manifold_dp::manifold::SpdAffine;
+    use manifold_dp::mechanism::{Conditioning, PrivateFrechetMean};
+    use manifold_dp::space::spd::check_representable;
+
+    // A rotated diag(1, e⁴⁰): finite entries, but the rounded matrix is singular.
+    let (c, s) = (0.6f64, 0.8f64);
+    let u = DMatrix::from_row_slice(2, 2, &[c, -s, s, c]);
+    let lost = &u * DMatrix::from_diagonal(&DVector::from_column_slice(&[1.0, 40f64.exp()])) * u.transpose();
+    assert!(matches!(check_representable(&lost), Err(Error::Unrepresentable(_))));
+    assert!(check_representable(&DMatrix::from_row_slice(2, 2, &[1e6, 0.0, 0.0, 1e-6])).is_ok());
+
+    // n = 1, r = 0.5, ε = 1: σ = Δ/ε = 1 (plus the Karcher tolerance term), unconditioned.
+    let id = DMatrix::<f64>::identity(2, 2);
+    let mech =
+        PrivateFrechetMean::new(SpdAffine::new(2).unwrap(), id.clone(), 0.5, 1, 1.0, Conditioning::Unconditioned)
+            .unwrap();
+    assert!((mech.sigma() - 1.0).abs() < 1e-6 && !mech.conditioned());
+    let mut rng = seeded_rng_for_experiments(2024);
+    let mut unrepresentable = 0;
+    for _ in 0..N {
+        match mech.release(std::slice::from_ref(&id), &mut rng) {
+            Ok(y) => assert!(y.iter().all(|x| x.is_finite()) && y.clone().cholesky().is_some(), "{y}"),
+            Err(Error::Unrepresentable(_)) => unrepresentable += 1,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    // At most the 1.6e-3 whose condition number exceeds 2⁵³ (about half of them still round to a PD matrix).
+    assert!(unrepresentable > 0 && unrepresentable < N / 200, "{unrepresentable} of {N}");
+}

@@ -37,7 +37,7 @@ use crate::sample::k_norm::EuclideanLaplace;
 use crate::sample::laplace_so3::LaplaceSo3Noise;
 use crate::sample::purkayastha::PurkayasthaNoise;
 use crate::sample::spd_laplace::SpdLaplaceNoise;
-use crate::space::spd::{expm, logm, sqrt_and_inv_sqrt};
+use crate::space::spd::{self, expm, logm, sqrt_and_inv_sqrt};
 use nalgebra::{DMatrix, DVector, UnitQuaternion};
 use rand::distr::Distribution;
 use rand::{CryptoRng, Rng};
@@ -58,6 +58,12 @@ pub trait LaplaceManifold: Manifold {
 
     /// E[ρ(η, Y)] for the law at η, conditioned on ρ(η, Y) ≤ `within` if given.
     fn mean_distance(&self, noise: &Self::Noise, within: Option<f64>) -> f64;
+
+    /// Checks that a drawn point is a valid point in double precision ([`Error::Unrepresentable`] if not).
+    /// Always true on the compact manifolds; on SPD(k) it fails for draws whose condition number exceeds ~2⁵³.
+    fn check_representable(&self, _y: &Self::Point) -> Fallible<()> {
+        Ok(())
+    }
 }
 
 /// E[θ | θ ≤ r] of an angular law, by quadrature.
@@ -120,7 +126,9 @@ impl LaplaceManifold for SpdAffine {
 
     /// Untruncated laws within 10 % of the existence threshold are refused: their draws overflow f64
     /// (log-eigenvalues beyond 709) with non-negligible probability (2 % at 99 % of the threshold, below
-    /// 1e-10 at 95 %). [`Conditioning::Auto`] then conditions on the ball instead.
+    /// 1e-10 at 95 %). [`Conditioning::Auto`] then conditions on the ball instead. Well before overflow, draws
+    /// lose positive definiteness in rounding (condition number beyond 2⁵³): see
+    /// [`LaplaceManifold::check_representable`].
     fn laplace_noise(&self, sigma: f64, t_max: Option<f64>) -> Fallible<SpdLaplaceNoise> {
         let limit = 0.9 * SpdLaplaceNoise::normalisable_below(self.k());
         if t_max.is_none() && sigma >= limit {
@@ -149,6 +157,13 @@ impl LaplaceManifold for SpdAffine {
             (a, b) => a.or(b),
         };
         SpdRadialLaw::new(self.k(), noise.sigma(), t_max).map(|law| law.mean()).unwrap_or(f64::NAN)
+    }
+
+    /// The exact law puts mass on matrices whose condition number f64 entries cannot carry: noise with a
+    /// log-eigenvalue gap beyond ln 2⁵³ ≈ 36.7 (for k = 2: probability 3e-6 at σ = 0.8, 1.6e-3 at σ = 1, 0.24 at
+    /// σ = 1.27), and sooner at ill-conditioned footpoints. Overflow (a log-eigenvalue beyond 709) is far rarer.
+    fn check_representable(&self, y: &DMatrix<f64>) -> Fallible<()> {
+        spd::check_representable(y)
     }
 }
 
@@ -190,6 +205,10 @@ impl LaplaceManifold for SpdLogEuclidean {
             None => noise.mean_radius(),
             Some(r) => EuclideanLaplace::new(noise.dim(), noise.sigma(), Some(r)).map_or(f64::NAN, |l| l.mean_radius()),
         }
+    }
+
+    fn check_representable(&self, y: &DMatrix<f64>) -> Fallible<()> {
+        spd::check_representable(y)
     }
 }
 
@@ -383,13 +402,19 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
 
     /// Releases the private Fréchet mean of `data` (exactly n points, each within r of m0, else an error
     /// naming the first offending point; nothing is drawn then).
+    ///
+    /// [`Error::Unrepresentable`] if the exact draw is not a valid point in double precision (SPD: condition
+    /// number beyond ~2⁵³); the draw is not repeated, and that outcome is a function of the draw, so it should
+    /// be charged to a budget like a release.
     pub fn release<R: CryptoRng + ?Sized>(&self, data: &[M::Point], rng: &mut R) -> Fallible<M::Point> {
         if data.len() != self.n {
             return Err(Error::WrongLength { expected: self.n, got: data.len() });
         }
         check_ball(&self.manifold, data, &self.center, self.radius)?;
         let mean = frechet_mean(&self.manifold, data, &self.center, self.options)?;
-        Ok(self.privatize_mean(&mean.mean, rng))
+        let y = self.privatize_mean(&mean.mean, rng);
+        self.manifold.check_representable(&y)?;
+        Ok(y)
     }
 
     /// The noise step alone, at an exact mean computed elsewhere (experiments and reproduction).

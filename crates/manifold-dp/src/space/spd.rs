@@ -43,6 +43,21 @@ pub fn check_positive_definite(a: &DMatrix<f64>) -> Fallible<()> {
     Ok(())
 }
 
+/// Checks that a computed SPD matrix is a valid point in double precision: finite entries and a Cholesky
+/// factorisation that succeeds. It fails for a matrix whose condition number is beyond ~2⁵³: rounding its
+/// entries loses the smallest eigenvalue, so the stored matrix is singular or indefinite.
+pub fn check_representable(a: &DMatrix<f64>) -> Fallible<()> {
+    if a.iter().any(|x| !x.is_finite()) {
+        return Err(Error::Unrepresentable("an entry overflowed".into()));
+    }
+    if a.clone().cholesky().is_none() {
+        return Err(Error::Unrepresentable(
+            "its condition number exceeds ~2^53, so the rounded matrix is not positive definite".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// The entries of `a` in row-major order.
 pub fn to_row_major(a: &DMatrix<f64>) -> Vec<f64> {
     a.transpose().as_slice().to_vec()
