@@ -264,6 +264,14 @@ fn release<M: LaplaceManifold>(
             ))
             .into());
         }
+        Err(e @ LibError::Unrepresentable(_)) => {
+            // The refusal is a function of the noise draw, so it costs what a release costs: charge it, or a
+            // retry would be a silent redraw.
+            if let Some(c) = charge {
+                c.record(&[mech.guarantee()], false)?;
+            }
+            return Err(e.into());
+        }
         Err(e) => return Err(e.into()),
     };
     let values = (shape.encode)(&private);
