@@ -40,10 +40,12 @@ pub struct AuditArgs {
     pub space: String,
     /// The mechanism: on so3 laplace, bingham, riemannian-laplace; on circle and sphere:N vmf, purkayastha,
     /// wrapped-laplace (circle only), planar-laplace, uniform, riemannian-laplace; on spd:K riemannian-laplace,
-    /// log-euclidean-laplace; on real laplace. Negative controls (broken samplers that must be flagged):
+    /// log-euclidean-laplace; on real laplace, and gaussian, generalized-gaussian ((epsilon, delta) claims, see
+    /// --delta). Negative controls (broken samplers that must be flagged):
     /// control:bingham-4eps, control:laplace-no-sin2, control:truncated-tail, control:paper-naive (so3),
     /// control:vmf-2eps (spheres), and control:NAME-xC for laplace, bingham, vmf, purkayastha claimed at
-    /// epsilon but sampled at C·epsilon.
+    /// epsilon but sampled at C·epsilon, and control:gaussian-half-sigma (real: the analytic Gaussian claimed,
+    /// sampled with sigma/2).
     #[arg(long)]
     pub mechanism: String,
     /// The claimed epsilon per radian of the space's distance (per unit on spd:K and real). The mechanism is
@@ -53,6 +55,15 @@ pub struct AuditArgs {
     /// Bingham only: audit Bingham with this concentration κ, against --epsilon (default: its tight κ/2).
     #[arg(long, allow_hyphen_values = true)]
     pub concentration: Option<f64>,
+    /// The delta of an (epsilon, delta) claim: gaussian, generalized-gaussian and control:gaussian-half-sigma
+    /// on real only (default 0.01: an audit with n draws per input can refute only delta of order 1/n or
+    /// more). The Gaussian is calibrated analytically to (epsilon, delta), the generalized Gaussian to the
+    /// largest scale whose exact (epsilon', delta) has epsilon' <= epsilon.
+    #[arg(long, allow_hyphen_values = true)]
+    pub delta: Option<f64>,
+    /// generalized-gaussian only: the degree N of the noise ∝ exp(−(|x|/s)^N), 1 to 256 (default 3).
+    #[arg(long)]
+    pub order: Option<u32>,
     /// Draws per input of every pair (accepts 2e5). Default 200000 (20000 on spd:K).
     #[arg(long, value_parser = parse_count)]
     pub samples: Option<u64>,
@@ -133,10 +144,10 @@ pub fn run(args: AuditArgs) -> Result<ExitCode> {
         return Err(BadInput(format!("--llr-resolution {} must lie in [0, 1)", args.llr_resolution)).into());
     }
     let request = AuditRequest {
-        space,
-        mechanism: args.mechanism.trim().to_string(),
-        epsilon: args.epsilon,
         concentration: args.concentration,
+        delta: args.delta,
+        order: args.order,
+        ..AuditRequest::new(space, args.mechanism.trim(), args.epsilon)
     };
     if args.epsilon.is_none() && args.concentration.is_none() && request.mechanism != "uniform" {
         return Err(BadInput("give the claimed --epsilon (or --concentration K for bingham)".into()).into());
@@ -223,23 +234,26 @@ fn write_summary(out: &mut impl Write, r: &AuditReport) -> std::io::Result<()> {
         Guarantee::MetricDp { unit, .. } => unit,
         _ => "unit",
     };
+    let claim_delta = if r.delta > 0.0 { format!(" at delta = {:e}", r.delta) } else { String::new() };
     writeln!(
         out,
-        "epsilon      >= {} per {unit} with confidence 1 - {:e}{ratio}  (claim {})",
+        "epsilon      >= {} per {unit} with confidence 1 - {:e}{ratio}  (claim {}{claim_delta})",
         sig(r.epsilon_lower_bound),
         r.alpha_privacy,
         sig(r.epsilon)
     )?;
     let point = r.epsilon_point_estimate.map_or("n/a (a count is 0)".to_string(), sig);
-    writeln!(out, "point est.   {point} (k_a/k_b of the strongest test)")?;
+    let contrast = if r.delta > 0.0 { "(k_a/n - delta)/(k_b/n)" } else { "k_a/k_b" };
+    writeln!(out, "point est.   {point} ({contrast} of the strongest test)")?;
     let s = &r.strongest;
     writeln!(out, "strongest    {} (d = {})", s.pair, sig(s.distance))?;
     writeln!(out, "             {}; {}", s.event, hits(s, n))?;
     if let Some(v) = &r.violating {
         writeln!(out, "violation    {} (d = {})", v.pair, sig(v.distance))?;
+        let bound = if r.delta > 0.0 { "ln((P_a lower - delta)/P_b upper)" } else { "ln-ratio bound" };
         writeln!(
             out,
-            "             {}; {}; ln-ratio bound {} > epsilon*d = {}",
+            "             {}; {}; {bound} {} > epsilon*d = {}",
             v.event,
             hits(v, n),
             sig(v.log_ratio_lower_bound),

@@ -95,6 +95,51 @@ fn json_has_the_contract_keys() {
 }
 
 #[test]
+fn epsilon_delta_claims_are_audited() {
+    let out = bin()
+        .args(["audit", "--space", "real", "--mechanism", "gaussian", "--epsilon", "1", "--delta", "1e-2"])
+        .args(["--samples", "3e4", "--seed", "5", "--json"])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let v = json(&out);
+    assert_eq!(v["verdict"], "no_violation_found");
+    assert_eq!(v["delta"], 1e-2);
+    assert_eq!(v["guarantee"]["notion"], "approx_dp", "{v}");
+    assert_eq!(v["guarantee"]["epsilon"], 1.0, "{v}");
+    let ratio = v["epsilon_lower_bound_ratio"].as_f64().unwrap();
+    assert!(ratio > 0.2 && ratio <= 1.0, "{v}");
+    bin()
+        .args(["audit", "--space", "real", "--mechanism", "generalized-gaussian", "--order", "4", "--epsilon", "1"])
+        .args(["--samples", "3e4", "--seed", "6"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("at delta = 1e-2"));
+    bin()
+        .args(["audit", "--space", "real", "--mechanism", "control:gaussian-half-sigma", "--epsilon", "1"])
+        .args(["--delta", "1e-3", "--samples", "3e4", "--seed", "7"])
+        .assert()
+        .code(3)
+        .stdout(predicate::str::contains("VIOLATION"));
+    // --delta and --order only where they apply.
+    bin()
+        .args(["audit", "--space", "real", "--mechanism", "laplace", "--epsilon", "1", "--delta", "1e-3"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("delta"));
+    bin()
+        .args(["audit", "--space", "real", "--mechanism", "gaussian", "--epsilon", "1", "--delta", "0"])
+        .assert()
+        .code(2);
+    bin()
+        .args(["audit", "--space", "real", "--mechanism", "gaussian", "--epsilon", "1", "--order", "3"])
+        .assert()
+        .code(2);
+}
+
+#[test]
 fn bad_arguments_exit_2() {
     for eps in ["0", "-1", "nan", "inf", "abc"] {
         bin()

@@ -44,7 +44,7 @@ fn options() -> Options {
 }
 
 fn request(space: AuditSpace, mechanism: &str, epsilon: f64) -> AuditRequest {
-    AuditRequest { space, mechanism: mechanism.into(), epsilon: Some(epsilon), concentration: None }
+    AuditRequest::new(space, mechanism, Some(epsilon))
 }
 
 fn run(target: &dyn Auditable, samples: u64, o: &Options) -> (AuditReport, f64) {

@@ -16,7 +16,7 @@ const SAMPLES: u64 = 50_000;
 const ALPHA: f64 = 1e-6;
 
 fn audit_with(space: AuditSpace, mechanism: &str, epsilon: f64, config: &AuditConfig, seed: u64) -> AuditReport {
-    let request = AuditRequest { space, mechanism: mechanism.into(), epsilon: Some(epsilon), concentration: None };
+    let request = AuditRequest::new(space, mechanism, Some(epsilon));
     let target = catalog::build(&request).unwrap_or_else(|e| panic!("{mechanism} on {space}: {e}"));
     target.run(config, &StreamKey::from_seed_for_experiments(seed), &|_| {}).expect("audit runs")
 }
@@ -78,15 +78,52 @@ fn every_mechanism_of_the_library_passes() {
     }
 }
 
+/// An (ε, δ) audit on the real line at the reduced budget.
+fn audit_approx(mechanism: &str, epsilon: f64, delta: f64, order: Option<u32>) -> AuditReport {
+    let request =
+        AuditRequest { delta: Some(delta), order, ..AuditRequest::new(AuditSpace::Real, mechanism, Some(epsilon)) };
+    let target = catalog::build(&request).unwrap_or_else(|e| panic!("{mechanism}: {e}"));
+    let config = AuditConfig::with_samples(SAMPLES, ALPHA);
+    target.run(&config, &StreamKey::from_seed_for_experiments(7), &|_| {}).expect("audit runs")
+}
+
+#[test]
+fn the_gaussian_mechanisms_pass_their_epsilon_delta_claims() {
+    for (name, order, delta) in [
+        ("gaussian", None, 1e-2),
+        ("gaussian", None, 1e-3),
+        ("generalized-gaussian", None, 1e-2),
+        ("generalized-gaussian", Some(4), 1e-2),
+    ] {
+        let r = audit_approx(name, 1.0, delta, order);
+        assert_eq!(r.delta, delta, "{}", describe(&r));
+        assert_eq!(r.verdict, Verdict::NoViolationFound, "{}", describe(&r));
+        assert!(r.epsilon_lower_bound <= r.epsilon, "{}", describe(&r));
+        assert!(r.gof.as_ref().is_some_and(|g| g.passed), "{}", describe(&r));
+        // The audit has power: at δ = 10⁻² the claim-level event shows a good part of ε.
+        if delta == 1e-2 {
+            assert!(r.ratio.unwrap() > 0.3, "{}", describe(&r));
+        }
+    }
+}
+
+#[test]
+fn the_half_sigma_gaussian_control_is_flagged() {
+    for delta in [1e-2, 1e-3] {
+        let r = audit_approx("control:gaussian-half-sigma", 1.0, delta, None);
+        assert_eq!(r.verdict, Verdict::Violation, "{}", describe(&r));
+        assert!(r.epsilon_lower_bound > r.epsilon && r.violating.is_some(), "{}", describe(&r));
+        let v = r.violating.as_ref().unwrap();
+        // The refutation in the claim's own terms: CP_lower(k_a) − e^ε CP_upper(k_b) > δ.
+        assert!(v.log_ratio_lower_bound > r.epsilon * v.distance);
+    }
+}
+
 #[test]
 fn bingham_at_any_concentration_passes_its_tight_claim_and_fails_a_false_one() {
     let run = |kappa: f64, claim: Option<f64>| {
-        let request = AuditRequest {
-            space: AuditSpace::So3,
-            mechanism: "bingham".into(),
-            epsilon: claim,
-            concentration: Some(kappa),
-        };
+        let request =
+            AuditRequest { concentration: Some(kappa), ..AuditRequest::new(AuditSpace::So3, "bingham", claim) };
         let config = AuditConfig::with_samples(SAMPLES, ALPHA);
         catalog::build(&request).unwrap().run(&config, &StreamKey::from_seed_for_experiments(3), &|_| {}).unwrap()
     };
@@ -131,7 +168,7 @@ fn every_negative_control_is_flagged() {
 fn a_false_claim_on_a_correct_sampler_is_refuted() {
     // The real-line Laplace at ε = 1 audited as if it were 0.8-private: its events reach ε̂ ≈ 0.95.
     let space = AuditSpace::Real;
-    let request = AuditRequest { space, mechanism: "laplace".into(), epsilon: Some(1.0), concentration: None };
+    let request = AuditRequest::new(space, "laplace", Some(1.0));
     let target = catalog::build(&request).unwrap();
     let r = target.run(&AuditConfig::with_samples(100_000, ALPHA), &StreamKey::from_seed_for_experiments(1), &|_| {});
     let r = r.unwrap();
@@ -156,8 +193,7 @@ fn audits_are_reproducible_and_independent_of_the_thread_count() {
 #[test]
 fn progress_counts_every_draw() {
     use std::sync::atomic::{AtomicU64, Ordering};
-    let request =
-        AuditRequest { space: AuditSpace::Real, mechanism: "laplace".into(), epsilon: Some(1.0), concentration: None };
+    let request = AuditRequest::new(AuditSpace::Real, "laplace", Some(1.0));
     let target = catalog::build(&request).unwrap();
     let config = AuditConfig::with_samples(3_000, ALPHA);
     let done = AtomicU64::new(0);

@@ -11,7 +11,14 @@
 //! ```
 //!
 //! If the mechanism satisfies its claim, P_a(S) ≤ e^{εd}·P_b(S) for every test; a test can then exceed
-//! ε·d only if one of its two Clopper–Pearson bounds fails, which happens with probability ≤ 2α′. A union
+//! ε·d only if one of its two Clopper–Pearson bounds fails, which happens with probability ≤ 2α′.
+//!
+//! **(ε, δ) claims.** When the mechanism's guarantee is `ApproxDp { ε, δ }` with δ > 0 (the pairs are then
+//! neighbours, d = 1), the claim is P_a(S) ≤ e^ε·P_b(S) + δ and the contrast becomes
+//! L = ln(CP_lower(k_a) − δ) − ln CP_upper(k_b) (−∞ when CP_lower(k_a) ≤ δ): L > ε ⇔ CP_lower(k_a) −
+//! e^ε·CP_upper(k_b) > δ, which again needs a failed Clopper–Pearson bound when the claim holds. Such
+//! targets also get, per direction, the event {ℓ_ab ≥ ε·d} where the claimed δ is attained
+//! ([`crate::audit::events::claim_llr_events`]). A union
 //! bound over all tests bounds the probability of a false VIOLATION by α_p, whatever the mechanism, the
 //! pairs and the sample size. A pair with d = 0 (e.g. q and −q on SO(3), the same rotation) claims equal
 //! laws: it violates as soon as L > 0. The point estimate is the same contrast with k/n in place of the
@@ -28,7 +35,7 @@
 //! and no two chunks share a stream.
 
 use crate::audit::clopper_pearson;
-use crate::audit::events::{Event, EventLevels, Features, events_from_pilot};
+use crate::audit::events::{Event, EventLevels, Features, claim_llr_events, events_from_pilot};
 use crate::audit::gof::{KsOutcome, dkw_critical_value};
 use crate::error::{Error, Fallible};
 use crate::mechanism::Mechanism;
@@ -280,9 +287,10 @@ pub struct TestOutcome {
     pub hits_a: u64,
     /// k_b: draws from b in the event.
     pub hits_b: u64,
-    /// L = ln CP_lower(k_a) − ln CP_upper(k_b): a lower bound on ln(P_a(S)/P_b(S)) (−∞ when k_a = 0).
+    /// L = ln(CP_lower(k_a) − δ) − ln CP_upper(k_b) (δ = 0 unless an (ε, δ) claim is audited): a lower bound
+    /// on ln((P_a(S) − δ)/P_b(S)) (−∞ when CP_lower(k_a) ≤ δ, e.g. k_a = 0).
     pub log_ratio_lower_bound: f64,
-    /// ln(k_a/k_b) (±∞ or NaN when a count is 0).
+    /// ln(k_a/k_b), or ln((k_a/n − δ)/(k_b/n)) for an (ε, δ) claim (±∞ or NaN when a term is 0).
     pub log_ratio_estimate: f64,
     /// L − ε·d: positive means VIOLATION.
     pub excess: f64,
@@ -355,6 +363,8 @@ pub struct AuditReport {
     pub guarantee: Guarantee,
     /// The claimed ε per unit of the pairs' distances.
     pub epsilon: f64,
+    /// The claimed δ: that of an `ApproxDp` guarantee, 0 for every other claim.
+    pub delta: f64,
     /// The claim as text.
     pub claim: String,
     /// Counting draws per input of every pair.
@@ -427,6 +437,15 @@ where
     M: Mechanism + Sync,
     M::Point: AuditPoint,
 {
+    /// The δ of the claim: the mechanism's `ApproxDp { δ }` guarantee, 0 for every other guarantee (metric
+    /// and pure DP claims).
+    pub fn claimed_delta(&self) -> f64 {
+        match self.mechanism.guarantee() {
+            Guarantee::ApproxDp { delta, .. } => delta,
+            _ => 0.0,
+        }
+    }
+
     /// Total draws an audit with `config` makes (for progress bars).
     pub fn total_draws(&self, config: &AuditConfig) -> u64 {
         let gof = if self.reference.is_some() { config.gof_samples } else { 0 };
@@ -468,6 +487,14 @@ where
                 reason: "the claimed epsilon must be finite and >= 0",
             });
         }
+        let delta = self.claimed_delta();
+        if !(0.0..1.0).contains(&delta) {
+            return Err(Error::InvalidParameter {
+                name: "delta",
+                value: delta,
+                reason: "the claimed delta must lie in [0, 1)",
+            });
+        }
         for p in &self.pairs {
             if !(p.distance >= 0.0 && p.distance.is_finite()) {
                 return Err(Error::InvalidParameter {
@@ -496,8 +523,17 @@ where
         for (&(i, s, _, _), block) in pilot_jobs.iter().zip(pilot) {
             pilot_by[i][s].extend(block);
         }
-        let events: Vec<Vec<Event>> =
-            pilot_by.iter().map(|[at_x, at_xp]| events_from_pilot(at_x, at_xp, &config.levels)).collect();
+        let events: Vec<Vec<Event>> = pilot_by
+            .iter()
+            .zip(&self.pairs)
+            .map(|([at_x, at_xp], p)| {
+                let mut e = events_from_pilot(at_x, at_xp, &config.levels);
+                if delta > 0.0 {
+                    e.extend(claim_llr_events(at_x, at_xp, self.epsilon * p.distance));
+                }
+                e
+            })
+            .collect();
         drop(pilot_by);
 
         // 2. Counting: hits[pair][event][side].
@@ -544,9 +580,16 @@ where
                 let event = &events[i][j];
                 let (a, b) = if event.forward { (0, 1) } else { (1, 0) };
                 let (ka, kb) = (hits[i][j][a], hits[i][j][b]);
-                let lower = clopper_pearson::lower(ka, n, alpha_per_bound).ln();
+                let lower = clopper_pearson::lower(ka, n, alpha_per_bound);
+                let lower = if delta > 0.0 { (lower - delta).max(0.0) } else { lower }.ln();
                 let upper = clopper_pearson::upper(kb, n, alpha_per_bound).ln();
                 let l = lower - upper;
+                let estimate = if delta > 0.0 {
+                    let nf = n as f64;
+                    (ka as f64 / nf - delta).max(0.0).ln() - (kb as f64 / nf).ln()
+                } else {
+                    (ka as f64).ln() - (kb as f64).ln()
+                };
                 TestOutcome {
                     pair_index: i,
                     pair: pair.label.clone(),
@@ -556,7 +599,7 @@ where
                     hits_a: ka,
                     hits_b: kb,
                     log_ratio_lower_bound: l,
-                    log_ratio_estimate: (ka as f64).ln() - (kb as f64).ln(),
+                    log_ratio_estimate: estimate,
                     excess: l - self.epsilon * pair.distance,
                 }
             })
@@ -650,6 +693,7 @@ where
             mechanism: self.label.clone(),
             guarantee: self.mechanism.guarantee(),
             epsilon: self.epsilon,
+            delta: self.claimed_delta(),
             claim: self.claim.clone(),
             samples: config.samples,
             pilot_samples: config.pilot_samples,

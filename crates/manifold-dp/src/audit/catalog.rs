@@ -12,7 +12,7 @@ use crate::audit::controls::{self, LaplaceWithoutSin2, Miscalibrated, PaperNaive
 use crate::audit::pairs;
 use crate::error::{Error, Fallible};
 use crate::manifold::{So3, SpdAffine, SpdLogEuclidean, Sphere};
-use crate::mechanism::scalar::ScalarLaplace;
+use crate::mechanism::scalar::{Gaussian, GeneralizedGaussian, ScalarLaplace, generalized_gaussian_epsilon};
 use crate::mechanism::{
     BinghamSo3, LaplaceSo3, Mechanism, PurkayasthaSphere, RiemannianLaplace, TangentPlanarLaplace, UniformSphere,
     VmfSphere, WrappedLaplaceCircle,
@@ -23,6 +23,7 @@ use crate::space::spd::{affine_invariant_distance, log_euclidean_distance};
 use crate::space::sphere::{chordal_distance, surface_distance};
 use nalgebra::{DMatrix, DVector, UnitQuaternion};
 use statrs::function::beta::beta_reg;
+use statrs::function::erf::erf;
 use statrs::function::gamma::gamma_lr;
 use std::f64::consts::PI;
 
@@ -69,7 +70,30 @@ pub struct AuditRequest {
     pub epsilon: Option<f64>,
     /// Bingham only: audit Bingham(κ) itself.
     pub concentration: Option<f64>,
+    /// The δ of an (ε, δ) claim: `gaussian`, `generalized-gaussian` and `control:gaussian-half-sigma` on the
+    /// real line only (default [`DEFAULT_AUDIT_DELTA`]).
+    pub delta: Option<f64>,
+    /// The degree N of `generalized-gaussian` (default [`DEFAULT_GG_ORDER`]).
+    pub order: Option<u32>,
 }
+
+impl AuditRequest {
+    /// A request for `mechanism` on `space` at `epsilon`, without the mechanism-specific options.
+    pub fn new(space: AuditSpace, mechanism: &str, epsilon: Option<f64>) -> Self {
+        AuditRequest { space, mechanism: mechanism.into(), epsilon, concentration: None, delta: None, order: None }
+    }
+}
+
+/// The δ at which the (ε, δ) mechanisms are audited unless `--delta` says otherwise. An audit with n draws
+/// per input can only refute claims with δ of order 1/n or more (`docs/audit.md`), so the default is a δ
+/// that a feasible audit resolves, not the 10⁻⁶ a deployment would use.
+pub const DEFAULT_AUDIT_DELTA: f64 = 1e-2;
+
+/// The degree of `generalized-gaussian` unless `--order` says otherwise.
+pub const DEFAULT_GG_ORDER: u32 = 3;
+
+/// The mechanisms that take `delta` (an (ε, δ) claim).
+const APPROX_DP_NAMES: [&str; 3] = ["gaussian", "generalized-gaussian", "control:gaussian-half-sigma"];
 
 /// The mechanisms that can be audited on `space` (controls included, as `control:NAME`; any of `laplace`,
 /// `bingham`, `vmf`, `purkayastha` can also be audited miscalibrated as `control:NAME-xC`, claimed at ε and
@@ -94,7 +118,7 @@ pub fn mechanism_names(space: AuditSpace) -> Vec<&'static str> {
             v
         }
         AuditSpace::Spd { .. } => vec!["riemannian-laplace", "log-euclidean-laplace"],
-        AuditSpace::Real => vec!["laplace"],
+        AuditSpace::Real => vec!["laplace", "gaussian", "generalized-gaussian", "control:gaussian-half-sigma"],
     }
 }
 
@@ -175,6 +199,16 @@ pub fn build(request: &AuditRequest) -> Fallible<Box<dyn Auditable>> {
     if request.concentration.is_some() && request.mechanism != "bingham" {
         return Err(Error::Unattainable("--concentration applies to --mechanism bingham only".into()));
     }
+    let approx = request.space == AuditSpace::Real && APPROX_DP_NAMES.contains(&request.mechanism.as_str());
+    if request.delta.is_some() && !approx {
+        return Err(Error::Unattainable(format!(
+            "--delta applies to {} on the real line only",
+            APPROX_DP_NAMES.join(", ")
+        )));
+    }
+    if request.order.is_some() && !(request.space == AuditSpace::Real && request.mechanism == "generalized-gaussian") {
+        return Err(Error::Unattainable("--order applies to --mechanism generalized-gaussian on real only".into()));
+    }
     let name = request.mechanism.as_str();
     let label = format!("{name} on {}", request.space);
     match request.space {
@@ -227,7 +261,197 @@ impl Mechanism for ScalarLaplaceOnReals {
     }
 }
 
+/// The `ApproxDp` guarantee in a list (the claim of an (ε, δ) audit).
+fn approx_dp(guarantees: &[Guarantee]) -> Fallible<Guarantee> {
+    guarantees
+        .iter()
+        .copied()
+        .find(|g| matches!(g, Guarantee::ApproxDp { .. }))
+        .ok_or_else(|| Error::Unattainable("the mechanism reports no (epsilon, delta) guarantee".into()))
+}
+
+/// The [`Gaussian`] mechanism on one real value (a query of the mechanism's sensitivity), claiming the
+/// `ApproxDp { ε, δ }` guarantee it reports, for neighbouring values.
+#[derive(Debug, Clone)]
+pub struct GaussianOnReals {
+    inner: Gaussian,
+    claim: Guarantee,
+}
+
+impl GaussianOnReals {
+    /// The wrapped mechanism, claiming its reported (ε, δ).
+    pub fn new(inner: Gaussian) -> Fallible<Self> {
+        let claim = approx_dp(&inner.guarantees())?;
+        Ok(GaussianOnReals { inner, claim })
+    }
+
+    /// The wrapped mechanism.
+    pub fn inner(&self) -> &Gaussian {
+        &self.inner
+    }
+}
+
+impl Mechanism for GaussianOnReals {
+    type Point = f64;
+
+    /// `ApproxDp { ε, δ }` for neighbours (values at most the sensitivity apart).
+    fn guarantee(&self) -> Guarantee {
+        self.claim
+    }
+
+    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
+        use rand::distr::Distribution;
+        let z: f64 = rand_distr::StandardNormal.sample(rng);
+        x + self.inner.sigma() * z
+    }
+
+    /// −(z − x)²/(2σ²).
+    fn log_density(&self, z: &f64, x: &f64) -> f64 {
+        let u = (z - x) / self.inner.sigma();
+        -0.5 * u * u
+    }
+
+    fn name(&self) -> &'static str {
+        "gaussian"
+    }
+}
+
+/// The [`GeneralizedGaussian`] mechanism on one real value, claiming the `ApproxDp { ε, δ }` guarantee it
+/// reports at its standard δ, for neighbouring values.
+#[derive(Debug, Clone)]
+pub struct GeneralizedGaussianOnReals {
+    inner: GeneralizedGaussian,
+    claim: Guarantee,
+}
+
+impl GeneralizedGaussianOnReals {
+    /// The wrapped mechanism (one coordinate), claiming its reported (ε, δ).
+    pub fn new(inner: GeneralizedGaussian) -> Fallible<Self> {
+        if inner.dimension() != 1 {
+            return Err(Error::Unattainable("the audit on the real line needs a one-coordinate mechanism".into()));
+        }
+        let claim = approx_dp(&inner.guarantees())?;
+        Ok(GeneralizedGaussianOnReals { inner, claim })
+    }
+
+    /// The scale s whose reported (ε, δ) guarantee on a query of sensitivity 1 has ε ≤ `epsilon`, as large as
+    /// bisection finds it: the largest shift d = 1/s with [`generalized_gaussian_epsilon`](N, d, δ) ≤ ε,
+    /// inverted with upward rounding (a larger scale only lowers ε).
+    pub fn calibrate(order: u32, epsilon: f64, delta: f64) -> Fallible<Self> {
+        crate::error::check_positive("epsilon", epsilon)?;
+        let ok = |d: f64| generalized_gaussian_epsilon(order, d, delta).is_ok_and(|e| e <= epsilon);
+        let (mut lo, mut hi) = (1.0, 1.0);
+        while ok(hi) {
+            hi *= 2.0;
+            if hi > 1e150 {
+                return Err(Error::Unattainable(format!("no scale reaches epsilon = {epsilon}")));
+            }
+        }
+        while !ok(lo) {
+            lo *= 0.5;
+            if lo < 1e-150 {
+                return Err(Error::Unattainable(format!("no scale reaches epsilon = {epsilon}")));
+            }
+        }
+        let d = crate::analysis::gaussian_dp::bisect(lo, hi.max(2.0 * lo), false, ok);
+        let scale = crate::privacy::rounding::div_up(1.0, d);
+        Self::new(GeneralizedGaussian::new(order, 1.0, scale)?.with_standard_delta(delta)?)
+    }
+
+    /// The wrapped mechanism.
+    pub fn inner(&self) -> &GeneralizedGaussian {
+        &self.inner
+    }
+}
+
+impl Mechanism for GeneralizedGaussianOnReals {
+    type Point = f64;
+
+    /// `ApproxDp { ε, δ }` for neighbours (values at most the sensitivity apart).
+    fn guarantee(&self) -> Guarantee {
+        self.claim
+    }
+
+    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
+        use rand::distr::Distribution;
+        x + self.inner.noise().sample(rng)
+    }
+
+    /// −(|z − x|/s)^N (up to the normalising constant).
+    fn log_density(&self, z: &f64, x: &f64) -> f64 {
+        self.inner.noise().ln_density(z - x)
+    }
+
+    fn name(&self) -> &'static str {
+        "generalized-gaussian"
+    }
+}
+
+/// The law of |z − x| of a Gaussian release, for the goodness-of-fit companion.
+fn half_normal_reference(sigma: f64) -> ReferenceLaw<f64> {
+    ReferenceLaw {
+        quantity: "absolute noise |z - x|",
+        center: 0.0,
+        cdf_sorted: Box::new(move |s: &[f64]| {
+            s.iter().map(|&t| erf(t.max(0.0) / (sigma * std::f64::consts::SQRT_2))).collect()
+        }),
+        distance: |a: &f64, b: &f64| (a - b).abs(),
+    }
+}
+
+fn approx_claim_text(g: &Guarantee, what: String) -> String {
+    format!("{g} for neighbouring values |x - x'| <= 1 (a query of sensitivity 1), {what}")
+}
+
+fn build_real_approx(request: &AuditRequest, name: &str, label: String) -> Fallible<Box<dyn Auditable>> {
+    let eps = need_epsilon(request)?;
+    crate::error::check_positive("epsilon", eps)?;
+    let delta = request.delta.unwrap_or(DEFAULT_AUDIT_DELTA);
+    if !(delta > 0.0 && delta < 1.0) {
+        return Err(Error::InvalidParameter { name: "delta", value: delta, reason: "must lie in (0, 1)" });
+    }
+    let pairs = pairs::real_neighbour_pairs(1.0);
+    Ok(match name {
+        "gaussian" => {
+            let m = GaussianOnReals::new(Gaussian::analytic(1.0, eps, delta)?)?;
+            let g = m.guarantee();
+            let sigma = m.inner().sigma();
+            let claim = approx_claim_text(&g, format!("Gaussian noise sigma = {sigma} (analytic calibration)"));
+            target(m, label, eps, claim, pairs, Some(half_normal_reference(sigma)))
+        }
+        "control:gaussian-half-sigma" => {
+            let claimed = GaussianOnReals::new(Gaussian::analytic(1.0, eps, delta)?)?;
+            let sigma = claimed.inner().sigma();
+            let actual = GaussianOnReals::new(Gaussian::new(1.0, 0.5 * sigma)?)?;
+            let m = controls::Miscalibrated::new(claimed, actual);
+            let g = m.guarantee();
+            let claim = approx_claim_text(&g, format!("claimed for sigma = {sigma}, sampled with sigma/2"));
+            target(m, label, eps, claim, pairs, Some(half_normal_reference(sigma)))
+        }
+        "generalized-gaussian" => {
+            let order = request.order.unwrap_or(DEFAULT_GG_ORDER);
+            let m = GeneralizedGaussianOnReals::calibrate(order, eps, delta)?;
+            let g = m.guarantee();
+            let epsilon = g.epsilon().unwrap_or(eps);
+            let noise = m.inner().noise().clone();
+            let claim =
+                approx_claim_text(&g, format!("generalized Gaussian of degree {order}, scale s = {}", noise.scale()));
+            let reference = ReferenceLaw {
+                quantity: "absolute noise |z - x|",
+                center: 0.0,
+                cdf_sorted: Box::new(move |s: &[f64]| s.iter().map(|&t| 1.0 - noise.tail(t.max(0.0))).collect()),
+                distance: |a: &f64, b: &f64| (a - b).abs(),
+            };
+            target(m, label, epsilon, claim, pairs, Some(reference))
+        }
+        _ => return Err(unknown(request)),
+    })
+}
+
 fn build_real(request: &AuditRequest, name: &str, label: String) -> Fallible<Box<dyn Auditable>> {
+    if APPROX_DP_NAMES.contains(&name) {
+        return build_real_approx(request, name, label);
+    }
     let eps = need_epsilon(request)?;
     if name != "laplace" {
         return Err(unknown(request));
@@ -519,19 +743,36 @@ mod tests {
             AuditSpace::Real,
         ] {
             for name in mechanism_names(space) {
-                let r = AuditRequest { space, mechanism: name.into(), epsilon: Some(2.0), concentration: None };
+                let r = AuditRequest::new(space, name, Some(2.0));
                 assert!(build(&r).is_ok(), "{name} on {space}");
             }
-            let r = AuditRequest { space, mechanism: "nope".into(), epsilon: Some(1.0), concentration: None };
+            let r = AuditRequest::new(space, "nope", Some(1.0));
             assert!(build(&r).is_err());
         }
-        let r = AuditRequest {
-            space: AuditSpace::So3,
-            mechanism: "control:laplace-x1.5".into(),
-            epsilon: Some(1.0),
-            concentration: None,
-        };
+        let r = AuditRequest::new(AuditSpace::So3, "control:laplace-x1.5", Some(1.0));
         assert!(build(&r).is_ok());
+        // --delta and --order only where they mean something.
+        let mut r = AuditRequest::new(AuditSpace::Real, "laplace", Some(1.0));
+        r.delta = Some(1e-3);
+        assert!(build(&r).is_err());
+        let mut r = AuditRequest::new(AuditSpace::Real, "gaussian", Some(1.0));
+        r.order = Some(4);
+        assert!(build(&r).is_err());
+        for delta in [0.0, 1.0, f64::NAN] {
+            r = AuditRequest::new(AuditSpace::Real, "gaussian", Some(1.0));
+            r.delta = Some(delta);
+            assert!(build(&r).is_err(), "{delta}");
+        }
+    }
+
+    #[test]
+    fn generalized_gaussian_calibration_claims_at_most_the_requested_epsilon() {
+        for order in [2, 3, 8] {
+            let m = GeneralizedGaussianOnReals::calibrate(order, 1.0, 1e-2).unwrap();
+            let Guarantee::ApproxDp { epsilon, delta } = m.guarantee() else { panic!("{:?}", m.guarantee()) };
+            assert_eq!(delta, 1e-2);
+            assert!(epsilon <= 1.0 && epsilon > 1.0 - 1e-6, "order {order}: {epsilon}");
+        }
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! | [`TruncatedTail`] | Laplace on SO(3) | the exact angle law cut at its 1 − m quantile | none (zero density beyond the cut) |
 //! | [`PaperNaive`] | Laplace on SO(3) | the SO(3) paper's naive sampler (wrong Haar angle) | none (density ∝ 1/θ near the input) |
 //! | [`Miscalibrated`] | any mechanism | the same mechanism at another parameter | the other parameter's |
+//! | `control:gaussian-half-sigma` ([`Miscalibrated`], built in [`crate::audit::catalog`]) | Gaussian, analytic (ε, δ) calibration σ | Gaussian with σ/2 | μ = 2/σ-GDP: a δ(ε) far above the claimed δ |
 
 use crate::analysis::{AngularLaw, LaplaceAngle};
 use crate::error::{Error, Fallible};

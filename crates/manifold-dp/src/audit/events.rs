@@ -188,6 +188,22 @@ pub fn events_from_pilot(at_x: &[Features], at_x_prime: &[Features], levels: &Ev
     events
 }
 
+/// The events of an (ε, δ) claim: for each direction a → b, S = {ℓ_ab(z) ≥ `threshold`} with `threshold` =
+/// ε·d, the set on which P_a(S) − e^{εd}·P_b(S) is largest (it equals the claimed mechanism's δ(ε) there,
+/// by Neyman–Pearson). The threshold comes from the claim, not from the pilot; the pilot only gives the
+/// event's `pilot_level` (the fraction of pilot draws from a in it), for reports.
+pub fn claim_llr_events(at_x: &[Features], at_x_prime: &[Features], threshold: f64) -> Vec<Event> {
+    [true, false]
+        .into_iter()
+        .map(|forward| {
+            let at_a = if forward { at_x } else { at_x_prime };
+            let event = Event { forward, kind: EventKind::Llr { threshold }, pilot_level: 0.0 };
+            let hits = at_a.iter().filter(|f| event.contains(f)).count();
+            Event { pilot_level: hits as f64 / at_a.len().max(1) as f64, ..event }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

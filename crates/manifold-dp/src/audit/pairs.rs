@@ -9,7 +9,8 @@
 //!   a near-antipodal pair (π − 10⁻⁶), a pair at the south pole and a generic pair.
 //! - SPD(k): the identity against exp(tH), an ill-conditioned pair (condition number 10¹²), a near-singular
 //!   pair (smallest eigenvalue 10⁻¹²), and isotropic scaling.
-//! - ℝ: pairs at 0, at large magnitude (10¹², where the grid of doubles is coarse) and at negative values.
+//! - ℝ: pairs at 0, at large magnitude (10¹², where the grid of doubles is coarse) and at negative values;
+//!   for an (ε, δ) claim, neighbouring values ([`real_neighbour_pairs`]).
 //!
 //! Every pair's `distance` is computed by the caller's `claim_distance` (the metric of the claim: chordal for
 //! VMF, tangent-plane for the planar Laplace, …), never assumed.
@@ -211,6 +212,20 @@ pub fn real_pairs(epsilon: f64) -> Vec<InputPair<f64>> {
     pairs.push(pair(format!("1e12 vs 1e12 + {t:.6} (coarse float grid)"), 1e12, 1e12 + t, &d));
     pairs.push(pair(format!("-{t:.6} vs -{:.6} (negative inputs)", 3.0 * t), -t, -3.0 * t, &d));
     pairs
+}
+
+/// Pairs of neighbouring values on ℝ for an (ε, δ) claim on a query of sensitivity `sensitivity`: values
+/// `sensitivity` apart (the worst case) at 0, at 10¹² and at negative values, and a pair half as far apart.
+/// Every pair is a pair of neighbours, so its claim distance is 1.
+pub fn real_neighbour_pairs(sensitivity: f64) -> Vec<InputPair<f64>> {
+    let t = sensitivity;
+    let neighbours = |label: String, x: f64, x_prime: f64| InputPair { label, x, x_prime, distance: 1.0 };
+    vec![
+        neighbours(format!("0 vs {t:.6} (neighbours at the sensitivity)"), 0.0, t),
+        neighbours(format!("0 vs {:.6} (neighbours at half the sensitivity)", 0.5 * t), 0.0, 0.5 * t),
+        neighbours(format!("1e12 vs 1e12 + {t:.6} (coarse float grid)"), 1e12, 1e12 + t),
+        neighbours(format!("-{t:.6} vs -{:.6} (negative inputs)", 2.0 * t), -t, -2.0 * t),
+    ]
 }
 
 #[cfg(test)]
