@@ -169,49 +169,7 @@ pub struct ConvertArgs {
     pub json: bool,
 }
 
-/// The guarantees in other notions that the releases imply together: each release converted first, then
-/// composed in the target notion (ten pure releases are much cheaper in GDP composed than their pure total
-/// converted), and the zCDP and GDP totals stated as (ε, δ) at `delta`. A Rao total is never left alone:
-/// either its standard equivalents are listed, or why there are none.
-fn implied(costs: &[Guarantee], parallel: bool, delta: f64) -> Vec<(String, std::result::Result<Guarantee, String>)> {
-    let notion = costs[0].notion();
-    let combine = |gs: &[Guarantee]| if parallel { compose_parallel(gs) } else { compose(gs) };
-    let route = |t: Target| -> std::result::Result<Guarantee, String> {
-        let each = costs.iter().map(|g| convert(g, t)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
-        combine(&each).map_err(|e| e.to_string())
-    };
-    let at_delta = Target::Approx { delta: Some(delta), epsilon: None };
-    let mut out = Vec::new();
-    if matches!(notion, Notion::Approx | Notion::Metric) {
-        return out;
-    }
-    for (name, target) in [("zcdp", Target::Zcdp), ("gdp", Target::Gdp)] {
-        if target.notion() == notion {
-            continue;
-        }
-        let total = route(target);
-        // Only routes that exist are worth a line, except for Rao, whose refusals are the message.
-        if total.is_ok() || notion == Notion::Rao {
-            out.push((name.to_string(), total));
-        }
-    }
-    let mut direct = Vec::new();
-    if matches!(notion, Notion::Zcdp | Notion::Gdp) {
-        direct.push((format!("approx from the {notion} total"), combine(costs).map_err(|e| e.to_string())));
-    }
-    direct.extend(
-        out.iter().filter(|(_, g)| g.is_ok()).map(|(name, g)| (format!("approx from the {name} total"), g.clone())),
-    );
-    for (name, total) in direct {
-        out.push((name, total.and_then(|g| convert(&g, at_delta).map_err(|e| e.to_string()))));
-    }
-    if notion == Notion::Pure {
-        out.push(("approx, basic".to_string(), route(Target::Approx { delta: None, epsilon: None })));
-    }
-    out
-}
-
-fn implied_json(list: &[(String, std::result::Result<Guarantee, String>)]) -> Value {
+fn implied_json(list: &[(String, manifold_dp::Fallible<Guarantee>)]) -> Value {
     Value::Object(
         list.iter()
             .map(|(k, v)| {
@@ -219,7 +177,7 @@ fn implied_json(list: &[(String, std::result::Result<Guarantee, String>)]) -> Va
                     k.clone(),
                     match v {
                         Ok(g) => json!(g),
-                        Err(why) => json!({ "refused": why }),
+                        Err(why) => json!({ "refused": why.to_string() }),
                     },
                 )
             })
@@ -239,7 +197,7 @@ pub fn compose_cmd(args: ComposeArgs) -> Result<()> {
         (NotionArg::Approx | NotionArg::Pure, false) if costs.len() > 1 => Some(compose_advanced(&costs, args.delta)?),
         _ => None,
     };
-    let implied = implied(&costs, args.parallel, args.delta);
+    let implied = manifold_dp::privacy::implied(&costs, args.parallel, args.delta);
     let mut out = std::io::stdout().lock();
     if args.json {
         let mut obj = json!({

@@ -3,7 +3,7 @@
 
 use manifold_dp::Error;
 use manifold_dp::privacy::{
-    Guarantee, Metric, RaoFamily, Target, compose, compose_advanced, compose_parallel, convert, express,
+    Guarantee, Metric, RaoFamily, Target, compose, compose_advanced, compose_parallel, convert, express, implied,
 };
 use rand::{RngExt, SeedableRng};
 use serde::Deserialize;
@@ -301,4 +301,24 @@ fn guarantees_round_trip_through_json() {
     // A unit outside the known list is refused, not invented.
     let bad = r#"{"notion":"metric_dp","epsilon":1.0,"metric":"sphere_surface","unit":"furlong"}"#;
     assert!(serde_json::from_str::<Guarantee>(bad).is_err());
+}
+
+#[test]
+fn implied_guarantees_convert_each_release_first() {
+    // docs/accounting.md's worked example: ten pure releases at ε = 0.5.
+    let costs = vec![Guarantee::PureDp { epsilon: 0.5 }; 10];
+    let routes = implied(&costs, false, 1e-6);
+    let get = |name: &str| routes.iter().find(|(n, _)| n == name).unwrap().1.clone().unwrap();
+    let Guarantee::Zcdp { rho } = get("zcdp") else { panic!() };
+    assert!(close(rho, 1.25, 1e-14), "composed per release (10·ε²/2), not (Σε)²/2 = 12.5: {rho}");
+    let Guarantee::Gdp { mu } = get("gdp") else { panic!() };
+    assert!(close(mu, 10f64.sqrt() * 0.62390, 1e-4), "{mu}");
+    assert_eq!(get("approx, basic"), Guarantee::ApproxDp { epsilon: 5.0, delta: 0.0 });
+    let Guarantee::ApproxDp { epsilon, delta } = get("approx from the zcdp total") else { panic!() };
+    assert!(close(epsilon, 1.25 + 2.0 * (1.25 * 1e6f64.ln()).sqrt(), 1e-12) && delta == 1e-6);
+    // A Rao total outside the Gaussian family lists its refusals rather than nothing.
+    let rao = implied(&[Guarantee::RaoDp { theta: 0.3, family: RaoFamily::Laplace }], false, 1e-6);
+    assert_eq!(rao.len(), 2);
+    assert!(rao.iter().all(|(_, g)| matches!(g, Err(Error::Inconvertible { .. }))));
+    assert!(implied(&[Guarantee::ApproxDp { epsilon: 1.0, delta: 1e-6 }], false, 1e-6).is_empty());
 }

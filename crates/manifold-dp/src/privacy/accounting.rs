@@ -470,6 +470,46 @@ pub fn express(release: &[Guarantee], to: Target) -> Fallible<Guarantee> {
     })
 }
 
+/// The guarantees in other notions that several releases imply together, each labelled with its route:
+/// each release converted first and then composed in the target notion (`zcdp`, `gdp`; ten pure releases
+/// are much cheaper composed in GDP than their pure total converted), the zCDP and GDP totals stated as (ε, δ)
+/// at `delta` (`approx from the … total`), and for pure releases the basic (ε, 0) (`approx, basic`). A Rao
+/// total is never left alone: for Rao costs the `zcdp` and `gdp` routes are listed even when refused, so the
+/// refusal is the answer. Approximate and metric costs imply nothing further here.
+pub fn implied(costs: &[Guarantee], parallel: bool, delta: f64) -> Vec<(String, Fallible<Guarantee>)> {
+    let Some(first) = costs.first() else { return Vec::new() };
+    let notion = first.notion();
+    let combine = |gs: &[Guarantee]| if parallel { compose_parallel(gs) } else { compose(gs) };
+    let route =
+        |t: Target| costs.iter().map(|g| convert(g, t)).collect::<Fallible<Vec<_>>>().and_then(|each| combine(&each));
+    let mut out = Vec::new();
+    if matches!(notion, Notion::Approx | Notion::Metric) {
+        return out;
+    }
+    for (name, target) in [("zcdp", Target::Zcdp), ("gdp", Target::Gdp)] {
+        if target.notion() == notion {
+            continue;
+        }
+        let total = route(target);
+        if total.is_ok() || notion == Notion::Rao {
+            out.push((name.to_string(), total));
+        }
+    }
+    let mut totals = Vec::new();
+    if matches!(notion, Notion::Zcdp | Notion::Gdp) {
+        totals.push((notion.as_str().to_string(), combine(costs)));
+    }
+    totals.extend(out.iter().filter_map(|(name, g)| g.as_ref().ok().map(|g| (name.clone(), Ok(*g)))));
+    let at_delta = Target::Approx { delta: Some(delta), epsilon: None };
+    for (name, total) in totals {
+        out.push((format!("approx from the {name} total"), total.and_then(|g| convert(&g, at_delta))));
+    }
+    if notion == Notion::Pure {
+        out.push(("approx, basic".to_string(), route(Target::Approx { delta: None, epsilon: None })));
+    }
+    out
+}
+
 /// Orders two costs of the same notion: smaller δ first, then the smaller main parameter; among equal Rao θ,
 /// the Gaussian family first (it converts to standard notions).
 fn smaller(a: &Guarantee, b: &Guarantee) -> bool {

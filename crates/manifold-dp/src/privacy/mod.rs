@@ -6,5 +6,5 @@ pub mod calibration;
 pub mod guarantee;
 pub mod rounding;
 
-pub use accounting::{Notion, Target, compose, compose_advanced, compose_parallel, convert, express};
+pub use accounting::{Notion, Target, compose, compose_advanced, compose_parallel, convert, express, implied};
 pub use guarantee::{Guarantee, Metric, RaoFamily};
