@@ -108,7 +108,7 @@ impl GuaranteeContext {
             NotionArg::Rao => Guarantee::RaoDp { theta: number(value, "theta")?, family: self.family()? },
             NotionArg::Metric => {
                 let (metric, unit) = self.metric()?;
-                Guarantee::MetricDp { epsilon: number(value, "epsilon")?, metric, unit }
+                Guarantee::metric_dp_in(number(value, "epsilon")?, metric, unit, 0.0)
             }
         };
         g.validate().map_err(|e| BadInput(format!("{value:?}: {e}")))

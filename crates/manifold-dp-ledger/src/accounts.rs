@@ -83,7 +83,7 @@ impl Account {
     /// Nothing spent yet, in this account.
     fn zero(&self, budget: Option<&Guarantee>) -> Guarantee {
         match *self {
-            Account::Metric { metric, unit } => Guarantee::MetricDp { epsilon: 0.0, metric, unit },
+            Account::Metric { metric, unit } => Guarantee::metric_dp_in(0.0, metric, unit, 0.0),
             Account::Notion(Notion::Approx) => Guarantee::ApproxDp { epsilon: 0.0, delta: 0.0 },
             Account::Notion(Notion::Zcdp) => Guarantee::Zcdp { rho: 0.0 },
             Account::Notion(Notion::Gdp) => Guarantee::Gdp { mu: 0.0 },
@@ -255,9 +255,10 @@ pub(crate) fn remaining(total: &Guarantee, budget: &Guarantee) -> Option<Guarant
     let minus = |b: f64, t: f64| sub_down(b, t).max(0.0);
     let quad = quadrature_left;
     Some(match (*total, *budget) {
-        (Guarantee::MetricDp { epsilon: t, .. }, Guarantee::MetricDp { epsilon: b, metric, unit }) => {
-            Guarantee::MetricDp { epsilon: minus(b, t), metric, unit }
-        }
+        (
+            Guarantee::MetricDp { epsilon: t, additive_epsilon: at, .. },
+            Guarantee::MetricDp { epsilon: b, metric, unit, additive_epsilon: ab, .. },
+        ) => Guarantee::metric_dp_in(minus(b, t), metric, unit, minus(ab, at)),
         (Guarantee::PureDp { epsilon: t }, Guarantee::PureDp { epsilon: b }) => {
             Guarantee::PureDp { epsilon: minus(b, t) }
         }

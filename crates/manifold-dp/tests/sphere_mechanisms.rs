@@ -105,17 +105,22 @@ fn the_vmf_and_purkayastha_bounds_are_attained() {
 
 #[test]
 fn guarantees_are_reported_as_data() {
+    // Releases are rounded onto a public grid, which the guarantee names with its additive cost.
     let g = VmfSphere::new(3, 2.0).unwrap().guarantee();
-    assert_eq!(g, Guarantee::metric_dp(2.0, Metric::SphereChordal));
-    assert_eq!(PurkayasthaSphere::new(3, 2.0).unwrap().guarantee(), Guarantee::metric_dp(2.0, Metric::SphereSurface));
+    assert!(matches!(g, Guarantee::MetricDp { epsilon: 2.0, metric: Metric::SphereChordal, .. }));
+    assert!(g.grid().is_some() && g.additive_epsilon() > 0.0 && g.additive_epsilon() < 1e-5);
+    let g = PurkayasthaSphere::new(3, 2.0).unwrap().guarantee();
+    assert!(matches!(g, Guarantee::MetricDp { epsilon: 2.0, metric: Metric::SphereSurface, .. }));
+    assert!(g.grid().is_some() && g.additive_epsilon() > 0.0 && g.additive_epsilon() < 1e-5);
     assert_eq!(UniformSphere::new(3).unwrap().guarantee(), Guarantee::PureDp { epsilon: 0.0 });
     // Pure DP for whole records: ε per unit times the diameter.
     let m = SphereMechanism::for_pure_dp(SphereKind::Vmf, 2, 1.0).unwrap();
     assert_eq!(m.concentration(), Some(0.5));
-    assert_eq!(m.pure_dp(), Guarantee::PureDp { epsilon: 1.0 });
+    let pure = m.pure_dp().epsilon().unwrap();
+    assert!((1.0..1.0 + 1e-5).contains(&pure), "{pure}");
     let m = SphereMechanism::for_pure_dp(SphereKind::Purkayastha, 2, 1.0).unwrap();
     assert!((m.concentration().unwrap() - 1.0 / PI).abs() < 1e-15);
-    assert!((m.pure_dp().epsilon().unwrap() - 1.0).abs() < 1e-15);
+    assert!((m.pure_dp().epsilon().unwrap() - 1.0).abs() < 1e-5);
     assert!(SphereMechanism::for_epsilon(SphereKind::WrappedLaplace, 3, 1.0).is_err());
     for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
         assert!(VmfSphere::new(3, bad).is_err() && PurkayasthaSphere::new(3, bad).is_err());

@@ -246,9 +246,13 @@ impl Mechanism for ScalarLaplaceOnReals {
         Guarantee::PureDp { epsilon: self.inner.epsilon() }
     }
 
-    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
+    fn privatize_unprotected<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
         use rand::distr::Distribution;
         x + self.inner.noise().sample(rng)
+    }
+
+    fn snap(&self, z: &mut f64) {
+        *z = crate::space::grid::round_to_grid(*z, real_grid_log2(self.inner.scale()));
     }
 
     /// −|z − x|/b.
@@ -259,6 +263,11 @@ impl Mechanism for ScalarLaplaceOnReals {
     fn name(&self) -> &'static str {
         "scalar-laplace"
     }
+}
+
+/// The real-line grid for noise of scale `scale`: 2^(⌊log₂ scale⌋ − 20), far below the noise.
+fn real_grid_log2(scale: f64) -> i32 {
+    scale.log2().floor() as i32 - 20
 }
 
 /// The `ApproxDp` guarantee in a list (the claim of an (ε, δ) audit).
@@ -299,10 +308,14 @@ impl Mechanism for GaussianOnReals {
         self.claim
     }
 
-    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
+    fn privatize_unprotected<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
         use rand::distr::Distribution;
         let z: f64 = rand_distr::StandardNormal.sample(rng);
         x + self.inner.sigma() * z
+    }
+
+    fn snap(&self, z: &mut f64) {
+        *z = crate::space::grid::round_to_grid(*z, real_grid_log2(self.inner.sigma()));
     }
 
     /// −(z − x)²/(2σ²).
@@ -372,9 +385,13 @@ impl Mechanism for GeneralizedGaussianOnReals {
         self.claim
     }
 
-    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
+    fn privatize_unprotected<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
         use rand::distr::Distribution;
         x + self.inner.noise().sample(rng)
+    }
+
+    fn snap(&self, z: &mut f64) {
+        *z = crate::space::grid::round_to_grid(*z, real_grid_log2(self.inner.scale()));
     }
 
     /// −(|z − x|/s)^N (up to the normalising constant).

@@ -15,6 +15,9 @@
 //! | [`Miscalibrated`] | any mechanism | the same mechanism at another parameter | the other parameter's |
 //! | `control:gaussian-half-sigma` ([`Miscalibrated`], built in [`crate::audit::catalog`]) | Gaussian, analytic (ε, δ) calibration σ | Gaussian with σ/2 | μ = 2/σ-GDP: a δ(ε) far above the claimed δ |
 
+/// Controls are rounded like releases (2^-30 cells), so that only their laws can fail them.
+const CONTROL_GRID_LOG2: i32 = -30;
+
 use crate::analysis::{AngularLaw, LaplaceAngle};
 use crate::error::{Error, Fallible};
 use crate::mechanism::{BinghamSo3, LaplaceSo3, Mechanism, VmfSphere};
@@ -64,8 +67,12 @@ impl<M: Mechanism> Mechanism for Miscalibrated<M> {
         self.claimed.guarantee()
     }
 
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &M::Point, rng: &mut R) -> M::Point {
-        self.actual.privatize(x, rng)
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &M::Point, rng: &mut R) -> M::Point {
+        self.actual.privatize_unprotected(x, rng)
+    }
+
+    fn snap(&self, z: &mut M::Point) {
+        self.actual.snap(z)
     }
 
     fn log_density(&self, z: &M::Point, x: &M::Point) -> f64 {
@@ -123,9 +130,17 @@ impl Mechanism for LaplaceWithoutSin2 {
         self.claimed.guarantee()
     }
 
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &UnitQuaternion<f64>, rng: &mut R) -> UnitQuaternion<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(
+        &self,
+        x: &UnitQuaternion<f64>,
+        rng: &mut R,
+    ) -> UnitQuaternion<f64> {
         let theta = self.angle(rng);
         rotate_by(x, theta, rng)
+    }
+
+    fn snap(&self, z: &mut UnitQuaternion<f64>) {
+        *z = crate::space::grid::snap_quaternion(z, CONTROL_GRID_LOG2);
     }
 
     fn log_density(&self, z: &UnitQuaternion<f64>, x: &UnitQuaternion<f64>) -> f64 {
@@ -176,13 +191,21 @@ impl Mechanism for TruncatedTail {
         self.claimed.guarantee()
     }
 
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &UnitQuaternion<f64>, rng: &mut R) -> UnitQuaternion<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(
+        &self,
+        x: &UnitQuaternion<f64>,
+        rng: &mut R,
+    ) -> UnitQuaternion<f64> {
         loop {
             let n = self.claimed.noise().sample(rng);
             if crate::space::so3::rotation_angle(&n) <= self.max_angle {
                 return x * n;
             }
         }
+    }
+
+    fn snap(&self, z: &mut UnitQuaternion<f64>) {
+        *z = crate::space::grid::snap_quaternion(z, CONTROL_GRID_LOG2);
     }
 
     fn log_density(&self, z: &UnitQuaternion<f64>, x: &UnitQuaternion<f64>) -> f64 {
@@ -218,8 +241,16 @@ impl Mechanism for PaperNaive {
         self.claimed.guarantee()
     }
 
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &UnitQuaternion<f64>, rng: &mut R) -> UnitQuaternion<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(
+        &self,
+        x: &UnitQuaternion<f64>,
+        rng: &mut R,
+    ) -> UnitQuaternion<f64> {
         x * self.sampler.sample(rng)
+    }
+
+    fn snap(&self, z: &mut UnitQuaternion<f64>) {
+        *z = crate::space::grid::snap_quaternion(z, CONTROL_GRID_LOG2);
     }
 
     fn log_density(&self, z: &UnitQuaternion<f64>, x: &UnitQuaternion<f64>) -> f64 {

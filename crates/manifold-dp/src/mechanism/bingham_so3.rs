@@ -9,6 +9,7 @@ use crate::analysis::BinghamAngle;
 use crate::error::Fallible;
 use crate::mechanism::Mechanism;
 use crate::privacy::calibration::{bingham_epsilon_for_kappa, bingham_kappa_for_epsilon};
+use crate::privacy::float_safety::Rounding;
 use crate::privacy::{Guarantee, Metric};
 use crate::sample::bingham_so3::BinghamSo3Noise;
 use nalgebra::UnitQuaternion;
@@ -19,6 +20,7 @@ use rand::distr::Distribution;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BinghamSo3 {
     noise: BinghamSo3Noise,
+    rounding: Rounding,
 }
 
 impl BinghamSo3 {
@@ -30,7 +32,10 @@ impl BinghamSo3 {
     /// The mechanism with an explicit concentration κ (e.g. the paper's κ = ε, for reproduction). Its
     /// guarantee is κ/2 per radian, whatever the caller intended.
     pub fn with_concentration(kappa: f64) -> Fallible<Self> {
-        Ok(BinghamSo3 { noise: BinghamSo3Noise::new(kappa)? })
+        let noise = BinghamSo3Noise::new(kappa)?;
+        // The output log-density −κ sin²(θ/2) has derivative −(κ/2) sin θ: κ/2-log-Lipschitz per radian of θ.
+        let epsilon = bingham_epsilon_for_kappa(kappa)?;
+        Ok(BinghamSo3 { noise, rounding: Rounding::for_rotations(epsilon, kappa / 2.0) })
     }
 
     /// κ.
@@ -58,12 +63,20 @@ impl Mechanism for BinghamSo3 {
     type Point = UnitQuaternion<f64>;
 
     fn guarantee(&self) -> Guarantee {
-        Guarantee::metric_dp(self.epsilon(), Metric::So3Geodesic)
+        self.rounding.guarantee(self.epsilon(), Metric::So3Geodesic)
     }
 
     #[inline]
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &UnitQuaternion<f64>, rng: &mut R) -> UnitQuaternion<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(
+        &self,
+        x: &UnitQuaternion<f64>,
+        rng: &mut R,
+    ) -> UnitQuaternion<f64> {
         x * self.noise.sample(rng)
+    }
+
+    fn snap(&self, z: &mut UnitQuaternion<f64>) {
+        self.rounding.snap_rotation(z)
     }
 
     fn log_density(&self, z: &UnitQuaternion<f64>, x: &UnitQuaternion<f64>) -> f64 {

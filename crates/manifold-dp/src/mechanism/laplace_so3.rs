@@ -5,6 +5,7 @@
 use crate::analysis::LaplaceAngle;
 use crate::error::Fallible;
 use crate::mechanism::Mechanism;
+use crate::privacy::float_safety::Rounding;
 use crate::privacy::{Guarantee, Metric};
 use crate::sample::laplace_so3::LaplaceSo3Noise;
 use crate::space::so3_metric::geodesic;
@@ -16,12 +17,15 @@ use rand::distr::Distribution;
 #[derive(Debug, Clone, PartialEq)]
 pub struct LaplaceSo3 {
     noise: LaplaceSo3Noise,
+    rounding: Rounding,
 }
 
 impl LaplaceSo3 {
     /// The mechanism for budget `epsilon` per radian; ε must be finite and > 0.
     pub fn new(epsilon: f64) -> Fallible<Self> {
-        Ok(LaplaceSo3 { noise: LaplaceSo3Noise::new(epsilon)? })
+        let noise = LaplaceSo3Noise::new(epsilon)?;
+        // The output density e^{−εθ} is ε-log-Lipschitz per radian of θ.
+        Ok(LaplaceSo3 { noise, rounding: Rounding::for_rotations(epsilon, epsilon) })
     }
 
     /// ε per radian.
@@ -44,12 +48,20 @@ impl Mechanism for LaplaceSo3 {
     type Point = UnitQuaternion<f64>;
 
     fn guarantee(&self) -> Guarantee {
-        Guarantee::metric_dp(self.epsilon(), Metric::So3Geodesic)
+        self.rounding.guarantee(self.epsilon(), Metric::So3Geodesic)
     }
 
     #[inline]
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &UnitQuaternion<f64>, rng: &mut R) -> UnitQuaternion<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(
+        &self,
+        x: &UnitQuaternion<f64>,
+        rng: &mut R,
+    ) -> UnitQuaternion<f64> {
         x * self.noise.sample(rng)
+    }
+
+    fn snap(&self, z: &mut UnitQuaternion<f64>) {
+        self.rounding.snap_rotation(z)
     }
 
     fn log_density(&self, z: &UnitQuaternion<f64>, x: &UnitQuaternion<f64>) -> f64 {

@@ -30,21 +30,43 @@ use rand::CryptoRng;
 
 /// A randomised release of one point of a space.
 ///
-/// `privatize` requires a `CryptoRng`: releases must not use predictable generators (MATH.md §6).
+/// `privatize` requires a `CryptoRng`: releases must not use predictable generators (MATH.md §6). Every
+/// release is float-safe: the f64 pipeline's value is rounded by [`Mechanism::snap`] onto the public grid named
+/// in the guarantee, so its low bits say nothing about the input (`docs/proofs/float_safety.md`).
 pub trait Mechanism {
     /// The space's point type.
     type Point;
 
-    /// What the mechanism guarantees.
+    /// What the mechanism guarantees, including the grid and the additive ε₀ of float-safe rounding.
     fn guarantee(&self) -> Guarantee;
 
-    /// One release of `x`.
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &Self::Point, rng: &mut R) -> Self::Point;
+    /// The raw f64 pipeline, **not float-safe**: its low bits leak the input. For negative controls and tests;
+    /// releases go through [`Mechanism::privatize`].
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &Self::Point, rng: &mut R) -> Self::Point;
 
-    /// Releases every point of `xs` in place, with independent noise.
-    fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [Self::Point], rng: &mut R) {
+    /// [`Mechanism::privatize_unprotected`] for every point of `xs`, in place (**not float-safe**).
+    fn privatize_slice_unprotected<R: CryptoRng + ?Sized>(&self, xs: &mut [Self::Point], rng: &mut R) {
         for x in xs {
-            *x = self.privatize(x, rng);
+            *x = self.privatize_unprotected(x, rng);
+        }
+    }
+
+    /// Rounds a raw release onto the mechanism's public grid, in place: the representative of its cell.
+    fn snap(&self, z: &mut Self::Point);
+
+    /// One float-safe release of `x`.
+    #[inline]
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &Self::Point, rng: &mut R) -> Self::Point {
+        let mut z = self.privatize_unprotected(x, rng);
+        self.snap(&mut z);
+        z
+    }
+
+    /// Releases every point of `xs` in place, float-safe, with independent noise.
+    fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [Self::Point], rng: &mut R) {
+        self.privatize_slice_unprotected(xs, rng);
+        for x in xs {
+            self.snap(x);
         }
     }
 

@@ -22,6 +22,7 @@ pub struct TangentPlanarLaplace {
     /// The tangent direction used for the antipode −p, where the log map has no unique value.
     antipode_direction: DVector<f64>,
     radius: Gamma<f64>,
+    rounding: crate::privacy::float_safety::Rounding,
 }
 
 impl TangentPlanarLaplace {
@@ -45,7 +46,10 @@ impl TangentPlanarLaplace {
             value: epsilon,
             reason: "gives an invalid noise radius law",
         })?;
-        Ok(TangentPlanarLaplace { epsilon, reference, antipode_direction, radius })
+        // On the sphere the release density is e^{−ε‖w − log_p x‖}·(‖w‖/sin‖w‖)^{n−2}: log-Lipschitz with
+        // ε + (n − 2) within π/2 of p, unbounded near −p (docs/proofs/float_safety.md §5 states this gap).
+        let rounding = crate::privacy::float_safety::Rounding::for_directions(dim, epsilon, epsilon + (dim - 2) as f64);
+        Ok(TangentPlanarLaplace { epsilon, reference, antipode_direction, radius, rounding })
     }
 
     /// ε per radian of tangent-plane distance.
@@ -85,16 +89,20 @@ impl Mechanism for TangentPlanarLaplace {
     type Point = DVector<f64>;
 
     fn guarantee(&self) -> Guarantee {
-        Guarantee::metric_dp(self.epsilon, Metric::TangentPlane)
+        self.rounding.guarantee(self.epsilon, Metric::TangentPlane)
     }
 
     /// Panics if `x` does not have the reference point's dimension (a programming error).
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
         check_point_dim(x, self.reference.len());
         let r = self.radius.sample(rng);
         let mut u = DVector::zeros(self.reference.len());
         point_at_angle_into(self.reference.as_slice(), 0.0, 1.0, u.as_mut_slice(), rng);
         self.exp_map(&(self.log_map(x) + u * r))
+    }
+
+    fn snap(&self, z: &mut DVector<f64>) {
+        self.rounding.snap_direction(z.as_mut_slice())
     }
 
     /// −ε‖log_p z − log_p x‖: the Jacobian of exp_p does not depend on x, so this is the log-likelihood up

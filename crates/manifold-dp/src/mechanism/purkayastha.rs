@@ -6,6 +6,7 @@ use crate::analysis::SphereAngle;
 use crate::error::Fallible;
 use crate::mechanism::Mechanism;
 use crate::mechanism::sphere::{check_point_dim, release_each};
+use crate::privacy::float_safety::Rounding;
 use crate::privacy::{Guarantee, Metric};
 use crate::sample::purkayastha::PurkayasthaNoise;
 use crate::space::sphere::surface_distance;
@@ -16,12 +17,15 @@ use rand::CryptoRng;
 #[derive(Debug, Clone, PartialEq)]
 pub struct PurkayasthaSphere {
     noise: PurkayasthaNoise,
+    rounding: Rounding,
 }
 
 impl PurkayasthaSphere {
     /// The mechanism on S^{dim−1} ⊂ R^dim (dim ≥ 2) for budget `epsilon` (finite, > 0) per radian: κ = ε.
     pub fn new(dim: usize, epsilon: f64) -> Fallible<Self> {
-        Ok(PurkayasthaSphere { noise: PurkayasthaNoise::new(dim, epsilon)? })
+        let noise = PurkayasthaNoise::new(dim, epsilon)?;
+        // e^{−κ d∠(z, μ)} is κ-log-Lipschitz per radian.
+        Ok(PurkayasthaSphere { noise, rounding: Rounding::for_directions(dim, epsilon, epsilon) })
     }
 
     /// ε per radian (= κ).
@@ -49,18 +53,22 @@ impl Mechanism for PurkayasthaSphere {
     type Point = DVector<f64>;
 
     fn guarantee(&self) -> Guarantee {
-        Guarantee::metric_dp(self.epsilon(), Metric::SphereSurface)
+        self.rounding.guarantee(self.epsilon(), Metric::SphereSurface)
     }
 
     /// Panics if `x` does not have the mechanism's dimension (a programming error; validate data with
     /// [`crate::space::sphere::unit_vector`] first).
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
         check_point_dim(x, self.dim());
         self.noise.sample_around(x, rng)
     }
 
-    fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R) {
+    fn privatize_slice_unprotected<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R) {
         release_each(xs, self.dim(), rng, |mu, out, rng| self.noise.sample_into(mu, out, rng));
+    }
+
+    fn snap(&self, z: &mut DVector<f64>) {
+        self.rounding.snap_direction(z.as_mut_slice())
     }
 
     fn log_density(&self, z: &DVector<f64>, x: &DVector<f64>) -> f64 {

@@ -33,6 +33,7 @@ use crate::manifold::{
 };
 use crate::mechanism::Mechanism;
 use crate::privacy::Guarantee;
+use crate::privacy::float_safety::Rounding;
 use crate::sample::k_norm::EuclideanLaplace;
 use crate::sample::laplace_so3::LaplaceSo3Noise;
 use crate::sample::purkayastha::PurkayasthaNoise;
@@ -64,6 +65,15 @@ pub trait LaplaceManifold: Manifold {
     fn check_representable(&self, _y: &Self::Point) -> Fallible<()> {
         Ok(())
     }
+
+    /// The float-safe rounding of releases with scale σ (the density e^{−ρ/σ} is 1/σ-log-Lipschitz), or
+    /// `None` where no public grid is implemented yet (SPD: `docs/proofs/float_safety.md` §5).
+    fn rounding(&self, _sigma: f64) -> Option<Rounding> {
+        None
+    }
+
+    /// Rounds a release onto `rounding`'s grid.
+    fn snap_point(&self, _rounding: &Rounding, _y: &mut Self::Point) {}
 }
 
 /// E[θ | θ ≤ r] of an angular law, by quadrature.
@@ -78,6 +88,14 @@ fn truncated_mean(law: &dyn AngularLaw, within: Option<f64>, scale: f64) -> f64 
 }
 
 impl LaplaceManifold for Sphere {
+    fn rounding(&self, sigma: f64) -> Option<Rounding> {
+        Some(Rounding::for_directions(self.ambient(), 1.0 / sigma, 1.0 / sigma))
+    }
+
+    fn snap_point(&self, rounding: &Rounding, y: &mut DVector<f64>) {
+        rounding.snap_direction(y.as_mut_slice())
+    }
+
     type Noise = PurkayasthaNoise;
 
     fn laplace_noise(&self, sigma: f64, _t_max: Option<f64>) -> Fallible<PurkayasthaNoise> {
@@ -100,6 +118,14 @@ impl LaplaceManifold for Sphere {
 }
 
 impl LaplaceManifold for So3 {
+    fn rounding(&self, sigma: f64) -> Option<Rounding> {
+        Some(Rounding::for_rotations(1.0 / sigma, 1.0 / sigma))
+    }
+
+    fn snap_point(&self, rounding: &Rounding, y: &mut nalgebra::UnitQuaternion<f64>) {
+        rounding.snap_rotation(y)
+    }
+
     type Noise = LaplaceSo3Noise;
 
     fn laplace_noise(&self, sigma: f64, _t_max: Option<f64>) -> Fallible<LaplaceSo3Noise> {
@@ -219,6 +245,7 @@ pub struct RiemannianLaplace<M: LaplaceManifold> {
     manifold: M,
     sigma: f64,
     noise: M::Noise,
+    rounding: Option<Rounding>,
 }
 
 impl<M: LaplaceManifold> RiemannianLaplace<M> {
@@ -233,7 +260,8 @@ impl<M: LaplaceManifold> RiemannianLaplace<M> {
             )));
         }
         let noise = manifold.laplace_noise(sigma, None)?;
-        Ok(RiemannianLaplace { manifold, sigma, noise })
+        let rounding = manifold.rounding(sigma);
+        Ok(RiemannianLaplace { manifold, sigma, noise, rounding })
     }
 
     /// The scale σ.
@@ -251,10 +279,19 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
     type Point = M::Point;
 
     fn guarantee(&self) -> Guarantee {
-        Guarantee::metric_dp(1.0 / self.sigma, self.manifold.metric())
+        match self.rounding {
+            Some(r) => r.guarantee(1.0 / self.sigma, self.manifold.metric()),
+            None => Guarantee::metric_dp(1.0 / self.sigma, self.manifold.metric()),
+        }
     }
 
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &M::Point, rng: &mut R) -> M::Point {
+    fn snap(&self, z: &mut M::Point) {
+        if let Some(r) = &self.rounding {
+            self.manifold.snap_point(r, z);
+        }
+    }
+
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &M::Point, rng: &mut R) -> M::Point {
         self.manifold.sample_laplace(&self.noise, x, rng)
     }
 
@@ -356,7 +393,9 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
 
     /// Pure ε-DP for data sets of n points in B_r(m0) that differ in one point.
     pub fn guarantee(&self) -> Guarantee {
-        Guarantee::PureDp { epsilon: self.epsilon }
+        // Float-safe rounding adds its ε₀ to the pure ε (docs/proofs/float_safety.md §5).
+        let rounding_cost = self.manifold.rounding(self.sigma).map_or(0.0, |r| r.additive_epsilon());
+        Guarantee::PureDp { epsilon: crate::privacy::rounding::add_up(self.epsilon, rounding_cost) }
     }
 
     /// The manifold.
@@ -412,8 +451,11 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         }
         check_ball(&self.manifold, data, &self.center, self.radius)?;
         let mean = frechet_mean(&self.manifold, data, &self.center, self.options)?;
-        let y = self.privatize_mean(&mean.mean, rng);
+        let mut y = self.privatize_mean(&mean.mean, rng);
         self.manifold.check_representable(&y)?;
+        if let Some(r) = self.manifold.rounding(self.sigma) {
+            self.manifold.snap_point(&r, &mut y);
+        }
         Ok(y)
     }
 

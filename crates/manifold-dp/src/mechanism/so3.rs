@@ -92,10 +92,21 @@ impl Mechanism for So3Mechanism {
     }
 
     #[inline]
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &UnitQuaternion<f64>, rng: &mut R) -> UnitQuaternion<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(
+        &self,
+        x: &UnitQuaternion<f64>,
+        rng: &mut R,
+    ) -> UnitQuaternion<f64> {
         match self {
-            So3Mechanism::Laplace(m) => m.privatize(x, rng),
-            So3Mechanism::Bingham(m) => m.privatize(x, rng),
+            So3Mechanism::Laplace(m) => m.privatize_unprotected(x, rng),
+            So3Mechanism::Bingham(m) => m.privatize_unprotected(x, rng),
+        }
+    }
+
+    fn snap(&self, z: &mut UnitQuaternion<f64>) {
+        match self {
+            So3Mechanism::Laplace(m) => m.snap(z),
+            So3Mechanism::Bingham(m) => m.snap(z),
         }
     }
 

@@ -69,11 +69,12 @@ impl SphereMechanism {
         Self::for_epsilon(kind, dim, calibration::epsilon_per_unit_for_pure_dp(epsilon, kind.diameter())?)
     }
 
-    /// The pure-DP guarantee this mechanism gives for whole records: ε per unit times the diameter.
+    /// The pure-DP guarantee this mechanism gives for whole records: ε per unit times the diameter, plus the
+    /// additive ε₀ of float-safe rounding.
     pub fn pure_dp(&self) -> Guarantee {
-        Guarantee::PureDp {
-            epsilon: self.guarantee().epsilon().expect("metric DP has an epsilon") * self.kind().diameter(),
-        }
+        let metric = self.guarantee();
+        let epsilon = metric.epsilon().expect("metric DP has an epsilon") * self.kind().diameter();
+        Guarantee::PureDp { epsilon: crate::privacy::rounding::add_up(epsilon, metric.additive_epsilon()) }
     }
 
     /// Which mechanism this is.
@@ -164,19 +165,27 @@ impl Mechanism for SphereMechanism {
         }
     }
 
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
         match self {
-            SphereMechanism::Vmf(m) => m.privatize(x, rng),
-            SphereMechanism::Purkayastha(m) => m.privatize(x, rng),
-            SphereMechanism::WrappedLaplace(m) => m.privatize(x, rng),
+            SphereMechanism::Vmf(m) => m.privatize_unprotected(x, rng),
+            SphereMechanism::Purkayastha(m) => m.privatize_unprotected(x, rng),
+            SphereMechanism::WrappedLaplace(m) => m.privatize_unprotected(x, rng),
         }
     }
 
-    fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R) {
+    fn privatize_slice_unprotected<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R) {
         match self {
-            SphereMechanism::Vmf(m) => m.privatize_slice(xs, rng),
-            SphereMechanism::Purkayastha(m) => m.privatize_slice(xs, rng),
-            SphereMechanism::WrappedLaplace(m) => m.privatize_slice(xs, rng),
+            SphereMechanism::Vmf(m) => m.privatize_slice_unprotected(xs, rng),
+            SphereMechanism::Purkayastha(m) => m.privatize_slice_unprotected(xs, rng),
+            SphereMechanism::WrappedLaplace(m) => m.privatize_slice_unprotected(xs, rng),
+        }
+    }
+
+    fn snap(&self, z: &mut DVector<f64>) {
+        match self {
+            SphereMechanism::Vmf(m) => m.snap(z),
+            SphereMechanism::Purkayastha(m) => m.snap(z),
+            SphereMechanism::WrappedLaplace(m) => m.snap(z),
         }
     }
 

@@ -10,15 +10,17 @@ use rand::{CryptoRng, Rng, RngExt};
 use rand_distr::StandardNormal;
 
 /// Uniform noise on S^{n−1}: 0-DP.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct UniformSphere {
     dim: usize,
+    rounding: crate::privacy::float_safety::Rounding,
 }
 
 impl UniformSphere {
     /// The baseline on S^{dim−1} (dim ≥ 2).
     pub fn new(dim: usize) -> Fallible<Self> {
-        Ok(UniformSphere { dim: crate::space::sphere::check_dim(dim)? })
+        let dim = crate::space::sphere::check_dim(dim)?;
+        Ok(UniformSphere { dim, rounding: crate::privacy::float_safety::Rounding::for_directions(dim, 0.0, 0.0) })
     }
 
     /// A uniform point: a standard Gaussian vector, normalised (redrawn in the null event of ~0).
@@ -40,9 +42,14 @@ impl Mechanism for UniformSphere {
         Guarantee::PureDp { epsilon: 0.0 }
     }
 
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
         check_point_dim(x, self.dim);
         self.sample(rng)
+    }
+
+    /// The uniform law's release does not depend on the input at all; it is rounded like every release.
+    fn snap(&self, z: &mut DVector<f64>) {
+        self.rounding.snap_direction(z.as_mut_slice())
     }
 
     fn log_density(&self, _z: &DVector<f64>, _x: &DVector<f64>) -> f64 {

@@ -6,6 +6,7 @@ use crate::analysis::SphereAngle;
 use crate::error::Fallible;
 use crate::mechanism::Mechanism;
 use crate::mechanism::sphere::{check_point_dim, release_each};
+use crate::privacy::float_safety::Rounding;
 use crate::privacy::{Guarantee, Metric};
 use crate::sample::vmf::VmfNoise;
 use nalgebra::DVector;
@@ -15,13 +16,16 @@ use rand::CryptoRng;
 #[derive(Debug, Clone)]
 pub struct VmfSphere {
     noise: VmfNoise,
+    rounding: Rounding,
 }
 
 impl VmfSphere {
     /// The mechanism on S^{dim−1} ⊂ R^dim (dim ≥ 2) for budget `epsilon` (finite, > 0) per unit of chordal
     /// distance: κ = ε.
     pub fn new(dim: usize, epsilon: f64) -> Fallible<Self> {
-        Ok(VmfSphere { noise: VmfNoise::new(dim, epsilon)? })
+        let noise = VmfNoise::new(dim, epsilon)?;
+        // e^{κ μ·z} is κ-log-Lipschitz in the chord, hence per radian.
+        Ok(VmfSphere { noise, rounding: Rounding::for_directions(dim, epsilon, epsilon) })
     }
 
     /// ε per unit of chordal distance (= κ).
@@ -49,18 +53,22 @@ impl Mechanism for VmfSphere {
     type Point = DVector<f64>;
 
     fn guarantee(&self) -> Guarantee {
-        Guarantee::metric_dp(self.epsilon(), Metric::SphereChordal)
+        self.rounding.guarantee(self.epsilon(), Metric::SphereChordal)
     }
 
     /// Panics if `x` does not have the mechanism's dimension (a programming error; validate data with
     /// [`crate::space::sphere::unit_vector`] first).
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
         check_point_dim(x, self.dim());
         self.noise.sample_around(x, rng)
     }
 
-    fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R) {
+    fn privatize_slice_unprotected<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R) {
         release_each(xs, self.dim(), rng, |mu, out, rng| self.noise.sample_into(mu, out, rng));
+    }
+
+    fn snap(&self, z: &mut DVector<f64>) {
+        self.rounding.snap_direction(z.as_mut_slice())
     }
 
     fn log_density(&self, z: &DVector<f64>, x: &DVector<f64>) -> f64 {

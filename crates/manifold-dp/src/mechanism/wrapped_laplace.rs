@@ -8,6 +8,7 @@ use crate::error::Fallible;
 use crate::error::check_positive;
 use crate::mechanism::Mechanism;
 use crate::mechanism::sphere::check_point_dim;
+use crate::privacy::float_safety::Rounding;
 use crate::privacy::{Guarantee, Metric};
 use crate::sample::open_unit;
 use crate::space::sphere::surface_distance;
@@ -19,12 +20,15 @@ use std::f64::consts::PI;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WrappedLaplaceCircle {
     epsilon: f64,
+    rounding: Rounding,
 }
 
 impl WrappedLaplaceCircle {
     /// The mechanism for `epsilon` (finite, > 0) per radian: Laplace scale 1/ε.
     pub fn new(epsilon: f64) -> Fallible<Self> {
-        Ok(WrappedLaplaceCircle { epsilon: check_positive("epsilon", epsilon)? })
+        let epsilon = check_positive("epsilon", epsilon)?;
+        // The wrapped density is ε-log-Lipschitz per radian (a sum of ε-log-Lipschitz terms).
+        Ok(WrappedLaplaceCircle { epsilon, rounding: Rounding::for_directions(2, epsilon, epsilon) })
     }
 
     /// ε per radian.
@@ -48,17 +52,21 @@ impl Mechanism for WrappedLaplaceCircle {
     type Point = DVector<f64>;
 
     fn guarantee(&self) -> Guarantee {
-        Guarantee::metric_dp(self.epsilon, Metric::SphereSurface)
+        self.rounding.guarantee(self.epsilon, Metric::SphereSurface)
     }
 
     /// Panics if `x` is not a point of R² (a programming error).
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
         check_point_dim(x, 2);
         // Rotate x by the shift: wrapping is implicit.
         let (s, c) = self.sample_shift(rng).sin_cos();
         let z = DVector::from_column_slice(&[c * x[0] - s * x[1], s * x[0] + c * x[1]]);
         let n = z.norm();
         z / n
+    }
+
+    fn snap(&self, z: &mut DVector<f64>) {
+        self.rounding.snap_direction(z.as_mut_slice())
     }
 
     fn log_density(&self, z: &DVector<f64>, x: &DVector<f64>) -> f64 {

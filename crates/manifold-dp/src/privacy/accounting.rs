@@ -101,7 +101,11 @@ impl Guarantee {
             }
         }
         match *self {
-            Guarantee::MetricDp { epsilon, .. } | Guarantee::PureDp { epsilon } => nonneg("epsilon", epsilon)?,
+            Guarantee::MetricDp { epsilon, additive_epsilon, .. } => {
+                nonneg("epsilon", epsilon)?;
+                nonneg("additive epsilon", additive_epsilon)?;
+            }
+            Guarantee::PureDp { epsilon } => nonneg("epsilon", epsilon)?,
             Guarantee::ApproxDp { epsilon, delta } => {
                 nonneg("epsilon", epsilon)?;
                 if !(0.0..=1.0).contains(&delta) {
@@ -126,6 +130,12 @@ impl Guarantee {
             (Guarantee::Zcdp { rho }, Guarantee::Zcdp { rho: b }) => rho <= b,
             (Guarantee::Gdp { mu }, Guarantee::Gdp { mu: b }) => mu <= b,
             (Guarantee::RaoDp { theta, .. }, Guarantee::RaoDp { theta: b, .. }) => theta <= b,
+            // A metric budget bounds ε per unit; it bounds the float-safety term ε₀ too when it states one
+            // (a budget typed as "ε per km" states none, and the totals show ε₀ beside ε).
+            (
+                Guarantee::MetricDp { epsilon, additive_epsilon, .. },
+                Guarantee::MetricDp { epsilon: eb, additive_epsilon: ab, .. },
+            ) => epsilon <= eb && (ab == 0.0 || additive_epsilon <= ab),
             (a, b) => a.epsilon() <= b.epsilon(),
         })
     }
@@ -192,9 +202,12 @@ fn check_all(costs: &[Guarantee]) -> Fallible<Guarantee> {
 pub fn compose(costs: &[Guarantee]) -> Fallible<Guarantee> {
     let first = check_all(costs)?;
     Ok(match first {
-        Guarantee::MetricDp { metric, unit, .. } => {
-            Guarantee::MetricDp { epsilon: sum_up(costs.iter().filter_map(Guarantee::epsilon)), metric, unit }
-        }
+        Guarantee::MetricDp { metric, unit, .. } => Guarantee::metric_dp_in(
+            sum_up(costs.iter().filter_map(Guarantee::epsilon)),
+            metric,
+            unit,
+            sum_up(costs.iter().map(Guarantee::additive_epsilon)),
+        ),
         Guarantee::PureDp { .. } => Guarantee::PureDp { epsilon: sum_up(costs.iter().filter_map(Guarantee::epsilon)) },
         Guarantee::ApproxDp { .. } => Guarantee::ApproxDp {
             epsilon: sum_up(costs.iter().filter_map(Guarantee::epsilon)),
@@ -222,7 +235,9 @@ pub fn compose_parallel(costs: &[Guarantee]) -> Fallible<Guarantee> {
     let max = |f: &dyn Fn(&Guarantee) -> f64| costs.iter().map(f).fold(0.0, f64::max);
     let eps = |g: &Guarantee| g.epsilon().unwrap_or(0.0);
     Ok(match first {
-        Guarantee::MetricDp { metric, unit, .. } => Guarantee::MetricDp { epsilon: max(&eps), metric, unit },
+        Guarantee::MetricDp { metric, unit, .. } => {
+            Guarantee::metric_dp_in(max(&eps), metric, unit, max(&Guarantee::additive_epsilon))
+        }
         Guarantee::PureDp { .. } => Guarantee::PureDp { epsilon: max(&eps) },
         Guarantee::ApproxDp { .. } => Guarantee::ApproxDp {
             epsilon: max(&eps),
@@ -381,8 +396,10 @@ pub fn convert(g: &Guarantee, to: Target) -> Fallible<Guarantee> {
                 Err(refuse(&g, to_notion, "metric DP in one metric says nothing in another; restate it explicitly"))
             }
         }
-        (Guarantee::MetricDp { epsilon, .. }, Target::Pure { diameter }) => match diameter {
-            Some(d) if d.is_finite() && d > 0.0 => Ok(Guarantee::PureDp { epsilon: mul_up(epsilon, d) }),
+        (Guarantee::MetricDp { epsilon, additive_epsilon, .. }, Target::Pure { diameter }) => match diameter {
+            Some(d) if d.is_finite() && d > 0.0 => {
+                Ok(Guarantee::PureDp { epsilon: add_up(mul_up(epsilon, d), additive_epsilon) })
+            }
             Some(d) => Err(Error::InvalidParameter { name: "diameter", value: d, reason: "must be finite and > 0" }),
             None => Err(refuse(&g, to_notion, "needs the diameter of the input space (ε·d ≤ ε·diameter)")),
         },

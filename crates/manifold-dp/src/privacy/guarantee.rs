@@ -109,6 +109,10 @@ impl RaoFamily {
 pub enum Guarantee {
     /// Metric (ε·d) differential privacy: `P[M(x) ∈ Z] ≤ exp(ε·d(x, x′))·P[M(x′) ∈ Z]` for all inputs
     /// x, x′ and events Z, with ε per unit of `metric`.
+    ///
+    /// A float-safe release adds a small `additive_epsilon` ε₀ that does not grow with the distance:
+    /// `P[M(x) ∈ Z] ≤ exp(ε·d(x, x′) + ε₀)·P[M(x′) ∈ Z]`, the price of rounding every output onto the public
+    /// `grid` (`docs/proofs/float_safety.md`).
     MetricDp {
         /// Privacy loss per unit of distance.
         epsilon: f64,
@@ -117,6 +121,12 @@ pub enum Guarantee {
         /// Unit of d (and so ε is "per" this unit).
         #[serde(deserialize_with = "deserialize_unit")]
         unit: UnitName,
+        /// Privacy loss ε₀ ≥ 0 added to ε·d for every pair of inputs (0 for a guarantee typed by a user).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        additive_epsilon: f64,
+        /// The public grid every release lies on, when the guarantee is a release's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        grid: Option<Grid>,
     },
     /// Pure ε-differential privacy: `P[M(D) ∈ Z] ≤ exp(ε)·P[M(D′) ∈ Z]` for data sets D, D′ that differ in
     /// one record (replacing it). ε = 0 is perfect privacy (output independent of the data).
@@ -155,9 +165,35 @@ pub enum Guarantee {
 }
 
 impl Guarantee {
-    /// Metric DP with `epsilon` per unit of `metric`.
+    /// Metric DP with `epsilon` per unit of `metric` (no additive term, no grid).
     pub fn metric_dp(epsilon: f64, metric: Metric) -> Self {
-        Guarantee::MetricDp { epsilon, metric, unit: metric.unit() }
+        Guarantee::MetricDp { epsilon, metric, unit: metric.unit(), additive_epsilon: 0.0, grid: None }
+    }
+
+    /// Metric DP per `unit` of `metric` with an additive term and no grid (a budget or a total).
+    pub fn metric_dp_in(epsilon: f64, metric: Metric, unit: UnitName, additive_epsilon: f64) -> Self {
+        Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid: None }
+    }
+
+    /// The float-safe release guarantee: ε per unit of `metric` plus `additive_epsilon`, outputs on `grid`.
+    pub fn snapped_metric_dp(epsilon: f64, metric: Metric, additive_epsilon: f64, grid: Grid) -> Self {
+        Guarantee::MetricDp { epsilon, metric, unit: metric.unit(), additive_epsilon, grid: Some(grid) }
+    }
+
+    /// The additive ε₀ of a metric guarantee (0 for other notions).
+    pub fn additive_epsilon(&self) -> f64 {
+        match *self {
+            Guarantee::MetricDp { additive_epsilon, .. } => additive_epsilon,
+            _ => 0.0,
+        }
+    }
+
+    /// The grid of a release's guarantee, if any.
+    pub fn grid(&self) -> Option<Grid> {
+        match *self {
+            Guarantee::MetricDp { grid, .. } => grid,
+            _ => None,
+        }
     }
 
     /// The ε of a metric, pure or approximate guarantee; `None` for zCDP, GDP and Rao DP, which have no single ε.
@@ -176,11 +212,77 @@ impl Guarantee {
     /// weakened to the great-circle one it implies (d₂ ≤ d∠). Other guarantees are returned unchanged.
     pub fn in_unit(&self, unit: &'static str, radians_per_unit: f64) -> Guarantee {
         match *self {
-            Guarantee::MetricDp { epsilon, metric: Metric::SphereSurface | Metric::SphereChordal, .. } => {
-                Guarantee::MetricDp { epsilon: epsilon * radians_per_unit, metric: Metric::SphereSurface, unit }
-            }
+            Guarantee::MetricDp {
+                epsilon,
+                metric: Metric::SphereSurface | Metric::SphereChordal,
+                additive_epsilon,
+                grid,
+                ..
+            } => Guarantee::MetricDp {
+                epsilon: epsilon * radians_per_unit,
+                metric: Metric::SphereSurface,
+                unit,
+                additive_epsilon,
+                grid,
+            },
             g => g,
         }
+    }
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
+/// The public chart a release is rounded in (`docs/proofs/float_safety.md` §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Chart {
+    /// The circle S¹ in turns: the angle atan2(y, x)/2π rounded to a multiple of the spacing.
+    Turns,
+    /// The cube map of S^{n−1} (n ≥ 3): the face i* = argmax |vᵢ| (lowest index on ties) with its sign, and the
+    /// other coordinates divided by |v_{i*}|, each rounded to a multiple of the spacing.
+    CubeMap,
+    /// SO(3) as unit quaternions with q ≡ −q: the sign that makes the largest-magnitude component (lowest
+    /// index on ties) positive, then the cube map of S³.
+    QuaternionCubeMap,
+}
+
+/// A public grid: a chart and a spacing 2^`spacing_log2` in the chart's coordinates. Releases are the cells'
+/// representatives, a deterministic function of the cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Grid {
+    /// The chart the spacing is measured in.
+    pub chart: Chart,
+    /// log₂ of the spacing (−21 means cells 2^-21 wide in chart coordinates).
+    pub spacing_log2: i32,
+}
+
+impl Grid {
+    /// The spacing 2^`spacing_log2` (exact).
+    pub fn spacing(&self) -> f64 {
+        2f64.powi(self.spacing_log2)
+    }
+}
+
+impl fmt::Display for Grid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let chart = match self.chart {
+            Chart::Turns => "turn grid",
+            Chart::CubeMap => "cube-map grid",
+            Chart::QuaternionCubeMap => "quaternion cube-map grid",
+        };
+        write!(f, "{chart} of spacing 2^{}", self.spacing_log2)
+    }
+}
+
+/// [`short`] for a privacy cost: rounded up in its last printed digit, never down.
+pub(crate) fn short_up(x: f64) -> String {
+    let s = short(x);
+    match s.parse::<f64>() {
+        Ok(v) if v >= x => s,
+        // Six significant digits move a value by at most 5e-6 of itself, so this prints ≥ x.
+        _ => short(x * (1.0 + 1e-5)),
     }
 }
 
@@ -196,8 +298,15 @@ pub(crate) fn short(x: f64) -> String {
 impl fmt::Display for Guarantee {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Guarantee::MetricDp { epsilon, metric, unit } => {
-                write!(f, "metric DP, epsilon = {} per {unit} of {}", short(epsilon), metric.describe())
+            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid } => {
+                write!(f, "metric DP, epsilon = {} per {unit} of {}", short(epsilon), metric.describe())?;
+                if additive_epsilon > 0.0 {
+                    write!(f, " + {}", short_up(additive_epsilon))?;
+                }
+                if let Some(grid) = grid {
+                    write!(f, " (outputs on the {grid})")?;
+                }
+                Ok(())
             }
             Guarantee::PureDp { epsilon } => write!(f, "pure DP, epsilon = {}", short(epsilon)),
             Guarantee::ApproxDp { epsilon, delta } => {
@@ -235,7 +344,7 @@ mod tests {
     fn restates_sphere_guarantees_in_user_units() {
         let per_hour = std::f64::consts::TAU / 24.0;
         let g = Guarantee::metric_dp(2.0, Metric::SphereChordal).in_unit("h", per_hour);
-        assert_eq!(g, Guarantee::MetricDp { epsilon: 2.0 * per_hour, metric: Metric::SphereSurface, unit: "h" });
+        assert_eq!(g, Guarantee::metric_dp_in(2.0 * per_hour, Metric::SphereSurface, "h", 0.0));
         assert_eq!(g.to_string(), "metric DP, epsilon = 0.523599 per h of great-circle distance");
         let so3 = Guarantee::metric_dp(2.0, Metric::So3Geodesic);
         assert_eq!(so3.in_unit("h", per_hour), so3);

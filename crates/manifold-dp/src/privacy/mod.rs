@@ -3,8 +3,9 @@
 
 pub mod accounting;
 pub mod calibration;
+pub mod float_safety;
 pub mod guarantee;
 pub mod rounding;
 
 pub use accounting::{Notion, Target, compose, compose_advanced, compose_parallel, convert, express, implied};
-pub use guarantee::{Guarantee, Metric, RaoFamily};
+pub use guarantee::{Chart, Grid, Guarantee, Metric, RaoFamily};

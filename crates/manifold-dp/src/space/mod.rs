@@ -1,6 +1,7 @@
 //! Geometry of the spaces the mechanisms act on: the rotation group SO(3), spheres S^{n−1} and SPD matrices.
 
 pub mod euler;
+pub mod grid;
 pub mod representation;
 pub mod so3;
 pub mod so3_metric;

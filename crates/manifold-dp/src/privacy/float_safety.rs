@@ -1,0 +1,177 @@
+//! The price of float-safe releases: the public grid a mechanism rounds onto, chosen from public parameters
+//! only, and the additive ε₀ that rounding costs (`docs/proofs/float_safety.md`).
+//!
+//! With cells C of the grid, C⁺ the points within the pipeline error η of C and C⁻ the points of C farther than
+//! η from its complement, the released cell satisfies P*(C⁻) ≤ P[release = C] ≤ P*(C⁺) under the exact law P*,
+//! so ε·d-privacy of the exact law gives `P[M(x) = C] ≤ exp(ε·d(x, x′) + ε₀)·P[M(x′) = C]` with
+//! ε₀ = sup_C ln P*(C⁺)/P*(C⁻) ≤ L·diam(C⁺) + ln(vol C⁺ / vol C⁻), L the log-Lipschitz constant of the
+//! output density (§3 of the proof).
+
+use crate::privacy::guarantee::{Chart, Grid, Guarantee, Metric};
+use crate::privacy::rounding::{add_up, fn_up, mul_up};
+use crate::space::grid::{snap_direction, snap_quaternion};
+use nalgebra::UnitQuaternion;
+use std::f64::consts::{FRAC_PI_2, TAU};
+
+/// Bound η on the chordal distance between a release's f64 value (before rounding) and the exact point the
+/// same draws define: 2^-48 ≈ 3.6e-15, sixteen units in the last place of 1 (§4 of the proof).
+pub const PIPELINE_ERROR: f64 = 3.552713678800501e-15;
+
+/// Cells narrower than this fraction of the noise scale (1/ε for ε ≥ 1, 1 otherwise) buy no utility:
+/// 2^-20, so rounding moves a release by less than 1e-6 of its expected error.
+const SPACING_BELOW_NOISE_LOG2: i32 = 20;
+
+/// The default grid of `chart` on S^{`dim`−1} (`dim` = 4 for quaternions) for a mechanism with ε per radian of
+/// the chart's angle and output density `lipschitz`-log-Lipschitz: among the spacings no coarser than 2^-20 of
+/// the noise scale (so rounding moves a release by less than 1e-6 of its expected error) and at least four
+/// pipeline errors wide, the one with the smallest [`additive_epsilon`]. Public parameters only.
+pub fn default_grid(chart: Chart, dim: usize, epsilon_per_rad: f64, lipschitz: f64) -> Grid {
+    let noise_log2 = epsilon_per_rad.max(1.0).log2().ceil() as i32;
+    let fine = -(SPACING_BELOW_NOISE_LOG2 + noise_log2);
+    let eta = chart_stretch(chart, dim) * PIPELINE_ERROR;
+    let finest = (4.0 * eta).log2().ceil() as i32 + 1;
+    // At most ~1100 candidates (the f64 exponent range); ties go to the finer grid.
+    (finest..=fine.max(finest))
+        .map(|spacing_log2| Grid { chart, spacing_log2 })
+        .min_by(|a, b| additive_epsilon(*a, dim, lipschitz).total_cmp(&additive_epsilon(*b, dim, lipschitz)))
+        .expect("a non-empty range")
+}
+
+/// The number of chart coordinates: 1 on the circle, n − 1 on S^{n−1}.
+fn chart_dim(chart: Chart, dim: usize) -> usize {
+    match chart {
+        Chart::Turns => 1,
+        Chart::CubeMap | Chart::QuaternionCubeMap => dim - 1,
+    }
+}
+
+/// How far (in chart units) a chordal error η can move chart coordinates: 1/(2π) turns per radian on the
+/// circle; at most n per unit on the cube map of S^{n−1} (the chart's smallest stretch is 1/(1 + |u|²) ≥ 1/n).
+fn chart_stretch(chart: Chart, dim: usize) -> f64 {
+    match chart {
+        // An arc of chordal length η is at most πη/2 radians, i.e. η/4 turns; add atan2's few ulps.
+        Chart::Turns => 0.25 + 1e-3,
+        Chart::CubeMap | Chart::QuaternionCubeMap => dim as f64 + 1e-3,
+    }
+}
+
+/// The additive ε₀ of a release rounded onto `grid` on S^{`dim`−1} by a mechanism whose output density is
+/// `lipschitz`-log-Lipschitz per radian of the chart's angle (per radian of the rotation angle θ for
+/// quaternions), rounded up. Requires the grid to be at least [`default_grid`]'s floor.
+pub fn additive_epsilon(grid: Grid, dim: usize, lipschitz: f64) -> f64 {
+    let h = grid.spacing();
+    let m = chart_dim(grid.chart, dim) as f64;
+    let eta = fn_up(chart_stretch(grid.chart, dim) * PIPELINE_ERROR);
+    let wide = add_up(h, 2.0 * eta);
+    let narrow = (h - 2.0 * eta).next_down();
+    debug_assert!(narrow > 0.0, "grid finer than the pipeline error");
+    // ln(vol C⁺ / vol C⁻) in the chart, coordinate by coordinate.
+    let volume = mul_up(m, fn_up((wide / narrow).ln()));
+    let (diameter, jacobian) = match grid.chart {
+        // Arc length of C⁺ in radians; the circle's measure is uniform in turns.
+        Chart::Turns => (mul_up(TAU, wide), 0.0),
+        // Chart steps shrink on the sphere (derivative ≤ 1 in chordal distance; an angle is ≤ π/2 its chord),
+        // and the chart's volume density (1 + |u|²)^{-n/2} varies by at most exp(n/2·diam) across a cell.
+        Chart::CubeMap => {
+            let chord = mul_up(m.sqrt(), wide);
+            (mul_up(FRAC_PI_2, chord), mul_up(dim as f64 / 2.0, chord))
+        }
+        // The rotation angle is twice the angle on S³.
+        Chart::QuaternionCubeMap => {
+            let chord = mul_up(m.sqrt(), wide);
+            (mul_up(std::f64::consts::PI, chord), mul_up(2.0, chord))
+        }
+    };
+    add_up(add_up(mul_up(lipschitz, diameter), jacobian), volume)
+}
+
+/// How a mechanism makes its releases float-safe: its grid and the additive ε₀ the rounding costs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rounding {
+    grid: Grid,
+    additive_epsilon: f64,
+}
+
+impl Rounding {
+    /// Rounding of directions on S^{`dim`−1} (the turn grid on the circle, the cube map otherwise) for a
+    /// mechanism with ε per radian and a `lipschitz`-log-Lipschitz output density (per radian).
+    pub fn for_directions(dim: usize, epsilon_per_rad: f64, lipschitz: f64) -> Self {
+        let chart = if dim == 2 { Chart::Turns } else { Chart::CubeMap };
+        Self::on(default_grid(chart, dim, epsilon_per_rad, lipschitz), dim, lipschitz)
+    }
+
+    /// Rounding of rotations (unit quaternions, q ≡ −q) for ε and `lipschitz` per radian of rotation angle.
+    pub fn for_rotations(epsilon_per_rad: f64, lipschitz: f64) -> Self {
+        Self::on(default_grid(Chart::QuaternionCubeMap, 4, epsilon_per_rad, lipschitz), 4, lipschitz)
+    }
+
+    fn on(grid: Grid, dim: usize, lipschitz: f64) -> Self {
+        Rounding { grid, additive_epsilon: additive_epsilon(grid, dim, lipschitz) }
+    }
+
+    /// The grid.
+    pub fn grid(&self) -> Grid {
+        self.grid
+    }
+
+    /// The additive ε₀.
+    pub fn additive_epsilon(&self) -> f64 {
+        self.additive_epsilon
+    }
+
+    /// The release guarantee: ε per unit of `metric`, plus ε₀, on the grid.
+    pub fn guarantee(&self, epsilon: f64, metric: Metric) -> Guarantee {
+        Guarantee::snapped_metric_dp(epsilon, metric, self.additive_epsilon, self.grid)
+    }
+
+    /// Rounds a direction (a positive multiple of a unit vector) onto the grid, in place.
+    #[inline]
+    pub fn snap_direction(&self, v: &mut [f64]) {
+        snap_direction(self.grid, v)
+    }
+
+    /// Rounds a rotation onto the grid.
+    #[inline]
+    pub fn snap_rotation(&self, q: &mut UnitQuaternion<f64>) {
+        *q = snap_quaternion(q, self.grid.spacing_log2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_grids_follow_the_noise_scale_and_keep_the_cost_small() {
+        assert!(default_grid(Chart::Turns, 2, 1.0, 1.0).spacing_log2 <= -20);
+        assert!(default_grid(Chart::CubeMap, 3, 1000.0, 1000.0).spacing_log2 <= -30);
+        for (chart, dims) in [
+            (Chart::Turns, vec![2usize]),
+            (Chart::QuaternionCubeMap, vec![4]),
+            (Chart::CubeMap, vec![3, 4, 10, 100, 10_000]),
+        ] {
+            for dim in dims {
+                for eps in [1e-6, 1e-2, 1.0, 10.0, 1e3, 1e6] {
+                    let g = default_grid(chart, dim, eps, eps);
+                    let noise_scale = 1.0 / eps.max(1.0);
+                    // In high dimension at extreme ε the pipeline error, not the noise, sets the spacing.
+                    if dim <= 10 {
+                        assert!(g.spacing() <= 2f64.powi(-20) * noise_scale * 1.000001, "{chart:?} {dim} {eps}");
+                    }
+                    let e0 = additive_epsilon(g, dim, eps);
+                    assert!(e0 > 0.0 && e0.is_finite(), "{chart:?} n={dim} eps={eps}: {e0}");
+                    if dim <= 4 {
+                        let bound = if eps <= 10.0 {
+                            1e-5
+                        } else if eps <= 1e4 {
+                            1e-3
+                        } else {
+                            0.25
+                        };
+                        assert!(e0 < bound, "{chart:?} n={dim} eps={eps}: {e0}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! Public grids that float-safe releases are rounded onto (`docs/proofs/float_safety.md` §2).
+//!
+//! A release computed in f64 carries low bits that depend on the input; rounding it onto a public grid whose
+//! cells are far wider than the pipeline's float error leaves only the cell, whose probability is within a
+//! stated factor of the exact law's. Each function here maps a point to its cell's *representative*, a
+//! deterministic function of the cell alone, so two points in one cell give bit-identical releases.
+//!
+//! - [`snap_turns`]: the circle, angle in turns rounded to a multiple of 2^s.
+//! - [`snap_cube_map`]: S^{n−1} (n ≥ 3), the cube map: face i* = argmax |vᵢ| (lowest index on ties), the other
+//!   coordinates divided by |v_{i*}| and rounded to multiples of 2^s; the representative is the normalised
+//!   point of the rounded chart coordinates.
+//! - [`snap_quaternion`]: SO(3), a unit quaternion with q ≡ −q: the cube map of S³ on the face of the
+//!   largest-magnitude component taken positive.
+
+use crate::privacy::{Chart, Grid};
+use nalgebra::{Quaternion, UnitQuaternion};
+use std::f64::consts::TAU;
+
+/// The nearest multiple of 2^`spacing_log2` to `u` (ties to even): exact, since scaling by a power of two is.
+#[inline]
+pub fn round_to_grid(u: f64, spacing_log2: i32) -> f64 {
+    let scale = 2f64.powi(-spacing_log2);
+    (u * scale).round_ties_even() / scale
+}
+
+/// The cell of the angle of (x, y) on the turn grid of spacing 2^`spacing_log2` turns: an index in
+/// [0, 2^-`spacing_log2`).
+#[inline]
+pub fn turn_cell(x: f64, y: f64, spacing_log2: i32) -> u64 {
+    let cells = 2f64.powi(-spacing_log2);
+    // atan2 ∈ [−π, π]; the index wraps so that −½ turn and +½ turn are one cell.
+    let k = (y.atan2(x) / TAU * cells).round_ties_even();
+    (k.rem_euclid(cells)) as u64
+}
+
+/// The representative of turn cell `k`: (cos 2πk/N, sin 2πk/N) with N = 2^-`spacing_log2`.
+#[inline]
+pub fn turn_representative(k: u64, spacing_log2: i32) -> [f64; 2] {
+    let (s, c) = (TAU * (k as f64 * 2f64.powi(spacing_log2))).sin_cos();
+    [c, s]
+}
+
+/// Rounds the point (x, y) of the circle onto the turn grid (the representative of its cell).
+#[inline]
+pub fn snap_turns(v: &mut [f64], spacing_log2: i32) {
+    debug_assert_eq!(v.len(), 2);
+    let k = turn_cell(v[0], v[1], spacing_log2);
+    v.copy_from_slice(&turn_representative(k, spacing_log2));
+}
+
+/// The face of `v` in the cube map: the index of the largest |vᵢ| (lowest index on ties).
+#[inline]
+pub fn cube_face(v: &[f64]) -> usize {
+    let mut best = 0;
+    for (i, x) in v.iter().enumerate().skip(1) {
+        if x.abs() > v[best].abs() {
+            best = i;
+        }
+    }
+    best
+}
+
+/// Rounds the point `v` of S^{n−1} (any positive multiple of it: the cube map is scale-invariant) onto the
+/// cube-map grid of spacing 2^`spacing_log2`, in place: the representative of its cell.
+#[inline]
+pub fn snap_cube_map(v: &mut [f64], spacing_log2: i32) {
+    let face = cube_face(v);
+    let top = v[face];
+    let inv = 1.0 / top.abs();
+    for (i, x) in v.iter_mut().enumerate() {
+        // |u| ≤ 1 and ±1 lie on the grid, so a rounded coordinate stays in [−1, 1].
+        *x = if i == face { top.signum() } else { round_to_grid(*x * inv, spacing_log2) };
+    }
+    // The norm is summed in index order over the chart values alone, so a cell whose representative ties two
+    // faces gives the same bits from either face.
+    let inv_norm = 1.0 / v.iter().map(|u| u * u).sum::<f64>().sqrt();
+    for x in v.iter_mut() {
+        *x *= inv_norm;
+    }
+}
+
+/// Rounds the rotation `q` onto the quaternion cube-map grid of spacing 2^`spacing_log2`: among ±q, the one
+/// whose largest-magnitude component (order x, y, z, w; lowest on ties) is positive, snapped on S³.
+#[inline]
+pub fn snap_quaternion(q: &UnitQuaternion<f64>, spacing_log2: i32) -> UnitQuaternion<f64> {
+    let mut c: [f64; 4] = q.coords.into();
+    snap_cube_map(&mut c, spacing_log2);
+    // snap_cube_map gives the face component the sign of the input's; q ≡ −q, so take it positive.
+    if c[cube_face(&c)] < 0.0 {
+        c.iter_mut().for_each(|x| *x = -*x);
+    }
+    UnitQuaternion::new_unchecked(Quaternion::new(c[3], c[0], c[1], c[2]))
+}
+
+/// Rounds a point of S^{n−1} in place onto `grid` (turns for the circle, the cube map otherwise).
+///
+/// # Panics
+/// If `grid` is a quaternion grid (use [`snap_quaternion`]).
+#[inline]
+pub fn snap_direction(grid: Grid, v: &mut [f64]) {
+    match grid.chart {
+        Chart::Turns => snap_turns(v, grid.spacing_log2),
+        Chart::CubeMap => snap_cube_map(v, grid.spacing_log2),
+        Chart::QuaternionCubeMap => panic!("a quaternion grid applied to a direction"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::RngExt;
+
+    #[test]
+    fn rounding_is_exact_and_idempotent() {
+        assert_eq!(round_to_grid(0.3, -2), 0.25);
+        assert_eq!(round_to_grid(0.375, -2), 0.5); // tie to even: 1.5 → 2
+        assert_eq!(round_to_grid(-1.0, -21), -1.0);
+        let u = round_to_grid(0.123456789, -21);
+        assert_eq!(round_to_grid(u, -21), u);
+        assert_eq!(u * 2f64.powi(21), (u * 2f64.powi(21)).round());
+    }
+
+    #[test]
+    fn turn_cells_wrap_and_representatives_reproduce_their_cell() {
+        let s = -10;
+        // Half a turn from either side is one cell.
+        assert_eq!(turn_cell(-1.0, -1e-300, s), 512);
+        assert_eq!(turn_cell(-1.0, 1e-300, s), 512);
+        assert_eq!(turn_cell(1.0, 0.0, s), 0);
+        assert_eq!(turn_cell(0.0, 1.0, s), 256);
+        for k in [0, 1, 255, 256, 511, 1023] {
+            let r = turn_representative(k, s);
+            assert_eq!(turn_cell(r[0], r[1], s), k);
+            let mut v = r;
+            snap_turns(&mut v, s);
+            assert_eq!(v, r);
+        }
+    }
+
+    #[test]
+    fn cube_map_snaps_to_a_fixed_point_of_its_cell() {
+        let mut rng = crate::sample::rng::seeded_rng_for_experiments(3);
+        for n in [3usize, 4, 7] {
+            for _ in 0..2000 {
+                let mut v: Vec<f64> = (0..n).map(|_| rng.random::<f64>() * 2.0 - 1.0).collect();
+                let before = v.clone();
+                snap_cube_map(&mut v, -8);
+                let norm: f64 = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+                assert!((norm - 1.0).abs() < 1e-15);
+                let once = v.clone();
+                snap_cube_map(&mut v, -8);
+                assert_eq!(v, once, "snapping is idempotent (bit for bit)");
+                // An independent reconstruction of the cell: face, sign and rounded chart coordinates.
+                let face = cube_face(&before);
+                for (i, (&b, &o)) in before.iter().zip(&once).enumerate() {
+                    if i != face {
+                        let u = (b / before[face].abs() * 256.0).round_ties_even() / 256.0;
+                        assert_eq!(round_to_grid(o / once[face].abs(), -8), u);
+                    }
+                }
+                let norm: f64 = before.iter().map(|x| x * x).sum::<f64>().sqrt();
+                let moved: f64 = once.iter().zip(&before).map(|(a, b)| (a - b / norm).powi(2)).sum::<f64>().sqrt();
+                assert!(moved < 2f64.powi(-8) * (n as f64).sqrt());
+            }
+        }
+    }
+
+    #[test]
+    fn quaternions_snap_the_same_for_q_and_minus_q() {
+        let mut rng = crate::sample::rng::seeded_rng_for_experiments(4);
+        for _ in 0..2000 {
+            let q = crate::sample::sphere::uniform_s3(&mut rng);
+            let a = snap_quaternion(&q, -12);
+            let b = snap_quaternion(&UnitQuaternion::new_unchecked(-q.into_inner()), -12);
+            assert_eq!(a.coords, b.coords);
+            assert_eq!(snap_quaternion(&a, -12).coords, a.coords);
+            assert!(a.angle_to(&q) < 1e-3);
+        }
+    }
+}
