@@ -21,6 +21,7 @@ pub struct LaplaceSo3 {
 impl LaplaceSo3 {
     /// The mechanism for budget `epsilon` per radian; ε must be finite and > 0.
     pub fn new(epsilon: f64) -> Fallible<Self> {
+        let epsilon = crate::error::check_epsilon_range("epsilon", epsilon)?;
         Ok(LaplaceSo3 { noise: LaplaceSo3Noise::new(epsilon)? })
     }
 

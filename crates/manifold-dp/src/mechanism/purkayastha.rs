@@ -21,6 +21,7 @@ pub struct PurkayasthaSphere {
 impl PurkayasthaSphere {
     /// The mechanism on S^{dim−1} ⊂ R^dim (dim ≥ 2) for budget `epsilon` (finite, > 0) per radian: κ = ε.
     pub fn new(dim: usize, epsilon: f64) -> Fallible<Self> {
+        let epsilon = crate::error::check_epsilon_range("epsilon", epsilon)?;
         Ok(PurkayasthaSphere { noise: PurkayasthaNoise::new(dim, epsilon)? })
     }
 

@@ -5,7 +5,6 @@
 
 use crate::analysis::WrappedLaplaceAngle;
 use crate::error::Fallible;
-use crate::error::check_positive;
 use crate::mechanism::Mechanism;
 use crate::mechanism::sphere::check_point_dim;
 use crate::privacy::{Guarantee, Metric};
@@ -24,7 +23,7 @@ pub struct WrappedLaplaceCircle {
 impl WrappedLaplaceCircle {
     /// The mechanism for `epsilon` (finite, > 0) per radian: Laplace scale 1/ε.
     pub fn new(epsilon: f64) -> Fallible<Self> {
-        Ok(WrappedLaplaceCircle { epsilon: check_positive("epsilon", epsilon)? })
+        Ok(WrappedLaplaceCircle { epsilon: crate::error::check_epsilon_range("epsilon", epsilon)? })
     }
 
     /// ε per radian.
