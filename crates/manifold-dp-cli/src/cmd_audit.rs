@@ -89,7 +89,7 @@ pub struct AuditArgs {
 }
 
 /// A count such as 200000, 2e5 or 1_000_000.
-fn parse_count(s: &str) -> std::result::Result<u64, String> {
+pub(crate) fn parse_count(s: &str) -> std::result::Result<u64, String> {
     let t = s.trim().replace('_', "");
     let n = match t.parse::<u64>() {
         Ok(n) => n,
@@ -104,7 +104,7 @@ fn parse_count(s: &str) -> std::result::Result<u64, String> {
     Ok(n)
 }
 
-fn parse_space(s: &str) -> Result<AuditSpace, BadInput> {
+pub(crate) fn parse_space(s: &str) -> Result<AuditSpace, BadInput> {
     let bad = || {
         BadInput(format!(
             "unknown space {s:?}: use so3, circle, timeofday, latlon, sphere:N (2 <= N <= {MAX_SPHERE_DIM}), spd:K \

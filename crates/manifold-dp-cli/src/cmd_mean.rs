@@ -27,13 +27,13 @@ use std::f64::consts::PI;
 
 /// The spaces `mean` works on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum MeanSpace {
+pub(crate) enum MeanSpace {
     So3,
     Sphere(usize),
     Spd(usize),
 }
 
-fn parse_space(s: &str) -> Result<MeanSpace, BadInput> {
+pub(crate) fn parse_space(s: &str) -> Result<MeanSpace, BadInput> {
     let bad = || {
         BadInput(format!(
             "unknown space {s:?} for mean: use so3, sphere:N (unit vectors of R^N, 2 <= N <= {MAX_SPHERE_DIM}) or \
@@ -52,7 +52,7 @@ fn parse_space(s: &str) -> Result<MeanSpace, BadInput> {
     Err(bad())
 }
 
-fn numbers(s: &str, what: &str) -> Result<Vec<f64>, BadInput> {
+pub(crate) fn numbers(s: &str, what: &str) -> Result<Vec<f64>, BadInput> {
     s.split(',')
         .map(|t| {
             t.trim()

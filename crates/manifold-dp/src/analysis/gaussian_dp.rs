@@ -221,6 +221,11 @@ pub(crate) fn epsilon_for_delta(delta: f64, delta_at: impl Fn(f64) -> f64) -> Op
     if ok(0.0) {
         return Some(0.0);
     }
+    // One evaluation at the largest double settles the hopeless cases (μ-GDP with μ near 1e155 needs ε beyond
+    // it) before a thousand doublings would each evaluate the profile.
+    if !ok(f64::MAX) {
+        return None;
+    }
     let (mut lo, mut hi) = (0.0, 1.0);
     while !ok(hi) {
         lo = hi;
