@@ -146,6 +146,19 @@ impl TableReader {
                     BadInput(format!("{path} is not a readable Parquet file (truncated or corrupt?): {e}"))
                 };
                 let builder = ParquetRecordBatchReaderBuilder::try_new(open()?).map_err(corrupt)?;
+                // The parquet crate asserts (panics) on negative column offsets or sizes when it reads a column
+                // chunk; a corrupt footer can hold them, so they are refused here first (found by fuzzing).
+                for (g, group) in builder.metadata().row_groups().iter().enumerate() {
+                    for column in group.columns() {
+                        let start = column.dictionary_page_offset().unwrap_or(column.data_page_offset());
+                        if start < 0 || column.compressed_size() < 0 || group.num_rows() < 0 {
+                            return Err(BadInput(format!(
+                                "{path} is not a readable Parquet file (corrupt metadata: row group {g} has a negative \
+                                 offset, size or row count)"
+                            )));
+                        }
+                    }
+                }
                 let total_rows = builder.metadata().file_metadata().num_rows().max(0) as u64;
                 let schema = builder.schema().clone();
                 let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
