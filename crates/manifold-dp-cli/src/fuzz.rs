@@ -255,11 +255,10 @@ fn read_as_every_space(path: &str, format: FileFormat) {
             }
         }
     }
-    if let Ok(columns) = SpdColumns::locate(&schema, 2, None, path) {
-        while let Ok(Some(batch)) = open().unwrap().next_batch() {
-            let _ = columns.decode(&batch.batch);
-            break;
-        }
+    if let Ok(columns) = SpdColumns::locate(&schema, 2, None, path)
+        && let Ok(Some(batch)) = open().unwrap().next_batch()
+    {
+        let _ = columns.decode(&batch.batch);
     }
 }
 

@@ -599,7 +599,7 @@ where
         let alpha_privacy = if with_gof { 0.5 * config.alpha } else { config.alpha };
         let tests: usize = events.iter().map(Vec::len).sum();
         let alpha_per_bound = alpha_privacy / (2.0 * tests as f64);
-        if !(alpha_per_bound > 0.0) {
+        if alpha_per_bound <= 0.0 || alpha_per_bound.is_nan() {
             // Unreachable with α ≥ MIN_AUDIT_ALPHA; kept so that no configuration reaches the bounds with 0.
             return Err(Error::InvalidParameter {
                 name: "alpha",
