@@ -113,6 +113,34 @@ pub enum BudgetCommand {
     Ledger(crate::cmd_ledger::LedgerArgs),
 }
 
+/// The most worker threads `--threads` accepts: far more than any machine's useful parallelism, and few
+/// enough that starting them cannot exhaust the system (`--threads 100000` would spend minutes creating threads).
+pub const MAX_THREADS: usize = 256;
+
+/// `--threads N`: 1 ≤ N ≤ [`MAX_THREADS`].
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+        _ => Err(format!("{s:?} is not a thread count: use a whole number from 1 to {MAX_THREADS}")),
+    }
+}
+
+/// `--epsilon` of a local mechanism: a number in [MIN_EPSILON, MAX_EPSILON], the range the samplers are proven
+/// exact and tested for (the library refuses others too; checking here names the flag).
+pub fn parse_epsilon(s: &str) -> Result<f64, String> {
+    use manifold_dp::mechanism::{MAX_EPSILON, MIN_EPSILON};
+    let value: f64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number"))?;
+    if (MIN_EPSILON..=MAX_EPSILON).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!(
+            "epsilon must lie in [{}, {}] per unit, the range the samplers are proven exact and tested for",
+            manifold_dp::privacy::guarantee::short(MIN_EPSILON),
+            manifold_dp::privacy::guarantee::short(MAX_EPSILON)
+        ))
+    }
+}
+
 /// The mechanism.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum MechanismArg {
@@ -171,9 +199,9 @@ pub struct MechanismArgs {
     #[arg(long, value_enum)]
     pub mechanism: MechanismArg,
     /// Privacy budget per radian (of rotation angle on so3, of great-circle distance on spheres; vmf is also
-    /// epsilon per unit of chordal distance). Smaller is more private and noisier. To think in degrees, hours
-    /// or km use --protect instead.
-    #[arg(long, allow_hyphen_values = true)]
+    /// epsilon per unit of chordal distance), from 1e-6 to 1e6. Smaller is more private and noisier. To think
+    /// in degrees, hours or km use --protect instead.
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_epsilon)]
     pub epsilon: Option<f64>,
     /// Bingham only, for reproducing papers: the concentration κ itself (the SO(3) paper's "epsilon").
     /// The guarantee reported is then κ/2 per radian.
@@ -368,8 +396,8 @@ pub struct PrivatizeArgs {
     /// Seed for a reproducible experiment. NOT FOR RELEASES: whoever knows the seed can remove the noise.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Worker threads (default: all cores). The output does not depend on it.
-    #[arg(long)]
+    /// Worker threads, 1 to 256 (default: all cores). The output does not depend on it.
+    #[arg(long, value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// No summary on standard error (errors are still reported).
     #[arg(long)]

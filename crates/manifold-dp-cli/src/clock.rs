@@ -49,7 +49,10 @@ pub fn parse(text: &str) -> Result<ClockText<'_>, String> {
     }
     // A date YYYY-MM-DD followed by T or a space starts a timestamp.
     let (prefix, rest) = match t.as_bytes().get(10) {
-        Some(b'T' | b't' | b' ') if digits(&t[..4], 4).is_some() && t.as_bytes()[4] == b'-' => t.split_at(11),
+        // `get` rather than slicing: byte 4 may fall inside a multi-byte character (`abc€1234 12:00`).
+        Some(b'T' | b't' | b' ') if t.get(..4).and_then(|y| digits(y, 4)).is_some() && t.as_bytes()[4] == b'-' => {
+            t.split_at(11)
+        }
         _ => ("", t),
     };
     // The time runs over digits, ':' and '.'; what follows is the offset.
@@ -143,6 +146,11 @@ mod tests {
         assert_eq!(c.format(c.hours), "2024-05-01T13:30:15.250Z");
         let c = parse("2024-05-01 08:00:00+02:00").unwrap();
         assert_eq!(c.format(20.0 + 59.0 / 60.0 + 59.6 / 3600.0), "2024-05-01 21:00:00+02:00");
+        // Multi-byte text where a date would be: an error, never a panic.
+        for bad in ["abc€1234 12:00", "€€€€€€€€ 12:00", "2024-05-01€12:00", "12:00€", "１２:００"]
+        {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
         for bad in ["", "25:00", "12:60", "12:5", "12:30:61", "noon", "12:30pm", "2024-05-01T12", "-1", "24.5", "NaN"] {
             assert!(parse(bad).is_err(), "{bad}");
         }

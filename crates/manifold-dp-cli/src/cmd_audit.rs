@@ -9,11 +9,13 @@ use crate::BadInput;
 use crate::progress::Progress;
 use anyhow::{Context, Result};
 use clap::Args;
-use manifold_dp::audit::auditor::DEFAULT_LLR_RESOLUTION;
+use manifold_dp::audit::auditor::{DEFAULT_LLR_RESOLUTION, MAX_AUDIT_SAMPLES, MIN_AUDIT_ALPHA};
 use manifold_dp::audit::catalog::{self, AuditRequest, AuditSpace};
 use manifold_dp::audit::{AuditConfig, AuditReport, TestOutcome, Verdict};
 use manifold_dp::privacy::Guarantee;
+use manifold_dp::privacy::guarantee::{short, short_down, short_up};
 use manifold_dp::sample::rng::StreamKey;
+use manifold_dp::space::sphere::MAX_SPHERE_DIM;
 use serde_json::json;
 use std::io::Write;
 use std::process::ExitCode;
@@ -64,7 +66,7 @@ pub struct AuditArgs {
     /// generalized-gaussian only: the degree N of the noise ∝ exp(−(|x|/s)^N), 1 to 256 (default 3).
     #[arg(long)]
     pub order: Option<u32>,
-    /// Draws per input of every pair (accepts 2e5). Default 200000 (20000 on spd:K).
+    /// Draws per input of every pair (accepts 2e5), 1000 to 1e9. Default 200000 (20000 on spd:K).
     #[arg(long, value_parser = parse_count)]
     pub samples: Option<u64>,
     /// Bound on the probability of flagging a mechanism that meets its claim (split evenly between the
@@ -74,8 +76,8 @@ pub struct AuditArgs {
     /// Seed for a reproducible audit (without it, the generator is seeded by the operating system).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Worker threads (default: all cores). The result does not depend on it.
-    #[arg(long)]
+    /// Worker threads, 1 to 256 (default: all cores). The result does not depend on it.
+    #[arg(long, value_parser = crate::cli::parse_threads)]
     pub threads: Option<usize>,
     /// Resolution of the likelihood-ratio events relative to epsilon·d (0: compare raw floating-point values,
     /// which also audits how the implementation rounds; see docs/audit.md).
@@ -87,21 +89,26 @@ pub struct AuditArgs {
 }
 
 /// A count such as 200000, 2e5 or 1_000_000.
-fn parse_count(s: &str) -> std::result::Result<u64, String> {
+pub(crate) fn parse_count(s: &str) -> std::result::Result<u64, String> {
     let t = s.trim().replace('_', "");
-    if let Ok(n) = t.parse::<u64>() {
-        return Ok(n);
+    let n = match t.parse::<u64>() {
+        Ok(n) => n,
+        Err(_) => match t.parse::<f64>() {
+            Ok(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= 1e15 => x as u64,
+            _ => return Err(format!("{s:?} is not a whole number of draws (e.g. 200000 or 2e5)")),
+        },
+    };
+    if n > MAX_AUDIT_SAMPLES {
+        return Err(format!("{s:?}: at most 1e9 draws per input"));
     }
-    match t.parse::<f64>() {
-        Ok(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= 1e15 => Ok(x as u64),
-        _ => Err(format!("{s:?} is not a whole number of draws (e.g. 200000 or 2e5)")),
-    }
+    Ok(n)
 }
 
-fn parse_space(s: &str) -> Result<AuditSpace, BadInput> {
+pub(crate) fn parse_space(s: &str) -> Result<AuditSpace, BadInput> {
     let bad = || {
         BadInput(format!(
-            "unknown space {s:?}: use so3, circle, timeofday, latlon, sphere:N (N >= 2), spd:K (K >= 2) or real"
+            "unknown space {s:?}: use so3, circle, timeofday, latlon, sphere:N (2 <= N <= {MAX_SPHERE_DIM}), spd:K \
+             (2 <= K <= 64) or real"
         ))
     };
     Ok(match s.trim() {
@@ -112,12 +119,12 @@ fn parse_space(s: &str) -> Result<AuditSpace, BadInput> {
         t => {
             if let Some(n) = t.strip_prefix("sphere:") {
                 match n.parse::<usize>() {
-                    Ok(dim) if dim >= 2 => AuditSpace::Sphere { dim },
+                    Ok(dim) if (2..=MAX_SPHERE_DIM).contains(&dim) => AuditSpace::Sphere { dim },
                     _ => return Err(bad()),
                 }
             } else if let Some(k) = t.strip_prefix("spd:") {
                 match k.parse::<usize>() {
-                    Ok(k) if k >= 2 => AuditSpace::Spd { k },
+                    Ok(k) if (2..=64).contains(&k) => AuditSpace::Spd { k },
                     _ => return Err(bad()),
                 }
             } else {
@@ -130,8 +137,12 @@ fn parse_space(s: &str) -> Result<AuditSpace, BadInput> {
 /// Runs the audit and returns the exit code (0 or 3); errors are bad arguments or internal failures.
 pub fn run(args: AuditArgs) -> Result<ExitCode> {
     let space = parse_space(&args.space)?;
-    if !(args.alpha > 0.0 && args.alpha < 1.0) {
-        return Err(BadInput(format!("--alpha {} must lie strictly between 0 and 1", args.alpha)).into());
+    if !(args.alpha >= MIN_AUDIT_ALPHA && args.alpha < 1.0) {
+        return Err(BadInput(format!(
+            "--alpha {} must lie in [1e-100, 1) (a smaller false-alarm bound cannot be split over the tests)",
+            short(args.alpha)
+        ))
+        .into());
     }
     let samples = args.samples.unwrap_or(match space {
         AuditSpace::Spd { .. } => DEFAULT_SPD_SAMPLES,
@@ -167,7 +178,7 @@ pub fn run(args: AuditArgs) -> Result<ExitCode> {
     let run = || target.run(&config, &key, &tick);
     let report = match args.threads {
         Some(t) => rayon::ThreadPoolBuilder::new()
-            .num_threads(t.max(1))
+            .num_threads(t)
             .build()
             .context("could not start the worker threads")?
             .install(run)?,
@@ -197,15 +208,6 @@ fn to_json(r: &AuditReport, space: AuditSpace) -> serde_json::Value {
     obj
 }
 
-/// Six significant digits, no trailing zeros.
-fn sig(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return format!("{x}");
-    }
-    let s = format!("{x:.*}", (5 - x.abs().log10().floor() as i32).clamp(0, 12) as usize);
-    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s }
-}
-
 fn hits(t: &TestOutcome, n: u64) -> String {
     let (a, b) = if t.event_detail.forward { ("x", "x'") } else { ("x'", "x") };
     format!("{} of {n} draws from {a}, {} of {n} from {b}", t.hits_a, t.hits_b)
@@ -229,7 +231,7 @@ fn write_summary(out: &mut impl Write, r: &AuditReport) -> std::io::Result<()> {
         ),
     };
     writeln!(out, "verdict      {verdict}")?;
-    let ratio = r.ratio.map_or(String::new(), |q| format!(" = {:.3} x claim", q));
+    let ratio = r.ratio.map_or(String::new(), |q| format!(" = {} x claim", short_down(q)));
     let unit = match r.guarantee {
         Guarantee::MetricDp { unit, .. } => unit,
         _ => "unit",
@@ -238,26 +240,26 @@ fn write_summary(out: &mut impl Write, r: &AuditReport) -> std::io::Result<()> {
     writeln!(
         out,
         "epsilon      >= {} per {unit} with confidence 1 - {:e}{ratio}  (claim {}{claim_delta})",
-        sig(r.epsilon_lower_bound),
+        short_down(r.epsilon_lower_bound),
         r.alpha_privacy,
-        sig(r.epsilon)
+        short_up(r.epsilon)
     )?;
-    let point = r.epsilon_point_estimate.map_or("n/a (a count is 0)".to_string(), sig);
+    let point = r.epsilon_point_estimate.map_or("n/a (a count is 0)".to_string(), short);
     let contrast = if r.delta > 0.0 { "(k_a/n - delta)/(k_b/n)" } else { "k_a/k_b" };
     writeln!(out, "point est.   {point} ({contrast} of the strongest test)")?;
     let s = &r.strongest;
-    writeln!(out, "strongest    {} (d = {})", s.pair, sig(s.distance))?;
+    writeln!(out, "strongest    {} (d = {})", s.pair, short(s.distance))?;
     writeln!(out, "             {}; {}", s.event, hits(s, n))?;
     if let Some(v) = &r.violating {
-        writeln!(out, "violation    {} (d = {})", v.pair, sig(v.distance))?;
+        writeln!(out, "violation    {} (d = {})", v.pair, short(v.distance))?;
         let bound = if r.delta > 0.0 { "ln((P_a lower - delta)/P_b upper)" } else { "ln-ratio bound" };
         writeln!(
             out,
             "             {}; {}; {bound} {} > epsilon*d = {}",
             v.event,
             hits(v, n),
-            sig(v.log_ratio_lower_bound),
-            sig(r.epsilon * v.distance)
+            short(v.log_ratio_lower_bound),
+            short(r.epsilon * v.distance)
         )?;
     }
     match &r.gof {
@@ -277,7 +279,13 @@ fn write_summary(out: &mut impl Write, r: &AuditReport) -> std::io::Result<()> {
     writeln!(out, "per pair     {:>10}  {:>10}  pair", "d", "eps >=")?;
     for p in &r.per_pair {
         let flag = if p.violation { "  <- VIOLATION" } else { "" };
-        writeln!(out, "             {:>10}  {:>10}  {}{flag}", sig(p.distance), sig(p.epsilon_lower_bound), p.pair)?;
+        writeln!(
+            out,
+            "             {:>10}  {:>10}  {}{flag}",
+            short(p.distance),
+            short_down(p.epsilon_lower_bound),
+            p.pair
+        )?;
     }
     Ok(())
 }

@@ -4,6 +4,7 @@
 use crate::BadInput;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
+use manifold_dp::privacy::guarantee::short_up;
 use manifold_dp::privacy::{
     Guarantee, Metric, Notion, RaoFamily, Target, compose, compose_advanced, compose_parallel, convert,
 };
@@ -123,9 +124,10 @@ pub struct ComposeArgs {
     /// One value per release: epsilon (pure, metric), epsilon,delta (approx), rho (zcdp), mu (gdp), theta (rao).
     #[arg(required = true, num_args = 1..)]
     pub values: Vec<String>,
-    /// Count every value this many times (ten releases at the same cost: one value and --times 10).
-    #[arg(long, default_value_t = 1)]
-    pub times: usize,
+    /// Count every value this many times (ten releases at the same cost: one value and --times 10); at most
+    /// 1000000 releases in all.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=MAX_RELEASES as u64))]
+    pub times: u64,
     /// The releases use disjoint parts of the data (each record in at most one part): the total is the
     /// largest cost, not the sum.
     #[arg(long)]
@@ -185,13 +187,23 @@ fn implied_json(list: &[(String, manifold_dp::Fallible<Guarantee>)]) -> Value {
     )
 }
 
+/// The most releases one `budget compose` adds up (values × --times): the composition holds them in memory.
+pub const MAX_RELEASES: usize = 1_000_000;
+
 pub fn compose_cmd(args: ComposeArgs) -> Result<()> {
-    if args.times == 0 {
-        return Err(BadInput("--times must be at least 1".into()).into());
+    let times = usize::try_from(args.times).unwrap_or(usize::MAX);
+    if times == 0 || args.values.len().saturating_mul(times) > MAX_RELEASES {
+        return Err(BadInput(format!(
+            "--times {} with {} values is {} releases; compose at least 1 and at most {MAX_RELEASES}",
+            args.times,
+            args.values.len(),
+            (args.values.len() as u128) * u128::from(args.times)
+        ))
+        .into());
     }
     let one_each: Vec<Guarantee> =
         args.values.iter().map(|v| args.context.parse(args.notion, v)).collect::<Result<_, _>>()?;
-    let costs: Vec<Guarantee> = one_each.iter().flat_map(|g| std::iter::repeat_n(*g, args.times)).collect();
+    let costs: Vec<Guarantee> = one_each.iter().flat_map(|g| std::iter::repeat_n(*g, times)).collect();
     let total = if args.parallel { compose_parallel(&costs)? } else { compose(&costs)? };
     let advanced = match (args.notion, args.parallel) {
         (NotionArg::Approx | NotionArg::Pure, false) if costs.len() > 1 => Some(compose_advanced(&costs, args.delta)?),
@@ -218,7 +230,7 @@ pub fn compose_cmd(args: ComposeArgs) -> Result<()> {
     writeln!(out, "{} releases, {how} composition", costs.len())?;
     writeln!(out, "total:    {total}")?;
     if let Some(a) = advanced {
-        writeln!(out, "advanced: {a} (slack delta' = {:e}; use whichever of the two suits you)", args.delta)?;
+        writeln!(out, "advanced: {a} (slack delta' = {}; use whichever of the two suits you)", short_up(args.delta))?;
     }
     for (name, g) in &implied {
         match g {
@@ -282,7 +294,7 @@ pub fn convert_cmd(args: ConvertArgs) -> Result<()> {
         writeln!(out, "  {:>10}  {:>12}", "epsilon", "delta")?;
         for g in points {
             if let Guarantee::ApproxDp { epsilon, delta } = g {
-                writeln!(out, "  {epsilon:>10}  {delta:>12.4e}")?;
+                writeln!(out, "  {:>10}  {:>12}", short_up(*epsilon), short_up(*delta))?;
             }
         }
     }

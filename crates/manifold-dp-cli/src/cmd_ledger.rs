@@ -10,6 +10,7 @@ use crate::cmd_budget::{GuaranteeContext, NotionArg};
 use crate::output::Output;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
+use manifold_dp::privacy::guarantee::{Rounding, short_rounded};
 use manifold_dp::privacy::{Guarantee, RaoFamily};
 use manifold_dp_ledger::{Ledger, LedgerError, NotionSpent, REPORT_DELTA, Spent};
 use serde_json::{Value, json};
@@ -393,7 +394,7 @@ fn show(db: &str, args: &ShowArgs) -> Result<()> {
                 let left: Vec<String> = after
                     .notions
                     .iter()
-                    .filter_map(|n| Some(format!("{} {} left", n.account, brief(&n.remaining?))))
+                    .filter_map(|n| Some(format!("{} {} left", n.account, brief_left(&n.remaining?))))
                     .collect();
                 let left =
                     if left.is_empty() { String::new() } else { format!(" It would leave {}.", left.join(", ")) };
@@ -424,7 +425,7 @@ fn may_release(s: &Spent) -> String {
         return format!("No: its {} budget is spent.", n.account);
     }
     let left: Vec<String> =
-        budgeted.iter().filter_map(|n| Some(format!("{} {}", n.account, brief(&n.remaining?)))).collect();
+        budgeted.iter().filter_map(|n| Some(format!("{} {}", n.account, brief_left(&n.remaining?)))).collect();
     format!(
         "Yes, within what is left: {}. Ask about a given release with --pure E (or --zcdp, --gdp, …).",
         left.join(", ")
@@ -459,25 +460,19 @@ fn export(db: &str, args: &ExportArgs) -> Result<()> {
     Ok(())
 }
 
-/// Six significant digits without trailing zeros.
-fn sig(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return format!("{x}");
-    }
-    if x.abs() < 1e-4 {
-        let s = format!("{x:.5e}");
-        return match s.split_once('e') {
-            Some((m, e)) if m.contains('.') => format!("{}e{e}", m.trim_end_matches('0').trim_end_matches('.')),
-            _ => s,
-        };
-    }
-    let digits = (5 - x.abs().log10().floor() as i32).clamp(0, 15) as usize;
-    let s = format!("{x:.digits$}");
-    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s }
+/// A guarantee's numbers, briefly: `epsilon = 1.2`, `(epsilon = 1.2, delta = 1e-6)`, `rho = 0.5` …, rounded up
+/// in the last digit (a cost or a budget is never printed smaller than it is).
+fn brief(g: &Guarantee) -> String {
+    brief_rounded(g, Rounding::Up)
 }
 
-/// A guarantee's numbers, briefly: `epsilon = 1.2`, `(epsilon = 1.2, delta = 1e-6)`, `rho = 0.5` …
-fn brief(g: &Guarantee) -> String {
+/// [`brief`] for what is left of a budget: rounded down, so that the printed remainder is never more than it is.
+fn brief_left(g: &Guarantee) -> String {
+    brief_rounded(g, Rounding::Down)
+}
+
+fn brief_rounded(g: &Guarantee, rounding: Rounding) -> String {
+    let sig = |x: f64| short_rounded(x, rounding);
     match *g {
         Guarantee::PureDp { epsilon } => format!("epsilon = {}", sig(epsilon)),
         Guarantee::ApproxDp { epsilon, delta } => format!("(epsilon = {}, delta = {})", sig(epsilon), sig(delta)),
@@ -508,7 +503,7 @@ fn write_spent(out: &mut impl Write, s: &Spent) -> std::io::Result<()> {
             (None, why) => format!("not accountable: {}", why.as_deref().unwrap_or("no total")),
         };
         match (&n.budget, &n.remaining) {
-            (Some(b), Some(r)) => line += &format!(" of {}, {} left", brief(b), brief(r)),
+            (Some(b), Some(r)) => line += &format!(" of {}, {} left", brief(b), brief_left(r)),
             (Some(b), None) => line += &format!("; budget {}", brief(b)),
             (None, _) => line += ", no budget",
         }

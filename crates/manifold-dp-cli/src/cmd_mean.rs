@@ -15,35 +15,36 @@ use arrow_array::RecordBatch;
 use manifold_dp::Error as LibError;
 use manifold_dp::manifold::{So3, SpdAffine, SpdLogEuclidean, Sphere};
 use manifold_dp::mechanism::{Conditioning, LaplaceManifold, PrivateFrechetMean};
+use manifold_dp::privacy::guarantee::short;
 use manifold_dp::sample::rng::{os_rng, seeded_rng_for_experiments};
 use manifold_dp::space::representation::Representation;
 use manifold_dp::space::so3::Tolerance;
 use manifold_dp::space::spd::{DEFAULT_SYMMETRY_TOLERANCE, spd_from_row_major, to_row_major};
-use manifold_dp::space::sphere::unit_vector_default;
+use manifold_dp::space::sphere::{MAX_SPHERE_DIM, unit_vector_default};
 use nalgebra::{DMatrix, UnitQuaternion};
 use serde_json::json;
 use std::f64::consts::PI;
 
 /// The spaces `mean` works on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum MeanSpace {
+pub(crate) enum MeanSpace {
     So3,
     Sphere(usize),
     Spd(usize),
 }
 
-fn parse_space(s: &str) -> Result<MeanSpace, BadInput> {
+pub(crate) fn parse_space(s: &str) -> Result<MeanSpace, BadInput> {
     let bad = || {
         BadInput(format!(
-            "unknown space {s:?} for mean: use so3, sphere:N (unit vectors of R^N, N >= 2) or spd:K (K×K SPD \
-             matrices, 1 <= K <= 64)"
+            "unknown space {s:?} for mean: use so3, sphere:N (unit vectors of R^N, 2 <= N <= {MAX_SPHERE_DIM}) or \
+             spd:K (K×K SPD matrices, 1 <= K <= 64)"
         ))
     };
     if s == "so3" {
         return Ok(MeanSpace::So3);
     }
     if let Some(n) = s.strip_prefix("sphere:") {
-        return n.parse().ok().filter(|&n| n >= 2).map(MeanSpace::Sphere).ok_or_else(bad);
+        return n.parse().ok().filter(|n| (2..=MAX_SPHERE_DIM).contains(n)).map(MeanSpace::Sphere).ok_or_else(bad);
     }
     if let Some(k) = s.strip_prefix("spd:") {
         return k.parse().ok().filter(|&k| (1..=64).contains(&k)).map(MeanSpace::Spd).ok_or_else(bad);
@@ -51,7 +52,7 @@ fn parse_space(s: &str) -> Result<MeanSpace, BadInput> {
     Err(bad())
 }
 
-fn numbers(s: &str, what: &str) -> Result<Vec<f64>, BadInput> {
+pub(crate) fn numbers(s: &str, what: &str) -> Result<Vec<f64>, BadInput> {
     s.split(',')
         .map(|t| {
             t.trim()
@@ -114,7 +115,7 @@ struct Shape<'a, P> {
 pub fn run(args: MeanArgs) -> Result<()> {
     let space = parse_space(&args.space)?;
     if !(args.epsilon.is_finite() && args.epsilon > 0.0) {
-        return Err(BadInput(format!("--epsilon {}: must be a finite number > 0", args.epsilon)).into());
+        return Err(BadInput(format!("--epsilon {}: must be a finite number > 0", short(args.epsilon))).into());
     }
     let conditioning = match args.conditioning {
         ConditioningArg::Auto => Conditioning::Auto,
@@ -220,16 +221,6 @@ pub fn run(args: MeanArgs) -> Result<()> {
     }
 }
 
-/// Six significant digits.
-fn sig(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return format!("{x}");
-    }
-    let digits = (5 - x.abs().log10().floor() as i32).clamp(0, 15) as usize;
-    let s = format!("{x:.digits$}");
-    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s }
-}
-
 #[allow(clippy::too_many_arguments)]
 fn release<M: LaplaceManifold>(
     args: &MeanArgs,
@@ -253,9 +244,9 @@ fn release<M: LaplaceManifold>(
         Err(LibError::OutsideBall { index, distance, radius }) => {
             let at = locate(&args.input, data.rows[index]);
             let (d, r) = if shape.angular {
-                (format!("{} rad ({} deg)", sig(distance), sig(distance * 180.0 / PI)), args.radius.to_string())
+                (format!("{} rad ({} deg)", short(distance), short(distance * 180.0 / PI)), args.radius.to_string())
             } else {
-                (sig(distance), sig(radius))
+                (short(distance), short(radius))
             };
             return Err(BadInput(format!(
                 "{at}: the point is at distance {d} from --center, outside --radius {r}.\nEvery point must lie within \
@@ -311,7 +302,7 @@ fn release<M: LaplaceManifold>(
         return Ok(());
     }
     let dist = |x: f64| {
-        if shape.angular { format!("{} rad ({} deg)", sig(x), sig(deg(x))) } else { sig(x) }
+        if shape.angular { format!("{} rad ({} deg)", short(x), short(deg(x))) } else { short(x) }
     };
     let joined: Vec<String> = values.iter().map(|v| v.to_string()).collect();
     println!("Private Fréchet mean of {n} points on {describe} ({}):", shape.format);

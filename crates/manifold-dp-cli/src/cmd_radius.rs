@@ -6,6 +6,7 @@ use crate::units::parse_level;
 use anyhow::Result;
 use manifold_dp::analysis::{bingham_so3, laplace_so3};
 use manifold_dp::mechanism::{Mechanism, SphereMechanism};
+use manifold_dp::privacy::guarantee::{short, short_up};
 use serde_json::json;
 use std::io::Write;
 
@@ -42,7 +43,7 @@ pub fn run(args: RadiusArgs) -> Result<()> {
     let (name, guarantee, kappa, rho, mean) = match &mech {
         Built::So3(m) => {
             let name = match m.concentration() {
-                Some(kappa) => format!("Bingham mechanism on SO(3), concentration κ = {kappa}"),
+                Some(kappa) => format!("Bingham mechanism on SO(3), concentration κ = {}", short(kappa)),
                 None => "Laplace mechanism on SO(3)".to_string(),
             };
             (name, m.guarantee(), m.concentration(), m.radius(level)?, m.mean_angle())
@@ -85,18 +86,20 @@ pub fn run(args: RadiusArgs) -> Result<()> {
     let u = unit.name;
     let dist = |x: f64| {
         if in_unit {
-            format!("{:.6} {u} ({x:.6} rad, {:.4}°)", x / unit.radians, x.to_degrees())
+            format!("{} {u} ({} rad, {}°)", short(x / unit.radians), short(x), short(x.to_degrees()))
         } else {
-            format!("{x:.6} rad ({:.4}°)", x.to_degrees())
+            format!("{} rad ({}°)", short(x), short(x.to_degrees()))
         }
     };
-    let per_unit = if in_unit { format!(", {:.6} per {u}", eps * unit.radians) } else { String::new() };
+    // ε is a cost: printed rounded up, like every guarantee.
+    let per_unit = if in_unit { format!(", {} per {u}", short_up(eps * unit.radians)) } else { String::new() };
     writeln!(out, "{name}")?;
     if solved {
         writeln!(
             out,
-            "epsilon = {eps:.6} per rad ({:.6} per degree{per_unit}) puts {:.1}% of releases within {}",
-            eps.to_radians(),
+            "epsilon = {} per rad ({} per degree{per_unit}) puts {:.1}% of releases within {}",
+            short_up(eps),
+            short_up(eps.to_radians()),
             100.0 * level,
             dist(rho)
         )?;

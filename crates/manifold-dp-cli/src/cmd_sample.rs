@@ -87,7 +87,7 @@ fn header(space: SpaceArg) -> String {
 }
 
 /// The point given by --center on a direction space (default: angle 0, 00:00, 0°N 0°E, the first axis).
-fn sphere_center(space: SpaceArg, text: Option<&str>) -> Result<DVector<f64>, BadInput> {
+pub(crate) fn sphere_center(space: SpaceArg, text: Option<&str>) -> Result<DVector<f64>, BadInput> {
     let dim = space.sphere_dim().expect("a direction space");
     let Some(s) = text else {
         return Ok(DVector::from_fn(dim, |i, _| if i == 0 { 1.0 } else { 0.0 }));

@@ -18,6 +18,8 @@ mod cmd_reproduce_riemannian;
 mod cmd_sample;
 mod columns;
 mod directions;
+#[cfg(test)]
+mod fuzz;
 mod output;
 mod plot;
 mod progress;

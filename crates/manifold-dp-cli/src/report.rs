@@ -4,6 +4,7 @@
 use crate::space::{DistanceUnit, SpaceArg};
 use manifold_dp::mechanism::{Mechanism, So3Mechanism, SphereMechanism};
 use manifold_dp::privacy::Guarantee;
+use manifold_dp::privacy::guarantee::short;
 use serde::Serialize;
 
 /// Probability level of the radius reported beside every release (one standard deviation's worth).
@@ -140,24 +141,24 @@ impl NoiseSummary {
     pub fn human(&self) -> String {
         let mut s = format!("mechanism: {}", self.mechanism);
         if let Some(k) = self.concentration {
-            s += &format!(" (concentration κ = {k})");
+            s += &format!(" (concentration κ = {})", short(k));
         }
         s += &format!("\nguarantee: {}", self.guarantee);
         if let Some(g) = &self.guarantee_in_unit {
             s += &format!("\n           i.e. {g}");
         }
         let in_unit = |v: Option<f64>| match (v, self.unit) {
-            (Some(v), Some(u)) => format!("{v:.4} {u}, "),
+            (Some(v), Some(u)) => format!("{} {u}, ", short(v)),
             _ => String::new(),
         };
         s += &format!(
-            "\nradius of indistinguishability at {:.1}%: {}{:.4} rad ({:.3}°); mean error {}{:.3}°",
+            "\nradius of indistinguishability at {:.1}%: {}{} rad ({}°); mean error {}{}°",
             100.0 * self.radius_level,
             in_unit(self.radius_in_unit),
-            self.radius_rad,
-            self.radius_deg,
+            short(self.radius_rad),
+            short(self.radius_deg),
             in_unit(self.mean_error_in_unit),
-            self.mean_angle_deg
+            short(self.mean_angle_deg)
         );
         s
     }

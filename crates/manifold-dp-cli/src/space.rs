@@ -2,7 +2,7 @@
 //! written in (degrees, hours on a 24 h circle, km on the Earth).
 
 use crate::BadInput;
-use manifold_dp::space::sphere::{EARTH_RADIUS_KM, Periodic};
+use manifold_dp::space::sphere::{EARTH_RADIUS_KM, MAX_SPHERE_DIM, Periodic};
 use std::f64::consts::PI;
 use std::fmt;
 use std::str::FromStr;
@@ -32,10 +32,10 @@ impl FromStr for SpaceArg {
             "timeofday" => Ok(SpaceArg::TimeOfDay),
             "latlon" => Ok(SpaceArg::LatLon),
             _ => match s.strip_prefix("sphere:").map(str::parse::<usize>) {
-                Some(Ok(n)) if n >= 2 => Ok(SpaceArg::Sphere(n)),
+                Some(Ok(n)) if (2..=MAX_SPHERE_DIM).contains(&n) => Ok(SpaceArg::Sphere(n)),
                 _ => Err(format!(
-                    "unknown space {s:?}: use so3, circle, timeofday, latlon or sphere:N (unit vectors of R^N, N >= 2; \
-                     sphere:3 is the ordinary sphere)"
+                    "unknown space {s:?}: use so3, circle, timeofday, latlon or sphere:N (unit vectors of R^N, \
+                     2 <= N <= {MAX_SPHERE_DIM}; sphere:3 is the ordinary sphere)"
                 )),
             },
         }
@@ -135,6 +135,10 @@ mod tests {
     fn spaces_and_distances() {
         assert_eq!("sphere:5".parse::<SpaceArg>().unwrap(), SpaceArg::Sphere(5));
         assert!("sphere:1".parse::<SpaceArg>().is_err());
+        assert_eq!("sphere:10000".parse::<SpaceArg>().unwrap(), SpaceArg::Sphere(10_000));
+        for huge in ["sphere:10001", "sphere:10000000000000", "sphere:18446744073709551615", "sphere:1e13"] {
+            assert!(huge.parse::<SpaceArg>().is_err(), "{huge}");
+        }
         assert!("torus".parse::<SpaceArg>().is_err());
         assert_eq!(SpaceArg::Sphere(7).to_string(), "sphere:7");
         let h = SpaceArg::TimeOfDay;

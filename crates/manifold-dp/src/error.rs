@@ -1,6 +1,7 @@
 //! The library's error type. Every constructor and every parser of user data returns
 //! [`Fallible`]; nothing in this crate panics on user-supplied values.
 
+use crate::privacy::guarantee::short;
 use thiserror::Error;
 
 /// Result type used throughout the library.
@@ -13,7 +14,7 @@ pub type Fallible<T> = Result<T, Error>;
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum Error {
     /// A mechanism or analysis parameter is out of its domain (ε ≤ 0, NaN, ∞, p ∉ (0, 1), …).
-    #[error("invalid {name} = {value}: {reason}")]
+    #[error("invalid {name} = {}: {reason}", short(*.value))]
     InvalidParameter {
         /// Parameter name as the user knows it (`epsilon`, `level`, …).
         name: &'static str,
@@ -53,8 +54,10 @@ pub enum Error {
     },
     /// A quaternion whose norm is further from 1 than the tolerance allows.
     #[error(
-        "quaternion norm {norm} is not 1 within tolerance {tolerance} (it is renormalised only within the tolerance); \
-         check the column order and that the values are a rotation"
+        "quaternion norm {} is not 1 within tolerance {} (it is renormalised only within the tolerance); \
+         check the column order and that the values are a rotation",
+        short(*.norm),
+        short(*.tolerance)
     )]
     NotUnit {
         /// Euclidean norm of the input quaternion.
@@ -63,7 +66,7 @@ pub enum Error {
         tolerance: f64,
     },
     /// A vector meant to be a point of a sphere whose norm is further from 1 than the tolerance allows.
-    #[error("vector norm {norm} is not 1 within tolerance {tolerance}; a direction must be a unit vector")]
+    #[error("vector norm {} is not 1 within tolerance {}; a direction must be a unit vector", short(*.norm), short(*.tolerance))]
     NotUnitVector {
         /// Euclidean norm of the input vector.
         norm: f64,
@@ -71,10 +74,10 @@ pub enum Error {
         tolerance: f64,
     },
     /// A latitude outside [−90°, 90°].
-    #[error("latitude {0}° is outside [−90°, 90°]; are latitude and longitude swapped?")]
+    #[error("latitude {}° is outside [−90°, 90°]; are latitude and longitude swapped?", short(*.0))]
     LatitudeOutOfRange(f64),
     /// A periodic value (time of day, day of week…) outside its period.
-    #[error("{value} is outside [0, {period}]")]
+    #[error("{} is outside [0, {}]", short(*.value), short(*.period))]
     OutOfPeriod {
         /// The value.
         value: f64,
@@ -105,7 +108,7 @@ pub enum Error {
     #[error("unknown rotation format {0:?}: use quat-wxyz, quat-xyzw, matrix, rotvec or euler:SEQ[:deg|:rad]")]
     UnknownRepresentation(String),
     /// An Euler angle beyond any sane range (|angle| > 4π rad).
-    #[error("Euler angle component {component} = {value} rad is outside [−4π, 4π]; are the units right?")]
+    #[error("Euler angle component {component} = {} rad is outside [−4π, 4π]; are the units right?", short(*.value))]
     AngleOutOfRange {
         /// Zero-based index of the angle.
         component: usize,
@@ -141,8 +144,10 @@ pub enum Error {
     },
     /// A data point outside the ball B_r(m0) that a Fréchet-mean release assumes all data lie in.
     #[error(
-        "point {index} is at distance {distance} from the centre, outside the radius {radius}; every point must \
-         lie within the public radius (choose a larger radius or a better centre, or drop the point)"
+        "point {index} is at distance {} from the centre, outside the radius {}; every point must \
+         lie within the public radius (choose a larger radius or a better centre, or drop the point)",
+        short(*.distance),
+        short(*.radius)
     )]
     OutsideBall {
         /// Zero-based index of the point in the data set.
@@ -185,6 +190,28 @@ pub(crate) fn check_positive(name: &'static str, value: f64) -> Fallible<f64> {
     } else {
         Err(Error::InvalidParameter { name, value, reason: "must be a finite number > 0" })
     }
+}
+
+/// Checks that a mechanism's ε (per unit of its metric) lies in [`crate::mechanism::MIN_EPSILON`,
+/// `crate::mechanism::MAX_EPSILON`], the range its sampler is proven exact and tested for.
+pub(crate) fn check_epsilon_range(name: &'static str, value: f64) -> Fallible<f64> {
+    let value = check_positive(name, value)?;
+    if (crate::mechanism::MIN_EPSILON..=crate::mechanism::MAX_EPSILON).contains(&value) {
+        Ok(value)
+    } else {
+        Err(Error::InvalidParameter {
+            name,
+            value,
+            reason: "must lie in [1e-6, 1e6], the range the samplers are proven exact and tested for",
+        })
+    }
+}
+
+/// Checks that a sampler's concentration κ is at most `max` (where its exactness is tested; beyond it the
+/// rejection loops lose their acceptance guarantee and may not terminate in practice).
+pub(crate) fn check_concentration(value: f64, max: f64, reason: &'static str) -> Fallible<f64> {
+    let value = check_positive("concentration", value)?;
+    if value <= max { Ok(value) } else { Err(Error::InvalidParameter { name: "concentration", value, reason }) }
 }
 
 /// Checks that a probability level is strictly inside (0, 1).

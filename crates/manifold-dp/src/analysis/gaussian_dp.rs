@@ -129,12 +129,17 @@ fn profile(mu: f64, epsilon: f64) -> (f64, f64) {
             normal_pdf(a) * integrate_peaked(&f, end, 1.0 / (1.0 + a), 1e-15)
         }
     };
-    (value.max(0.0), b)
+    // `f64::max` would turn a NaN into 0 (a claim of no privacy loss): keep it for the caller to refuse.
+    (if value.is_nan() { value } else { value.max(0.0) }, b)
 }
 
 /// The conservative δ(ε; μ) for validated μ > 0, ε ≥ 0.
 fn delta_upper(mu: f64, epsilon: f64) -> f64 {
     let (value, b) = profile(mu, epsilon);
+    if value.is_nan() {
+        // Not evaluable (μ far beyond any mechanism's): δ ≤ 1 is the only safe statement.
+        return 1.0;
+    }
     let margin = DELTA_RELATIVE_MARGIN + 32.0 * f64::EPSILON * (1.0 + b * b);
     (value * (1.0 + margin) + f64::MIN_POSITIVE).min(1.0)
 }
@@ -202,7 +207,8 @@ pub fn gdp_epsilon(mu: f64, delta: f64) -> Fallible<f64> {
     }
     epsilon_for_delta(delta, |e| delta_upper(mu, e)).ok_or_else(|| {
         Error::Unattainable(format!(
-            "no finite epsilon makes a {mu}-GDP mechanism (epsilon, {delta:e})-DP in double precision"
+            "no finite epsilon makes a {}-GDP mechanism (epsilon, {delta:e})-DP in double precision",
+            crate::privacy::guarantee::short(mu)
         ))
     })
 }
@@ -214,6 +220,11 @@ pub(crate) fn epsilon_for_delta(delta: f64, delta_at: impl Fn(f64) -> f64) -> Op
     let ok = |e: f64| delta_at(e) <= target;
     if ok(0.0) {
         return Some(0.0);
+    }
+    // One evaluation at the largest double settles the hopeless cases (μ-GDP with μ near 1e155 needs ε beyond
+    // it) before a thousand doublings would each evaluate the profile.
+    if !ok(f64::MAX) {
+        return None;
     }
     let (mut lo, mut hi) = (0.0, 1.0);
     while !ok(hi) {
@@ -241,7 +252,8 @@ pub fn analytic_gaussian_sigma(sensitivity: f64, epsilon: f64, delta: f64) -> Fa
     let ok = |mu: f64| delta_upper(mu, epsilon) <= target;
     let unattainable = || {
         Error::Unattainable(format!(
-            "no sigma makes the Gaussian mechanism ({epsilon}, {delta:e})-DP in double precision"
+            "no sigma makes the Gaussian mechanism ({}, {delta:e})-DP in double precision",
+            crate::privacy::guarantee::short(epsilon)
         ))
     };
     let (mut lo, mut hi) = (1.0, 1.0);

@@ -162,6 +162,17 @@ pub struct AuditTarget<M: Mechanism> {
     pub reference: Option<ReferenceLaw<M::Point>>,
 }
 
+/// The most counting draws per input an audit accepts: 10⁹ (hours of work per pair); the counts are kept,
+/// not the draws, but a mistyped 1.8e19 must be refused, not attempted.
+pub const MAX_AUDIT_SAMPLES: u64 = 1_000_000_000;
+
+/// The most pilot draws per input: pilot draws are kept in memory to fix the events, so they are bounded.
+pub const MAX_PILOT_SAMPLES: u64 = 10_000_000;
+
+/// The smallest α an audit accepts. α is split over up to a few thousand Clopper–Pearson bounds, and each
+/// share must stay a positive double (α = 5e-324 would leave 0); no audit needs a false-alarm bound below this.
+pub const MIN_AUDIT_ALPHA: f64 = 1e-100;
+
 /// The sample budget and confidence of an audit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AuditConfig {
@@ -189,7 +200,7 @@ impl AuditConfig {
     pub fn with_samples(samples: u64, alpha: f64) -> Self {
         AuditConfig {
             samples,
-            pilot_samples: (samples / 10).max(10_000),
+            pilot_samples: (samples / 10).clamp(10_000, MAX_PILOT_SAMPLES),
             alpha,
             gof_samples: samples.min(1_000_000),
             levels: EventLevels::default(),
@@ -198,8 +209,26 @@ impl AuditConfig {
     }
 
     fn validate(&self) -> Fallible<()> {
-        if !(self.alpha > 0.0 && self.alpha < 1.0) {
-            return Err(Error::InvalidParameter { name: "alpha", value: self.alpha, reason: "must lie in (0, 1)" });
+        if !(self.alpha >= MIN_AUDIT_ALPHA && self.alpha < 1.0) {
+            return Err(Error::InvalidParameter {
+                name: "alpha",
+                value: self.alpha,
+                reason: "must lie in [1e-100, 1)",
+            });
+        }
+        if self.samples > MAX_AUDIT_SAMPLES {
+            return Err(Error::InvalidParameter {
+                name: "samples",
+                value: self.samples as f64,
+                reason: "must be at most 1e9 draws per input",
+            });
+        }
+        if self.pilot_samples > MAX_PILOT_SAMPLES || self.gof_samples > MAX_AUDIT_SAMPLES {
+            return Err(Error::InvalidParameter {
+                name: "pilot samples",
+                value: self.pilot_samples.max(self.gof_samples) as f64,
+                reason: "pilot draws must be at most 1e7 and goodness-of-fit draws at most 1e9",
+            });
         }
         if self.samples < 100 {
             return Err(Error::InvalidParameter {
@@ -570,6 +599,14 @@ where
         let alpha_privacy = if with_gof { 0.5 * config.alpha } else { config.alpha };
         let tests: usize = events.iter().map(Vec::len).sum();
         let alpha_per_bound = alpha_privacy / (2.0 * tests as f64);
+        if alpha_per_bound <= 0.0 || alpha_per_bound.is_nan() {
+            // Unreachable with α ≥ MIN_AUDIT_ALPHA; kept so that no configuration reaches the bounds with 0.
+            return Err(Error::InvalidParameter {
+                name: "alpha",
+                value: config.alpha,
+                reason: "too small to split over the tests",
+            });
+        }
         let n = config.samples;
         let jobs: Vec<(usize, usize)> =
             events.iter().enumerate().flat_map(|(i, e)| (0..e.len()).map(move |j| (i, j))).collect();

@@ -209,6 +209,16 @@ pub fn build(request: &AuditRequest) -> Fallible<Box<dyn Auditable>> {
     if request.order.is_some() && !(request.space == AuditSpace::Real && request.mechanism == "generalized-gaussian") {
         return Err(Error::Unattainable("--order applies to --mechanism generalized-gaussian on real only".into()));
     }
+    // The space's size is validated before anything is allocated for it (k×k matrices, pairs of n-vectors).
+    match request.space {
+        AuditSpace::Sphere { dim } => {
+            crate::space::sphere::check_dim(dim)?;
+        }
+        AuditSpace::Spd { k } => {
+            SpdAffine::new(k)?;
+        }
+        AuditSpace::So3 | AuditSpace::Real => {}
+    }
     let name = request.mechanism.as_str();
     let label = format!("{name} on {}", request.space);
     match request.space {
@@ -357,13 +367,19 @@ impl GeneralizedGaussianOnReals {
         while ok(hi) {
             hi *= 2.0;
             if hi > 1e150 {
-                return Err(Error::Unattainable(format!("no scale reaches epsilon = {epsilon}")));
+                return Err(Error::Unattainable(format!(
+                    "no scale reaches epsilon = {}",
+                    crate::privacy::guarantee::short(epsilon)
+                )));
             }
         }
         while !ok(lo) {
             lo *= 0.5;
             if lo < 1e-150 {
-                return Err(Error::Unattainable(format!("no scale reaches epsilon = {epsilon}")));
+                return Err(Error::Unattainable(format!(
+                    "no scale reaches epsilon = {}",
+                    crate::privacy::guarantee::short(epsilon)
+                )));
             }
         }
         let d = crate::analysis::gaussian_dp::bisect(lo, hi.max(2.0 * lo), false, ok);
@@ -433,7 +449,10 @@ fn build_real_approx(request: &AuditRequest, name: &str, label: String) -> Falli
             let m = GaussianOnReals::new(Gaussian::analytic(1.0, eps, delta)?)?;
             let g = m.guarantee();
             let sigma = m.inner().sigma();
-            let claim = approx_claim_text(&g, format!("Gaussian noise sigma = {sigma} (analytic calibration)"));
+            let claim = approx_claim_text(
+                &g,
+                format!("Gaussian noise sigma = {} (analytic calibration)", crate::privacy::guarantee::short(sigma)),
+            );
             target(m, label, eps, claim, pairs, Some(half_normal_reference(sigma)))
         }
         "control:gaussian-half-sigma" => {
@@ -442,7 +461,10 @@ fn build_real_approx(request: &AuditRequest, name: &str, label: String) -> Falli
             let actual = GaussianOnReals::new(Gaussian::new(1.0, 0.5 * sigma)?)?;
             let m = controls::Miscalibrated::new(claimed, actual);
             let g = m.guarantee();
-            let claim = approx_claim_text(&g, format!("claimed for sigma = {sigma}, sampled with sigma/2"));
+            let claim = approx_claim_text(
+                &g,
+                format!("claimed for sigma = {}, sampled with sigma/2", crate::privacy::guarantee::short(sigma)),
+            );
             target(m, label, eps, claim, pairs, Some(half_normal_reference(sigma)))
         }
         "generalized-gaussian" => {
@@ -533,12 +555,21 @@ fn build_so3(request: &AuditRequest, name: &str, label: String) -> Fallible<Box<
         let g = mech.guarantee();
         let pairs = pairs::so3_pairs(epsilon, &claim_distance(g, so3_metric));
         let claim = format!(
-            "metric DP, epsilon = {epsilon} per rad of the geodesic rotation angle, claimed for Bingham with \
-             concentration kappa = {kappa} (its tight guarantee is kappa/2 = {} per rad)",
-            mech.epsilon()
+            "metric DP, epsilon = {} per rad of the geodesic rotation angle, claimed for Bingham with \
+             concentration kappa = {} (its tight guarantee is kappa/2 = {} per rad)",
+            crate::privacy::guarantee::short_up(epsilon),
+            crate::privacy::guarantee::short(kappa),
+            crate::privacy::guarantee::short_up(mech.epsilon())
         );
         let reference = angle_reference("rotation angle", UnitQuaternion::identity(), mech.angle_law(), geodesic);
-        return Ok(target(mech, format!("bingham (kappa = {kappa}) on so3"), epsilon, claim, pairs, reference));
+        return Ok(target(
+            mech,
+            format!("bingham (kappa = {}) on so3", crate::privacy::guarantee::short(kappa)),
+            epsilon,
+            claim,
+            pairs,
+            reference,
+        ));
     }
     let eps = need_epsilon(request)?;
     Ok(match name {

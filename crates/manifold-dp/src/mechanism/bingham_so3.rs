@@ -32,6 +32,17 @@ impl BinghamSo3 {
     /// The mechanism with an explicit concentration κ (e.g. the paper's κ = ε, for reproduction). Its
     /// guarantee is κ/2 per radian, whatever the caller intended.
     pub fn with_concentration(kappa: f64) -> Fallible<Self> {
+        // The guarantee is κ/2 per radian: it must lie in the range every mechanism is held to.
+        if !(kappa.is_finite()
+            && (crate::mechanism::MIN_EPSILON..=crate::mechanism::MAX_EPSILON).contains(&(kappa / 2.0)))
+        {
+            return Err(crate::Error::InvalidParameter {
+                name: "concentration",
+                value: kappa,
+                reason: "must lie in [2e-6, 2e6] (epsilon = concentration/2 in [1e-6, 1e6], the range the samplers \
+                         are proven exact and tested for)",
+            });
+        }
         let noise = BinghamSo3Noise::new(kappa)?;
         // The output log-density −κ sin²(θ/2) has derivative −(κ/2) sin θ: κ/2-log-Lipschitz per radian of θ.
         let epsilon = bingham_epsilon_for_kappa(kappa)?;

@@ -23,6 +23,7 @@ pub struct LaplaceSo3 {
 impl LaplaceSo3 {
     /// The mechanism for budget `epsilon` per radian; ε must be finite and > 0.
     pub fn new(epsilon: f64) -> Fallible<Self> {
+        let epsilon = crate::error::check_epsilon_range("epsilon", epsilon)?;
         let noise = LaplaceSo3Noise::new(epsilon)?;
         // The output density e^{−εθ} is ε-log-Lipschitz per radian of θ.
         Ok(LaplaceSo3 { noise, rounding: Rounding::for_rotations(epsilon, epsilon) })

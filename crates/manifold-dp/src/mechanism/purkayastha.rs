@@ -23,6 +23,7 @@ pub struct PurkayasthaSphere {
 impl PurkayasthaSphere {
     /// The mechanism on S^{dim−1} ⊂ R^dim (dim ≥ 2) for budget `epsilon` (finite, > 0) per radian: κ = ε.
     pub fn new(dim: usize, epsilon: f64) -> Fallible<Self> {
+        let epsilon = crate::error::check_epsilon_range("epsilon", epsilon)?;
         let noise = PurkayasthaNoise::new(dim, epsilon)?;
         // e^{−κ d∠(z, μ)} is κ-log-Lipschitz per radian.
         Ok(PurkayasthaSphere { noise, rounding: Rounding::for_directions(dim, epsilon, epsilon) })

@@ -23,6 +23,7 @@ impl VmfSphere {
     /// The mechanism on S^{dim−1} ⊂ R^dim (dim ≥ 2) for budget `epsilon` (finite, > 0) per unit of chordal
     /// distance: κ = ε.
     pub fn new(dim: usize, epsilon: f64) -> Fallible<Self> {
+        let epsilon = crate::error::check_epsilon_range("epsilon", epsilon)?;
         let noise = VmfNoise::new(dim, epsilon)?;
         // e^{κ μ·z} is κ-log-Lipschitz in the chord, hence per radian.
         Ok(VmfSphere { noise, rounding: Rounding::for_directions(dim, epsilon, epsilon) })

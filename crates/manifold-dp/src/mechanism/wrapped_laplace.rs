@@ -5,7 +5,6 @@
 
 use crate::analysis::WrappedLaplaceAngle;
 use crate::error::Fallible;
-use crate::error::check_positive;
 use crate::mechanism::Mechanism;
 use crate::mechanism::sphere::check_point_dim;
 use crate::privacy::float_safety::Rounding;
@@ -26,7 +25,7 @@ pub struct WrappedLaplaceCircle {
 impl WrappedLaplaceCircle {
     /// The mechanism for `epsilon` (finite, > 0) per radian: Laplace scale 1/ε.
     pub fn new(epsilon: f64) -> Fallible<Self> {
-        let epsilon = check_positive("epsilon", epsilon)?;
+        let epsilon = crate::error::check_epsilon_range("epsilon", epsilon)?;
         // The wrapped density is ε-log-Lipschitz per radian (a sum of ε-log-Lipschitz terms).
         Ok(WrappedLaplaceCircle { epsilon, rounding: Rounding::for_directions(2, epsilon, epsilon) })
     }

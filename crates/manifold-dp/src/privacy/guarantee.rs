@@ -276,30 +276,106 @@ impl fmt::Display for Grid {
     }
 }
 
-/// [`short`] for a privacy cost: rounded up in its last printed digit, never down.
-pub(crate) fn short_up(x: f64) -> String {
-    let s = short(x);
-    match s.parse::<f64>() {
-        Ok(v) if v >= x => s,
-        // Six significant digits move a value by at most 5e-6 of itself, so this prints ≥ x.
-        _ => short(x * (1.0 + 1e-5)),
-    }
+/// How [`short_rounded`] rounds to its significant digits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rounding {
+    /// To the nearest printed value (measurements, estimates).
+    Nearest,
+    /// Never below the value: privacy costs (ε, δ, ρ, μ, θ), so that a printed cost is never smaller than
+    /// the one incurred.
+    Up,
+    /// Never above the value: lower bounds (an audit's "ε ≥ …"), so that a printed bound still holds.
+    Down,
 }
 
-/// Six significant digits without trailing zeros (the exact value is in the JSON form).
-pub(crate) fn short(x: f64) -> String {
+/// Significant digits printed by [`short`], [`short_up`] and [`short_down`].
+pub const SHORT_DIGITS: usize = 6;
+
+/// `x` with six significant digits, rounded to nearest, without trailing zeros: plain decimals for
+/// 1e-4 ≤ |x| < 1e6 (`0.523599`, `3186.1`), scientific notation outside (`1e300`, `1.23457e-7`), so no value
+/// prints as hundreds of digits and none small prints as 0. The exact value belongs in JSON output.
+pub fn short(x: f64) -> String {
+    short_rounded(x, Rounding::Nearest)
+}
+
+/// [`short`] rounded up in the last printed digit: what a privacy cost prints as (the printed number, read
+/// back as an f64, is never below `x`).
+pub fn short_up(x: f64) -> String {
+    short_rounded(x, Rounding::Up)
+}
+
+/// [`short`] rounded down in the last printed digit: what a lower bound prints as.
+pub fn short_down(x: f64) -> String {
+    short_rounded(x, Rounding::Down)
+}
+
+/// [`short`] with the rounding direction given.
+pub fn short_rounded(x: f64, rounding: Rounding) -> String {
     if x == 0.0 || !x.is_finite() {
-        return format!("{x}");
+        // "-0" would confuse more than inform; NaN and inf print as Rust writes them.
+        return if x == 0.0 { "0".to_string() } else { format!("{x}") };
     }
-    let s = format!("{x:.*}", (5 - x.abs().log10().floor() as i32).clamp(0, 12) as usize);
-    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s }
+    // Rust's `{:e}` rounds the exact binary value correctly to the digits asked for; the digits and the
+    // exponent are then laid out by hand, so no second rounding happens.
+    let sci = format!("{:.*e}", SHORT_DIGITS - 1, x.abs());
+    let (mantissa, exponent) = sci.split_once('e').expect("`{:e}` writes an exponent");
+    let mut digits: u64 = mantissa.replace('.', "").parse().expect("`{:e}` writes digits");
+    let mut exponent: i32 = exponent.parse().expect("`{:e}` writes an integer exponent");
+    let lay_out = |digits: u64, exponent: i32| lay_out(x < 0.0, digits, exponent);
+    // Round in the direction asked for, judged on the value the text reads back as.
+    let read_back = |text: &str| text.parse::<f64>().expect("laid-out numbers parse");
+    let away = match rounding {
+        Rounding::Nearest => false,
+        Rounding::Up => read_back(&lay_out(digits, exponent)) < x,
+        Rounding::Down => read_back(&lay_out(digits, exponent)) > x,
+    };
+    // Moving away from zero in magnitude is "up" for positive x and "down" for negative x.
+    let toward_zero = match rounding {
+        Rounding::Up => x < 0.0,
+        Rounding::Down => x > 0.0,
+        Rounding::Nearest => false,
+    };
+    if away {
+        if toward_zero {
+            digits -= 1;
+            if digits < 10u64.pow(SHORT_DIGITS as u32 - 1) {
+                digits = 10u64.pow(SHORT_DIGITS as u32) - 1;
+                exponent -= 1;
+            }
+        } else {
+            digits += 1;
+            if digits == 10u64.pow(SHORT_DIGITS as u32) {
+                digits = 10u64.pow(SHORT_DIGITS as u32 - 1);
+                exponent += 1;
+            }
+        }
+    }
+    lay_out(digits, exponent)
+}
+
+/// Lays out `SHORT_DIGITS` significant `digits` (d.ddddd × 10^exponent) as text, trailing zeros removed.
+fn lay_out(negative: bool, digits: u64, exponent: i32) -> String {
+    let text = format!("{digits:0width$}", width = SHORT_DIGITS);
+    let sign = if negative { "-" } else { "" };
+    let trim = |s: String| if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
+    if (-4..6).contains(&exponent) {
+        let body = if exponent >= 0 {
+            let split = exponent as usize + 1;
+            format!("{}.{}", &text[..split], &text[split..])
+        } else {
+            format!("0.{}{text}", "0".repeat((-exponent - 1) as usize))
+        };
+        format!("{sign}{}", trim(body))
+    } else {
+        format!("{sign}{}e{exponent}", trim(format!("{}.{}", &text[..1], &text[1..])))
+    }
 }
 
 impl fmt::Display for Guarantee {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid } => {
-                write!(f, "metric DP, epsilon = {} per {unit} of {}", short(epsilon), metric.describe())?;
+                write!(f, "metric DP, epsilon = {} per {unit} of {}", short_up(epsilon), metric.describe())?;
                 if additive_epsilon > 0.0 {
                     write!(f, " + {}", short_up(additive_epsilon))?;
                 }
@@ -308,14 +384,14 @@ impl fmt::Display for Guarantee {
                 }
                 Ok(())
             }
-            Guarantee::PureDp { epsilon } => write!(f, "pure DP, epsilon = {}", short(epsilon)),
+            Guarantee::PureDp { epsilon } => write!(f, "pure DP, epsilon = {}", short_up(epsilon)),
             Guarantee::ApproxDp { epsilon, delta } => {
-                write!(f, "approximate DP, epsilon = {}, delta = {delta:.3e}", short(epsilon))
+                write!(f, "approximate DP, epsilon = {}, delta = {}", short_up(epsilon), short_up(delta))
             }
-            Guarantee::Zcdp { rho } => write!(f, "zCDP, rho = {}", short(rho)),
-            Guarantee::Gdp { mu } => write!(f, "Gaussian DP, mu = {}", short(mu)),
+            Guarantee::Zcdp { rho } => write!(f, "zCDP, rho = {}", short_up(rho)),
+            Guarantee::Gdp { mu } => write!(f, "Gaussian DP, mu = {}", short_up(mu)),
             Guarantee::RaoDp { theta, family } => {
-                write!(f, "Rao DP, theta = {} (Fisher-Rao distance in the {})", short(theta), family.describe())
+                write!(f, "Rao DP, theta = {} (Fisher-Rao distance in the {})", short_up(theta), family.describe())
             }
         }
     }
@@ -338,6 +414,64 @@ mod tests {
         let pure = Guarantee::PureDp { epsilon: 1.0 };
         assert_eq!(pure.to_string(), "pure DP, epsilon = 1");
         assert_eq!(serde_json::to_string(&pure).unwrap(), r#"{"notion":"pure_dp","epsilon":1.0}"#);
+    }
+
+    #[test]
+    fn short_numbers_stay_short_and_costs_round_up() {
+        assert_eq!(short(1e300), "1e300");
+        assert_eq!(short(1e-300), "1e-300");
+        assert_eq!(short(0.0), "0");
+        assert_eq!(short(-0.0), "0");
+        assert_eq!(short(5.729577951308232), "5.72958");
+        assert_eq!(short(123456.7), "123457");
+        assert_eq!(short(999999.5), "1e6");
+        assert_eq!(short(1e-4), "0.0001");
+        assert_eq!(short(9.99999e-5), "9.99999e-5");
+        assert_eq!(short(-2.5e-7), "-2.5e-7");
+        assert_eq!(short(f64::MAX), "1.79769e308");
+        assert_eq!(short(5e-324), "4.94066e-324");
+        assert_eq!(short(f64::NAN), "NaN");
+        assert_eq!(short(f64::INFINITY), "inf");
+        assert_eq!(short_up(0.1 + 0.2), "0.300001");
+        assert_eq!(short_up(1.0 / 3.0), "0.333334");
+        assert_eq!(short_down(1.0 / 3.0), "0.333333");
+        assert_eq!(short_down(2.0 / 3.0), "0.666666");
+        assert_eq!(short_up(-1.0 / 3.0), "-0.333333");
+        assert_eq!(short_up(0.9999999999999999), "1");
+        assert_eq!(short_up(999999.7), "1e6");
+        assert_eq!(short_down(1.000001e6 - 0.5), "999999");
+        assert_eq!(short_up(1e-300), "1e-300");
+        assert_eq!(Guarantee::PureDp { epsilon: 1e300 }.to_string(), "pure DP, epsilon = 1e300");
+        assert_eq!(Guarantee::PureDp { epsilon: 1e-300 }.to_string(), "pure DP, epsilon = 1e-300");
+        assert_eq!(
+            Guarantee::ApproxDp { epsilon: 2.0 / 3.0, delta: 1e-6 }.to_string(),
+            "approximate DP, epsilon = 0.666667, delta = 1e-6"
+        );
+    }
+
+    #[test]
+    fn short_rounds_in_the_direction_asked_for_everywhere() {
+        // Every binade, with values whose seventh digit is anything: read back, up is never below, down never
+        // above, both within one unit of the sixth digit, and the text stays short.
+        let mut x = 1e-310_f64;
+        let mut step = 0u64;
+        while x < 1e308 {
+            for v in [x, -x] {
+                let (up, down, near) = (short_up(v), short_down(v), short(v));
+                let (u, d, n): (f64, f64, f64) = (up.parse().unwrap(), down.parse().unwrap(), near.parse().unwrap());
+                assert!(u >= v && d <= v, "{v:e}: up {up}, down {down}");
+                if v.abs() > 1e-300 {
+                    assert!(
+                        (u - v).abs() <= 1.01e-5 * v.abs() && (d - v).abs() <= 1.01e-5 * v.abs(),
+                        "{v:e}: {up} {down}"
+                    );
+                    assert!((n - v).abs() <= 0.51e-5 * v.abs(), "{v:e}: {near}");
+                }
+                assert!(up.len() <= 13 && down.len() <= 13 && near.len() <= 13, "{up} {down} {near}");
+            }
+            step += 1;
+            x *= 1.0 + 0.37 / (1.0 + (step % 7) as f64);
+        }
     }
 
     #[test]

@@ -19,12 +19,22 @@ pub fn add_up(a: f64, b: f64) -> f64 {
 /// The smallest double ≥ a·b (finite inputs).
 pub fn mul_up(a: f64, b: f64) -> f64 {
     let p = a * b;
+    // Below the normal range the fused residual is itself rounded (to 0 when the product underflows, as
+    // ε = 1e-300 squared does): step up whenever the exact product is positive and tiny, so a cost never
+    // underflows to "0", which would claim perfect privacy.
+    if p.abs() < f64::MIN_POSITIVE && a != 0.0 && b != 0.0 && (a > 0.0) == (b > 0.0) {
+        return p.next_up();
+    }
     if p.is_finite() && a.mul_add(b, -p) > 0.0 { p.next_up() } else { p }
 }
 
 /// The smallest double ≥ a/b, for b > 0.
 pub fn div_up(a: f64, b: f64) -> f64 {
     let q = a / b;
+    // As in `mul_up`: an underflowing positive quotient steps up rather than reporting 0.
+    if q.abs() < f64::MIN_POSITIVE && a > 0.0 {
+        return q.next_up();
+    }
     if q.is_finite() && (-q).mul_add(b, a) > 0.0 { q.next_up() } else { q }
 }
 
@@ -48,6 +58,15 @@ pub fn fn_down(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn underflowing_costs_stay_positive() {
+        assert!(mul_up(1e-300, 1e-300) > 0.0);
+        assert!(mul_up(0.5, 1e-310) >= 0.5e-310);
+        assert!(div_up(1e-300, 1e300) > 0.0);
+        assert_eq!(mul_up(0.0, 1e-300), 0.0);
+        assert_eq!(mul_up(2.0, 3.0), 6.0);
+    }
 
     #[test]
     fn rounds_up_only_when_needed() {

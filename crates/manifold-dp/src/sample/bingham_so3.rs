@@ -12,7 +12,7 @@
 //! the measured rate is tested against it.
 
 use crate::analysis::BinghamAngle;
-use crate::error::{Fallible, check_positive};
+use crate::error::Fallible;
 use nalgebra::{Quaternion, UnitQuaternion};
 use rand::distr::Distribution;
 use rand::{Rng, RngExt};
@@ -39,7 +39,7 @@ impl BinghamSo3Noise {
     /// Noise with concentration `kappa` (finite, > 0). For a budget ε per radian use κ = 2ε
     /// ([`crate::privacy::calibration::bingham_kappa_for_epsilon`]).
     pub fn new(kappa: f64) -> Fallible<Self> {
-        let kappa = check_positive("concentration", kappa)?;
+        let kappa = crate::error::check_concentration(kappa, 2e6, "must be at most 2e6, where the sampler is tested")?;
         let b = optimal_b(kappa);
         let vec_scale = 1.0 / (1.0 + 2.0 * kappa / b).sqrt();
         let log_m_star = -(4.0 - b) / 2.0 + 2.0 * (4.0 / b).ln();

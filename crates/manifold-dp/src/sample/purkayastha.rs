@@ -8,7 +8,7 @@
 //!   the tangent lines of h at a and b (which lie above a concave h) on [0, a] and [b, π]. Each piece is
 //!   sampled by inversion; a proposal θ is accepted with probability e^{h(θ) − envelope(θ)}.
 
-use crate::error::{Fallible, check_positive};
+use crate::error::Fallible;
 use crate::sample::sphere::point_at_angle_into;
 use nalgebra::DVector;
 use rand::{Rng, RngExt};
@@ -44,7 +44,7 @@ pub struct PurkayasthaNoise {
 impl PurkayasthaNoise {
     /// Purkayastha on S^{dim−1} (dim ≥ 2) with concentration `kappa` (finite, > 0).
     pub fn new(dim: usize, kappa: f64) -> Fallible<Self> {
-        let kappa = check_positive("concentration", kappa)?;
+        let kappa = crate::error::check_concentration(kappa, 1e6, "must be at most 1e6, where the sampler is tested")?;
         let dim = crate::space::sphere::check_dim(dim)?;
         let envelope = (dim > 2).then(|| Envelope::new((dim - 2) as f64, kappa));
         Ok(PurkayasthaNoise { dim, kappa, envelope })
