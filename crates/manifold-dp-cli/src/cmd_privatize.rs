@@ -248,6 +248,11 @@ impl Job<'_> {
         let Job { args, in_fmt, out_fmt, key, charge } = *self;
         let started = Instant::now();
         let skipping = args.skip_invalid.is_some();
+        if (args.output == "-" || Output::is_special(&args.output)) && !skipping && args.input != "-" {
+            // Nothing (not even the header) goes to a stream before every row is known to be valid: a first
+            // pass reads them all.
+            validate_all(&args.input, in_fmt, columns)?;
+        }
         let mut writer =
             TableWriter::create(&args.output, out_fmt, columns.output_schema(), args.force, &columns.output_names())?;
         let mut rejects = match &args.skip_invalid {
@@ -259,10 +264,6 @@ impl Job<'_> {
             None => None,
         };
         let stream = writer.is_stream();
-        if stream && !skipping && args.input != "-" {
-            // Nothing goes to a stream before every row is known to be valid (a second pass reads the rows).
-            validate_all(&args.input, in_fmt, columns)?;
-        }
         let published = AtomicU64::new(0);
         let progress = Progress::new(reader.progress_total());
         // Three stages overlap: a thread reads and decodes the file, this thread validates and adds noise (on all
@@ -330,7 +331,9 @@ impl Job<'_> {
             Ok(v) => v,
             Err(e) => {
                 let charged = charge.is_some_and(|(c, _)| c.is_recorded());
-                return Err(what_was_written(e, &args.output, published.load(Ordering::SeqCst), charged));
+                // Rows written to a regular file's temporary file are gone with it: only a stream publishes.
+                let published = if stream { published.load(Ordering::SeqCst) } else { 0 };
+                return Err(what_was_written(e, &args.output, published, charged));
             }
         };
         if rows_out + rejected == 0 {
