@@ -428,7 +428,7 @@ where
     };
     for m in &input.malformed {
         if counts.listed.len() < LISTED_REJECTIONS {
-            let reason = format!("{} fields but the header has {}", m.fields.len(), input.batch.num_columns());
+            let reason = m.reason(input.batch.num_columns());
             counts.listed.push(Rejection { row: m.row, line: Some(m.line), column: None, reason });
         }
     }
