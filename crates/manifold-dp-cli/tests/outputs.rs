@@ -14,10 +14,6 @@ fn cmd() -> Command {
     Command::cargo_bin("manifold-dp").unwrap()
 }
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 /// Names in `dir`, sorted.
 fn listing(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> =
