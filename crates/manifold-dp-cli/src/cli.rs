@@ -359,7 +359,9 @@ pub struct PrivatizeArgs {
     /// Input file (.csv or .parquet; - reads CSV from standard input).
     #[arg(long)]
     pub input: String,
-    /// Output file (.csv or .parquet; - writes CSV to standard output).
+    /// Output file (.csv or .parquet; - writes CSV to standard output). A device or FIFO (/dev/null) is
+    /// written directly; a symbolic link is written through to its file. It may not be the input, the ledger
+    /// or another output. To a stream, the input is validated before anything is written.
     #[arg(long)]
     pub output: String,
     /// Input file format, when the extension does not say.
@@ -390,7 +392,7 @@ pub struct PrivatizeArgs {
     /// Also write the summary as JSON to this file.
     #[arg(long)]
     pub report: Option<String>,
-    /// Overwrite existing output, rejects and report files.
+    /// Overwrite existing output, rejects and report files (replaced atomically, keeping their permissions).
     #[arg(long)]
     pub force: bool,
     /// Seed for a reproducible experiment. NOT FOR RELEASES: whoever knows the seed can remove the noise.

@@ -8,11 +8,11 @@
 use crate::BadInput;
 use crate::cmd_budget::{GuaranteeContext, NotionArg};
 use crate::output::Output;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, Subcommand};
 use manifold_dp::privacy::guarantee::{Rounding, short_rounded};
 use manifold_dp::privacy::{Guarantee, RaoFamily};
-use manifold_dp_ledger::{Ledger, LedgerError, NotionSpent, REPORT_DELTA, Spent};
+use manifold_dp_ledger::{Admission, Ledger, LedgerError, NotionSpent, REPORT_DELTA, Spent};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
@@ -161,6 +161,10 @@ pub struct AddArgs {
     /// Only answer whether the release would be accepted (exit 0) or refused (exit 4); record nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Record the release even if the data set has no budget (by default refused with exit code 4, so that a
+    /// mistyped label cannot escape its budget).
+    #[arg(long)]
+    pub allow_unbudgeted: bool,
     /// Print one JSON object (also when refused).
     #[arg(long)]
     pub json: bool,
@@ -273,6 +277,12 @@ fn refusal_json(err: &LedgerError) -> Value {
         LedgerError::Unaccountable { notion, which, reason, .. } => json!({
             "kind": "unaccountable", "notion": notion, "which": which, "reason": reason, "message": err.to_string(),
         }),
+        LedgerError::NoBudget { dataset } => json!({
+            "kind": "no_budget", "dataset": dataset, "message": err.to_string(),
+        }),
+        LedgerError::RequestIdUsed { request_id, id, .. } => json!({
+            "kind": "request_id_used", "request_id": request_id, "release": id, "message": err.to_string(),
+        }),
         other => json!({ "kind": "error", "message": other.to_string() }),
     }
 }
@@ -289,7 +299,11 @@ fn add(db: &str, args: &AddArgs) -> Result<()> {
     }
     let ledger = Ledger::open(db)?;
     let mut out = std::io::stdout().lock();
-    let result = if args.dry_run {
+    // Budgets are never removed, so a data set that has one now still has it when the release is recorded.
+    let unbudgeted = !args.allow_unbudgeted && ledger.budgets(Some(&args.dataset))?.is_empty();
+    let result = if unbudgeted {
+        Err(LedgerError::NoBudget { dataset: args.dataset.clone() })
+    } else if args.dry_run {
         ledger.check(&args.dataset, &guarantees).map(|after| (None, after))
     } else {
         ledger
@@ -304,7 +318,7 @@ fn add(db: &str, args: &AddArgs) -> Result<()> {
                                   "refusal": refusal_json(&err) });
                 writeln!(out, "{obj}")?;
             }
-            return Err(err.into());
+            return Err(explain_refusal(err, db));
         }
     };
     if args.json {
@@ -443,6 +457,8 @@ fn is_zero(g: &Guarantee) -> bool {
 }
 
 fn export(db: &str, args: &ExportArgs) -> Result<()> {
+    Output::check(&args.output, args.force).map_err(|e| BadInput(format!("--output: {e}")))?;
+    crate::output::check_distinct(None, &[("--output", &args.output)], Some(db))?;
     let ledger = Ledger::open(db)?;
     let doc = ledger.export()?;
     let mut out = Output::open(&args.output, args.force)?;
@@ -527,20 +543,28 @@ pub fn value_name<T: clap::ValueEnum>(value: &T) -> String {
     value.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
 }
 
-/// `--ledger FILE` (with `--dataset`, `--request-id`) on `privatize` and `mean`.
+/// `--ledger FILE` (with `--dataset`, `--request-id`, `--allow-unbudgeted`) on `privatize` and `mean`.
 #[derive(Debug, Clone, Default, Args)]
 pub struct LedgerUse {
     /// Record this release in the privacy ledger FILE (made by `manifold-dp budget ledger --db FILE init`).
     /// It is checked against the data set's budgets before any work, and recorded just before the result is
-    /// published; a release over budget is refused with exit code 4 and writes nothing.
+    /// published; a release over budget, or against a data set with no budget, is refused with exit code 4 and
+    /// writes nothing.
     #[arg(long, value_name = "FILE")]
     pub ledger: Option<String>,
-    /// The data set label charged in the ledger (default: the input file's name, without its directory).
+    /// The data set label charged in the ledger (default: the input file's name, without its directory). It
+    /// must have a budget in the ledger, unless --allow-unbudgeted.
     #[arg(long, value_name = "LABEL", requires = "ledger")]
     pub dataset: Option<String>,
-    /// An id for this release: a retry with the same id (after a crash) is charged once.
+    /// An id for this release, used once: a second run with an id the ledger already holds is refused (exit 4)
+    /// before anything is read or written, whatever its input and parameters, because it would draw new noise
+    /// and so be a second, independent release. A retry after a failure that recorded nothing goes through.
     #[arg(long, value_name = "ID", requires = "ledger")]
     pub request_id: Option<String>,
+    /// Record the release even if the data set label has no budget in the ledger (by default refused with exit
+    /// code 4, so that a mistyped or defaulted label cannot escape its data set's budget).
+    #[arg(long, requires = "ledger")]
+    pub allow_unbudgeted: bool,
 }
 
 /// A release to be charged to a ledger: checked when prepared, recorded (once) by [`Charge::record`].
@@ -550,12 +574,14 @@ pub struct Charge {
     dataset: String,
     mechanism: String,
     request_id: Option<String>,
+    admission: Admission,
     recorded: AtomicBool,
 }
 
 impl Charge {
     /// `None` without `--ledger`. Otherwise opens the ledger and checks (a dry run) that a release with
-    /// `guarantees` fits the data set's budgets, so that a refusal comes before any work.
+    /// `guarantees` would be recorded (a budget that it fits, an unused request id), so that a refusal comes
+    /// before any work.
     pub fn prepare(
         opt: &LedgerUse,
         input: &str,
@@ -573,26 +599,30 @@ impl Charge {
                     BadInput(format!("--ledger: give --dataset LABEL (the input {input:?} has no file name)"))
                 })?,
         };
+        let admission = Admission { allow_unbudgeted: opt.allow_unbudgeted };
         let ledger = Ledger::open(db)?;
-        let replay = match &opt.request_id {
-            Some(id) => ledger.find_request(id)?.is_some(),
-            None => false,
-        };
-        if !replay {
-            ledger.check(&dataset, guarantees).with_context(|| format!("ledger {db}"))?;
-        }
+        ledger
+            .check_new(&dataset, guarantees, opt.request_id.as_deref(), admission)
+            .map_err(|e| explain_refusal(e, db))?;
         Ok(Some(Charge {
             ledger: Mutex::new(ledger),
             db: db.clone(),
             dataset,
             mechanism,
             request_id: opt.request_id.clone(),
+            admission,
             recorded: AtomicBool::new(false),
         }))
     }
 
+    /// Whether the release has been recorded.
+    pub fn is_recorded(&self) -> bool {
+        self.recorded.load(Ordering::SeqCst)
+    }
+
     /// Records the release with the guarantees its mechanism reports (once; later calls do nothing), just
-    /// before its result is published, and says so on standard error unless `quiet`. Refused over budget.
+    /// before its result is published, and says so on standard error unless `quiet`. Refused over budget, or
+    /// if another run took the request id meanwhile.
     pub fn record(&self, guarantees: &[Guarantee], quiet: bool) -> Result<()> {
         let ledger = self.ledger.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if self.recorded.load(Ordering::SeqCst) {
@@ -600,12 +630,11 @@ impl Charge {
         }
         let db = &self.db;
         let receipt = ledger
-            .record(&self.dataset, &self.mechanism, guarantees, self.request_id.as_deref())
-            .with_context(|| format!("ledger {db}"))?;
+            .record_new(&self.dataset, &self.mechanism, guarantees, self.request_id.as_deref(), self.admission)
+            .map_err(|e| explain_refusal(e, db))?;
         self.recorded.store(true, Ordering::SeqCst);
         if !quiet {
             let r = &receipt.release;
-            let how = if receipt.replayed { "already recorded" } else { "recorded" };
             let budgets: Vec<String> = receipt
                 .spent
                 .notions
@@ -613,8 +642,21 @@ impl Charge {
                 .filter_map(|n| Some(format!("{} spent {} of {}", n.account, brief(&n.total?), brief(&n.budget?))))
                 .collect();
             let budgets = if budgets.is_empty() { String::new() } else { format!(" ({})", budgets.join("; ")) };
-            eprintln!("ledger {db}: {how} as release #{} of data set {:?}{budgets}", r.id, r.dataset);
+            eprintln!("ledger {db}: recorded as release #{} of data set {:?}{budgets}", r.id, r.dataset);
         }
         Ok(())
     }
+}
+
+/// A ledger error with the ledger's name, and for a refusal the flag that would change the answer.
+fn explain_refusal(e: LedgerError, db: &str) -> anyhow::Error {
+    let hint = match &e {
+        LedgerError::NoBudget { .. } => {
+            " (give the data set a budget with `manifold-dp budget ledger --db DB limit --dataset LABEL …`, or pass \
+             --allow-unbudgeted)"
+        }
+        LedgerError::RequestIdUsed { .. } => " (a new release needs a new --request-id)",
+        _ => "",
+    };
+    anyhow::Error::new(e).context(format!("ledger {db}{hint}"))
 }

@@ -1,6 +1,9 @@
 //! `manifold-dp privatize`: read a table batch by batch, release its rotations, write the same table back.
 //! Everything is written to temporary files beside the targets and renamed only at the end, so an error at
-//! any row leaves no output behind.
+//! any row leaves no output behind. An output that is a stream (standard output, a device, a FIFO) shows rows
+//! as they are written, so the input is validated in a first pass before any row goes there (when it is a
+//! file), and the ledger is charged just before the first row; if a stream still fails midway, the error
+//! says how many rows were published.
 
 use crate::BadInput;
 use crate::cli::{Built, PrivatizeArgs};
@@ -20,7 +23,7 @@ use manifold_dp::mechanism::batch::privatize_rows;
 use manifold_dp::sample::rng::StreamKey;
 use manifold_dp::space::representation::Representation;
 use std::io::Write;
-use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 
@@ -28,10 +31,17 @@ use std::time::Instant;
 const LISTED_REJECTIONS: usize = 10;
 
 pub fn run(args: PrivatizeArgs) -> Result<()> {
+    // Every output path is checked before anything else (formats, the ledger, the data).
+    let mut outputs = vec![("--output", args.output.as_str())];
+    outputs.extend(args.skip_invalid.iter().map(|p| ("--skip-invalid", p.as_str())));
+    outputs.extend(args.report.iter().map(|p| ("--report", p.as_str())));
+    for (flag, path) in &outputs {
+        Output::check(path, args.force).map_err(|e| BadInput(format!("{flag}: {e}")))?;
+    }
+    crate::output::check_distinct(Some(&args.input), &outputs, args.ledger.ledger.as_deref())?;
     let epsilon = budget(&args)?;
     let in_fmt = FileFormat::resolve(args.input_format, &args.input, "--input-format")?;
     let out_fmt = FileFormat::resolve(args.output_format, &args.output, "--output-format")?;
-    refuse_same_file(&args)?;
     let space = args.mechanism.space;
     // Everything that can be refused without reading the data is checked before the file is opened.
     let mech = match epsilon {
@@ -39,7 +49,7 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
         Budget::Built(m) => m,
     };
     // With --ledger, the release is checked against the data set's budgets before any work, and recorded just
-    // before the output is published (to standard output: before the first row is written).
+    // before the output is published (to a stream: before the first row is written).
     let guarantee = match &mech {
         Built::So3(m) => m.guarantee(),
         Built::Sphere(m) => m.guarantee(),
@@ -51,11 +61,6 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
         format!("privatize {space} {mechanism}"),
         &[guarantee],
     )?;
-    if let Some(c) = &charge
-        && args.output == "-"
-    {
-        c.record(&[guarantee], args.quiet)?;
-    }
     let key = match args.seed {
         Some(seed) => StreamKey::from_seed_for_experiments(seed),
         None => StreamKey::from_os()?,
@@ -139,19 +144,6 @@ fn budget(args: &PrivatizeArgs) -> Result<Budget> {
         )
     })?;
     Ok(Budget::Built(built))
-}
-
-fn refuse_same_file(args: &PrivatizeArgs) -> Result<()> {
-    let mut targets = vec![("--output", &args.output)];
-    targets.extend(args.skip_invalid.iter().map(|p| ("--skip-invalid", p)));
-    targets.extend(args.report.iter().map(|p| ("--report", p)));
-    let canonical = |p: &str| Path::new(p).canonicalize().ok();
-    for (flag, path) in &targets {
-        if *path != "-" && canonical(path).is_some() && canonical(path) == canonical(&args.input) {
-            return Err(BadInput(format!("{flag} {path} is the input file; choose another name")).into());
-        }
-    }
-    Ok(())
 }
 
 /// Where invalid rows go with --skip-invalid.
@@ -256,6 +248,11 @@ impl Job<'_> {
         let Job { args, in_fmt, out_fmt, key, charge } = *self;
         let started = Instant::now();
         let skipping = args.skip_invalid.is_some();
+        if (args.output == "-" || Output::is_special(&args.output)) && !skipping && args.input != "-" {
+            // Nothing (not even the header) goes to a stream before every row is known to be valid: a first
+            // pass reads them all.
+            validate_all(&args.input, in_fmt, columns)?;
+        }
         let mut writer =
             TableWriter::create(&args.output, out_fmt, columns.output_schema(), args.force, &columns.output_names())?;
         let mut rejects = match &args.skip_invalid {
@@ -266,10 +263,13 @@ impl Job<'_> {
             Some(path) => Some(Output::open(path, args.force)?),
             None => None,
         };
+        let stream = writer.is_stream();
+        let published = AtomicU64::new(0);
         let progress = Progress::new(reader.progress_total());
         // Three stages overlap: a thread reads and decodes the file, this thread validates and adds noise (on all
         // cores), a thread encodes and writes. Bounded channels keep at most a few batches in memory.
-        let (rows_out, rejected, listed, writer, rejects) = std::thread::scope(|scope| -> Result<_> {
+        let published = &published;
+        let ran = std::thread::scope(|scope| -> Result<_> {
             let (to_worker, from_reader) = mpsc::sync_channel::<Result<InputBatch, BadInput>>(2);
             std::thread::Builder::new().name("manifold-dp-read".into()).spawn_scoped(scope, move || {
                 loop {
@@ -292,6 +292,7 @@ impl Job<'_> {
                 move || -> Result<(TableWriter, Option<Rejects>)> {
                     for item in from_worker {
                         writer.write(&item.batch)?;
+                        published.fetch_add(item.batch.num_rows() as u64, Ordering::SeqCst);
                         if let (Some(r), Some((input, keep))) = (rejects.as_mut(), item.rejected) {
                             r.write(&input, &keep)?;
                         }
@@ -305,6 +306,13 @@ impl Job<'_> {
                     let input = input?;
                     let position = input.progress;
                     let item = process(args, mech, key, columns, skipping, input, &mut state)?;
+                    if stream
+                        && item.batch.num_rows() > 0
+                        && let Some((c, guarantee)) = charge
+                    {
+                        // The first rows are about to appear on the stream: the release is published now.
+                        c.record(&[guarantee], args.quiet)?;
+                    }
                     if to_writer.send(item).is_err() {
                         break; // the writer failed; its error is reported below
                     }
@@ -317,10 +325,20 @@ impl Job<'_> {
             worked?;
             let (writer, rejects) = written?;
             Ok((state.rows_out, state.rejected, state.listed, writer, rejects))
-        })?;
+        });
         progress.finish();
+        let (rows_out, rejected, listed, writer, rejects) = match ran {
+            Ok(v) => v,
+            Err(e) => {
+                let charged = charge.is_some_and(|(c, _)| c.is_recorded());
+                // Rows written to a regular file's temporary file are gone with it: only a stream publishes.
+                let published = if stream { published.load(Ordering::SeqCst) } else { 0 };
+                return Err(what_was_written(e, &args.output, published, charged));
+            }
+        };
         if rows_out + rejected == 0 {
-            return Err(BadInput(format!("{} has a header but no data rows; nothing to privatize", args.input)).into());
+            let e = BadInput(format!("{} has a header but no data rows; nothing to privatize", args.input));
+            return Err(what_was_written(e.into(), &args.output, 0, false));
         }
         // Recorded before the output appears: a refusal leaves no output, and a crash between the two
         // over-counts (a release recorded but never published), never under-counts.
@@ -410,7 +428,7 @@ where
     };
     for m in &input.malformed {
         if counts.listed.len() < LISTED_REJECTIONS {
-            let reason = format!("{} fields but the header has {}", m.fields.len(), input.batch.num_columns());
+            let reason = m.reason(input.batch.num_columns());
             counts.listed.push(Rejection { row: m.row, line: Some(m.line), column: None, reason });
         }
     }
@@ -437,8 +455,7 @@ fn row_error(path: &str, input: &InputBatch, i: usize, problem: &Problem) -> Bad
     let column = problem.column.as_ref().map(|c| format!(", column {c:?}")).unwrap_or_default();
     let reason = &problem.reason;
     BadInput(format!(
-        "{path}: {}{column}: {reason}\nNothing was written; fix the row, or pass --skip-invalid REJECTS to set invalid \
-         rows aside",
+        "{path}: {}{column}: {reason}\nFix the row, or pass --skip-invalid REJECTS to set invalid rows aside.",
         input.locate(i),
     ))
 }
@@ -450,4 +467,37 @@ fn rejection(input: &InputBatch, i: usize, problem: Problem) -> Rejection {
         column: problem.column,
         reason: problem.reason,
     }
+}
+
+/// Reads every row of `path` and fails on the first one that is not a point, as the release would.
+fn validate_all<C: PointColumns>(path: &str, fmt: FileFormat, columns: &C) -> Result<()> {
+    let mut reader = TableReader::open(path, fmt, false)?;
+    while let Some(input) = reader.next_batch()? {
+        let decoded = columns.decode(&input.batch)?;
+        if let Some((i, problem)) = decoded.problems.first() {
+            let e = row_error(path, &input, *i, problem);
+            return Err(what_was_written(e.into(), "-", 0, false));
+        }
+    }
+    Ok(())
+}
+
+/// `err`, followed by what the failed run left: nothing, or (on a stream) the rows already published and
+/// whether the ledger was charged for them. Keeps the error's class (exit code).
+fn what_was_written(err: anyhow::Error, output: &str, published: u64, charged: bool) -> anyhow::Error {
+    let target = if output == "-" { "standard output".to_string() } else { output.to_string() };
+    let note = if published > 0 {
+        let ledger = if charged { " and recorded in the ledger as one release" } else { "" };
+        format!(
+            "{published} privatized rows had already been written to {target} before the failure; they are \
+             published{ledger}. The rows after them were not released."
+        )
+    } else if charged {
+        "Nothing was written, but the ledger had already recorded the release.".to_string()
+    } else {
+        "Nothing was written; the ledger (if any) was not charged.".to_string()
+    };
+    let bad_input = err.chain().any(|e| e.is::<BadInput>() || e.is::<manifold_dp::Error>());
+    let text = format!("{err:#}\n{note}");
+    if bad_input { BadInput(text).into() } else { anyhow::anyhow!(text) }
 }

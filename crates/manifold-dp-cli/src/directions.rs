@@ -13,6 +13,15 @@ use nalgebra::DVector;
 use rayon::prelude::*;
 use std::sync::Arc;
 
+/// The largest angle accepted on the circle, in full turns (either sign). Angles may be unwrapped (many turns),
+/// but beyond a million turns (2π·10⁶ rad, 3.6·10⁸ degrees) an f64 holds the angle only to ~10⁻⁹ rad and
+/// the value is almost certainly corrupt or in the wrong unit, so it is reported instead of wrapped.
+pub const MAX_TURNS: f64 = 1e6;
+
+/// Longitudes are accepted in [−360°, 360°] (both the −180..180 and the 0..360 conventions, and a little
+/// slack); anything else is reported, not wrapped.
+pub const MAX_LONGITUDE_DEG: f64 = 360.0;
+
 /// How the values of a space are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Form {
@@ -119,9 +128,31 @@ impl DirectionColumns {
             values[j] = view.value(row).map_err(|r| self.problem(j, r))?;
         }
         match self.form {
-            Form::Angle { degrees } => sphere::from_angle(if degrees { values[0].to_radians() } else { values[0] }),
+            Form::Angle { degrees } => {
+                let (unit, turn) = if degrees { ("degrees", 360.0) } else { ("rad", 2.0 * std::f64::consts::PI) };
+                if values[0].abs() > MAX_TURNS * turn {
+                    let reason = format!(
+                        "angle {:e} {unit} is beyond {MAX_TURNS:e} full turns (|angle| <= {:e} {unit}); a corrupt \
+                         value or the wrong unit?",
+                        values[0],
+                        MAX_TURNS * turn
+                    );
+                    return Err(self.problem(0, reason));
+                }
+                sphere::from_angle(if degrees { values[0].to_radians() } else { values[0] })
+            }
             Form::TimeOfDay => Periodic::HOURS_OF_DAY.to_circle(values[0]),
-            Form::LatLon => sphere::from_lat_lon_deg(values[0], values[1]),
+            Form::LatLon => {
+                if values[1].abs() > MAX_LONGITUDE_DEG {
+                    let reason = format!(
+                        "longitude {:e} degrees is outside [-{MAX_LONGITUDE_DEG}, {MAX_LONGITUDE_DEG}]; a corrupt \
+                         value or the wrong unit?",
+                        values[1]
+                    );
+                    return Err(self.problem(1, reason));
+                }
+                sphere::from_lat_lon_deg(values[0], values[1])
+            }
             Form::Unit(_) => sphere::unit_vector_default(values),
         }
         .map_err(|e| self.explain(e))

@@ -3,6 +3,7 @@
 //! This binary parses arguments, reads and writes files and prints reports; every computation is a call
 //! into the `manifold-dp` library.
 
+mod cleanup;
 mod cli;
 mod clock;
 mod cmd_audit;
@@ -48,6 +49,11 @@ impl std::error::Error for BadInput {}
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
+    // Before any file is created: an interrupted run must not leave temporary files behind.
+    if let Err(err) = cleanup::install() {
+        eprintln!("error: cannot watch for interrupts: {err}");
+        return ExitCode::from(1);
+    }
     let result = match cli.command {
         cli::Command::Sample(args) => cmd_sample::run(args),
         cli::Command::Radius(args) => cmd_radius::run(args),

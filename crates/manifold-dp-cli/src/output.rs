@@ -1,8 +1,20 @@
 //! Output that is either complete or absent: data go to a temporary file beside the target, which is
 //! renamed over it only when everything was written. An existing target is kept unless `--force`.
+//!
+//! What a path may name, checked when the output is opened (before any row is read or any ledger charge):
+//! - `-`: standard output, written as the rows come.
+//! - a new file in an existing directory, or (with `--force`) an existing regular file, which is replaced
+//!   atomically and keeps its permission bits (so `--force` never loosens them).
+//! - a file that is not a regular file (`/dev/null`, a FIFO, a terminal): written directly, like standard
+//!   output, with or without `--force`; it is never replaced, and never refused as "already exists".
+//! - a symbolic link: written through. The file it points to is what is checked and written (a regular file
+//!   is replaced atomically, the link stays); a link to a missing file is refused.
+//! - a directory, a name ending in `/`, an empty name, or a file in a missing directory: refused.
 
 use crate::BadInput;
+use crate::cleanup::{self, Registered};
 use anyhow::{Context, Result};
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use tempfile::NamedTempFile;
@@ -20,39 +32,130 @@ fn temp_builder() -> tempfile::Builder<'static, 'static> {
     b
 }
 
-/// Where data go: standard output, or a file written atomically.
+/// Where data go: standard output, a file that is not a regular file, or a regular file written atomically.
 pub enum Output {
     /// Standard output (`-`).
     Stdout(BufWriter<io::Stdout>),
+    /// A device, FIFO or other non-regular file, written in place as the data come.
+    Direct { file: BufWriter<File>, target: PathBuf },
     /// A temporary file that becomes `target` on [`Output::finish`] and vanishes otherwise.
-    File { tmp: BufWriter<NamedTempFile>, target: PathBuf },
+    File { tmp: BufWriter<NamedTempFile>, target: PathBuf, _registered: Registered },
+}
+
+/// What a path names, resolved as [`Output::open`] would (see the module documentation).
+enum Target {
+    Stdout,
+    /// An existing file that is not a regular file (through any symbolic links).
+    Special(PathBuf),
+    /// A regular file, existing (with its permissions) or not; symbolic links resolved.
+    Regular {
+        path: PathBuf,
+        existing: Option<std::fs::Permissions>,
+    },
+}
+
+fn resolve(path: &str) -> Result<Target, BadInput> {
+    if path == "-" {
+        return Ok(Target::Stdout);
+    }
+    if path.is_empty() {
+        return Err(BadInput("an output path is empty; give a file name (or - for standard output)".into()));
+    }
+    if path.ends_with('/') || path.ends_with(std::path::MAIN_SEPARATOR) {
+        return Err(BadInput(format!("{path} ends with a separator, so it names a directory; give a file name")));
+    }
+    let mut target = PathBuf::from(path);
+    let link = target.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink());
+    if link {
+        target = target.canonicalize().map_err(|e| {
+            BadInput(format!("{path} is a symbolic link to a file that cannot be reached ({e}); refusing to write it"))
+        })?;
+    }
+    match std::fs::metadata(&target) {
+        Ok(m) if m.is_dir() => Err(BadInput(format!("{path} is a directory; give a file name inside it"))),
+        Ok(m) if m.is_file() => Ok(Target::Regular { path: target, existing: Some(m.permissions()) }),
+        Ok(_) => Ok(Target::Special(target)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let dir = parent(&target);
+            match std::fs::metadata(&dir) {
+                Ok(m) if m.is_dir() => Ok(Target::Regular { path: target, existing: None }),
+                Ok(_) => Err(BadInput(format!("{path}: {} is not a directory", dir.display()))),
+                Err(e) => Err(BadInput(format!("{path}: cannot use the directory {}: {e}", dir.display()))),
+            }
+        }
+        Err(e) => Err(BadInput(format!("cannot use {path}: {e}"))),
+    }
+}
+
+fn parent(target: &Path) -> PathBuf {
+    match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
 }
 
 impl Output {
-    /// Opens `path` (`-` for standard output). Refuses an existing file unless `force`.
+    /// Opens `path` (`-` for standard output). Refuses an existing regular file unless `force`, and every
+    /// path that cannot be written (see the module documentation), before anything is written.
     pub fn open(path: &str, force: bool) -> Result<Self> {
-        if path == "-" {
-            return Ok(Output::Stdout(BufWriter::new(io::stdout())));
+        match resolve(path)? {
+            Target::Stdout => Ok(Output::Stdout(BufWriter::new(io::stdout()))),
+            Target::Special(target) => {
+                // No create, no truncate: a device or FIFO is written as it is.
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&target)
+                    .map_err(|e| BadInput(format!("cannot write {path}: {e}")))?;
+                Ok(Output::Direct { file: BufWriter::new(file), target })
+            }
+            Target::Regular { path: target, existing } => {
+                if existing.is_some() && !force {
+                    return Err(BadInput(format!("{path} already exists; pass --force to overwrite it")).into());
+                }
+                let dir = parent(&target);
+                let (tmp, registered) = cleanup::temp_file_in(&temp_builder(), &dir)
+                    .map_err(|e| BadInput(format!("cannot create a file in {} (for {path}): {e}", dir.display())))?;
+                if let Some(permissions) = existing {
+                    // The replacement has the mode of the file it replaces.
+                    tmp.as_file()
+                        .set_permissions(permissions)
+                        .with_context(|| format!("cannot give the new {path} the permissions of the old one"))?;
+                }
+                Ok(Output::File { tmp: BufWriter::new(tmp), target, _registered: registered })
+            }
         }
-        let target = PathBuf::from(path);
-        if target.exists() && !force {
-            return Err(BadInput(format!("{path} already exists; pass --force to overwrite it")).into());
-        }
-        let dir = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let tmp = temp_builder()
-            .tempfile_in(&dir)
-            .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-        Ok(Output::File { tmp: BufWriter::new(tmp), target })
     }
 
-    /// Flushes and, for a file, renames the temporary file onto the target.
+    /// The checks of [`Output::open`] that need no file to be created: what `path` names, and whether it may
+    /// be written (an existing regular file only with `force`). For checking every output before any work.
+    pub fn check(path: &str, force: bool) -> Result<(), BadInput> {
+        match resolve(path)? {
+            Target::Regular { existing: Some(_), .. } if !force => {
+                Err(BadInput(format!("{path} already exists; pass --force to overwrite it")))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether the path names a file that is not a regular file (a device, a FIFO), written directly.
+    pub fn is_special(path: &str) -> bool {
+        path != "-" && std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+    }
+
+    /// Whether what is written appears at once (standard output, a device, a FIFO) rather than at
+    /// [`Output::finish`].
+    pub fn is_stream(&self) -> bool {
+        !matches!(self, Output::File { .. })
+    }
+
+    /// Flushes and, for a regular file, renames the temporary file onto the target.
     pub fn finish(self) -> Result<()> {
         match self {
             Output::Stdout(mut w) => Ok(w.flush()?),
-            Output::File { tmp, target } => {
+            Output::Direct { mut file, target } => {
+                file.flush().with_context(|| format!("cannot write {}", target.display()))
+            }
+            Output::File { tmp, target, _registered } => {
                 let tmp = tmp.into_inner().map_err(|e| e.into_error())?;
                 tmp.as_file().sync_all()?;
                 tmp.persist(&target).with_context(|| format!("cannot write {}", target.display()))?;
@@ -65,7 +168,7 @@ impl Output {
     pub fn describe(&self) -> String {
         match self {
             Output::Stdout(_) => "standard output".into(),
-            Output::File { target, .. } => Path::new(target).display().to_string(),
+            Output::Direct { target, .. } | Output::File { target, .. } => target.display().to_string(),
         }
     }
 }
@@ -74,6 +177,7 @@ impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Output::Stdout(w) => w.write(buf),
+            Output::Direct { file, .. } => file.write(buf),
             Output::File { tmp, .. } => tmp.write(buf),
         }
     }
@@ -81,7 +185,84 @@ impl Write for Output {
     fn flush(&mut self) -> io::Result<()> {
         match self {
             Output::Stdout(w) => w.flush(),
+            Output::Direct { file, .. } => file.flush(),
             Output::File { tmp, .. } => tmp.flush(),
         }
     }
+}
+
+/// The identity of a file for telling whether two paths name the same one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Identity {
+    /// An existing file: device and inode (through symbolic links).
+    Inode(u64, u64),
+    /// A file yet to be created: its canonical directory and its name.
+    New(PathBuf),
+}
+
+#[cfg(unix)]
+fn inode(m: &std::fs::Metadata) -> Identity {
+    use std::os::unix::fs::MetadataExt;
+    Identity::Inode(m.dev(), m.ino())
+}
+
+#[cfg(not(unix))]
+fn inode(_: &std::fs::Metadata) -> Identity {
+    Identity::New(PathBuf::new())
+}
+
+/// `None` when the path cannot be resolved (the output's own checks report that).
+fn identity(path: &str) -> Option<Identity> {
+    if path == "-" {
+        // Standard output's own file: a terminal, a pipe, or a file it was redirected to.
+        return std::fs::metadata("/dev/stdout").ok().map(|m| inode(&m));
+    }
+    if let Ok(m) = std::fs::metadata(path) {
+        return Some(inode(&m));
+    }
+    let p = Path::new(path);
+    let target = match std::fs::read_link(p) {
+        Ok(t) if t.is_relative() => parent(p).join(t),
+        Ok(t) => t,
+        Err(_) => p.to_path_buf(),
+    };
+    let dir = parent(&target).canonicalize().ok()?;
+    Some(Identity::New(dir.join(target.file_name()?)))
+}
+
+/// Refuses outputs that name the same file as each other, the input or the ledger (compared by device and
+/// inode where the file exists, by canonical path where it does not, so `./pub.csv`, `pub.csv` and a link to
+/// it are one file), and more than one output on standard output. `outputs` are (flag, path); `/dev/null`
+/// may be named by several outputs, since nothing written there can be mixed up.
+pub fn check_distinct(input: Option<&str>, outputs: &[(&str, &str)], ledger: Option<&str>) -> Result<(), BadInput> {
+    let stdout: Vec<&str> = outputs.iter().filter(|(_, p)| *p == "-").map(|(f, _)| *f).collect();
+    if stdout.len() > 1 {
+        return Err(BadInput(format!(
+            "{} all name standard output (-); at most one output may go there",
+            stdout.join(" and ")
+        )));
+    }
+    let null = std::fs::metadata("/dev/null").ok().map(|m| inode(&m));
+    let ids: Vec<Option<Identity>> = outputs.iter().map(|(_, p)| identity(p)).collect();
+    for (i, (flag, path)) in outputs.iter().enumerate() {
+        let Some(id) = &ids[i] else { continue };
+        if let Some(input) = input.filter(|&p| p != "-")
+            && identity(input).as_ref() == Some(id)
+        {
+            return Err(BadInput(format!("{flag} {path} is the input file {input}; choose another name")));
+        }
+        if let Some(db) = ledger
+            && identity(db).as_ref() == Some(id)
+        {
+            return Err(BadInput(format!("{flag} {path} is the privacy ledger {db}; choose another name")));
+        }
+        for (j, (other_flag, other)) in outputs.iter().enumerate().take(i) {
+            if ids[j].as_ref() == Some(id) && null.as_ref() != Some(id) {
+                return Err(BadInput(format!(
+                    "{other_flag} {other} and {flag} {path} name the same file; give each output its own"
+                )));
+            }
+        }
+    }
+    Ok(())
 }

@@ -12,6 +12,9 @@ use nalgebra::UnitQuaternion;
 use rayon::prelude::*;
 use std::sync::Arc;
 
+/// The largest rotation-vector norm accepted, in radians: 4π, as for Euler angles.
+pub const MAX_ROTVEC_ANGLE: f64 = 4.0 * std::f64::consts::PI;
+
 /// The rotation columns of a table and how to read and write them.
 #[derive(Debug, Clone)]
 pub struct RotationColumns {
@@ -100,7 +103,29 @@ impl RotationColumns {
         for (j, view) in views.iter().enumerate() {
             values[j] = view.value(row).map_err(|reason| Problem { column: Some(self.names[j].clone()), reason })?;
         }
-        self.input.decode(values, &self.tolerance).map_err(|e| self.explain(e))
+        if self.input == Representation::RotVec {
+            // The angle is the vector's norm: beyond 4π (the bound on Euler angles too) it is almost certainly a
+            // unit mistake or a corrupt value, and beyond ~1e154 its square overflows into a NaN rotation.
+            let (j, largest) =
+                values.iter().enumerate().fold((0, 0.0f64), |m, (j, v)| if v.abs() > m.1 { (j, v.abs()) } else { m });
+            let norm =
+                if largest > MAX_ROTVEC_ANGLE { largest } else { values.iter().map(|v| v * v).sum::<f64>().sqrt() };
+            if norm > MAX_ROTVEC_ANGLE {
+                return Err(Problem {
+                    column: Some(self.names[j].clone()),
+                    reason: format!(
+                        "rotation vector of norm at least {norm:e} rad: an angle beyond 4π (two full turns) is a \
+                         corrupt value or the wrong unit (degrees?)"
+                    ),
+                });
+            }
+        }
+        let q = self.input.decode(values, &self.tolerance).map_err(|e| self.explain(e))?;
+        if !q.coords.iter().all(|c| c.is_finite()) {
+            // Never release a rotation that is not a number: every row is either released or reported.
+            return Err(Problem { column: None, reason: "the values do not give a finite rotation".into() });
+        }
+        Ok(q)
     }
 
     fn explain(&self, e: LibError) -> Problem {

@@ -218,9 +218,118 @@ fn privatize_and_mean_record_and_then_refuse() {
     assert!(!again.exists());
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3, "only the ledger, the input and the first output");
     assert_eq!(spent(&db, "poses.csv")["releases"], 2);
-    // Another label is another data set, with no budget.
-    mean(&["--dataset", "poses-v2"]).assert().success();
+    // Another label is another data set, with no budget: refused (exit 4, nothing recorded) unless allowed.
+    mean(&["--dataset", "poses-v2"])
+        .assert()
+        .code(4)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains("has no budget").and(predicate::str::contains("--allow-unbudgeted")));
+    assert_eq!(spent(&db, "poses-v2")["releases"], 0);
+    mean(&["--dataset", "poses-v2", "--allow-unbudgeted"]).assert().success();
     assert_eq!(spent(&db, "poses-v2")["releases"], 1);
+}
+
+/// Issue 14, item 2: a label with no budget (a typo, a default taken from the file name) is refused with exit 4,
+/// writes nothing and charges nothing, for privatize, mean and `ledger add`, unless explicitly allowed.
+#[test]
+fn unbudgeted_labels_are_refused_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("l.sqlite");
+    let input = dir.path().join("poses.csv");
+    std::fs::write(&input, POSES).unwrap();
+    ledger(&db).args(["init", "--dataset", "poses", "--pure", "50"]).assert().success();
+    let out = dir.path().join("out.csv");
+    let privatize = |extra: &[&str]| {
+        let mut c = cmd();
+        c.args(["privatize", "--mechanism", "laplace", "--epsilon", "1", "--input"])
+            .arg(&input)
+            .arg("--output")
+            .arg(&out)
+            .arg("--ledger")
+            .arg(&db)
+            .args(extra);
+        c
+    };
+    // The default label is the file name, "poses.csv", which has no budget ("poses" has).
+    privatize(&[]).assert().code(4).stderr(predicate::str::contains("\"poses.csv\" has no budget"));
+    privatize(&["--dataset", "pose"]).assert().code(4);
+    assert!(!out.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "only the ledger and the input");
+    ledger(&db).args(["add", "--dataset", "pose", "--mechanism", "m", "--pure", "1"]).assert().code(4);
+    ledger(&db)
+        .args(["add", "--dataset", "pose", "--mechanism", "m", "--pure", "1", "--json"])
+        .assert()
+        .code(4)
+        .stdout(predicate::str::contains("\"no_budget\""));
+    let export = ledger(&db).args(["export"]).assert().success().get_output().stdout.clone();
+    assert_eq!(json_of(&export)["datasets"].as_array().unwrap().len(), 1, "only the budgeted data set");
+    privatize(&["--dataset", "poses"]).assert().success();
+    privatize(&["--dataset", "pose", "--allow-unbudgeted", "--force"]).assert().success();
+    ledger(&db)
+        .args(["add", "--dataset", "pose", "--mechanism", "m", "--pure", "1", "--allow-unbudgeted"])
+        .assert()
+        .success();
+    assert_eq!(spent(&db, "pose")["releases"], 2);
+}
+
+/// Issue 14, item 1: a request id is used once. A second run with it (same request, or another input) would
+/// draw new noise, so it is refused with exit 4 before anything is read or written, and charges nothing.
+#[test]
+fn a_reused_request_id_is_refused_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("l.sqlite");
+    let input = dir.path().join("poses.csv");
+    std::fs::write(&input, POSES).unwrap();
+    let other = dir.path().join("other.csv");
+    std::fs::write(&other, "w,x,y,z\n1,0,0,0\n").unwrap();
+    ledger(&db).args(["init", "--dataset", "poses.csv", "--pure", "100"]).assert().success();
+    let privatize = |out: &Path| {
+        let mut c = cmd();
+        c.args(["privatize", "--mechanism", "laplace", "--epsilon", "1", "--request-id", "job-7", "--input"])
+            .arg(&input)
+            .arg("--output")
+            .arg(out)
+            .arg("--ledger")
+            .arg(&db);
+        c
+    };
+    let first = dir.path().join("first.csv");
+    privatize(&first).assert().success();
+    // The retry, to a new file and to standard output, is refused; nothing appears.
+    let second = dir.path().join("second.csv");
+    privatize(&second)
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("request id \"job-7\" was already used by release #1"));
+    assert!(!second.exists());
+    privatize(Path::new("-")).assert().code(4).stdout(predicate::str::is_empty());
+    assert_eq!(spent(&db, "poses.csv")["releases"], 1);
+    // mean with an id: once; the same id with another input file is refused too.
+    let mean = |input: &Path, id: &str| {
+        let mut c = cmd();
+        c.args(["mean", "--space", "so3", "--center", "identity", "--radius", "30deg", "--epsilon", "1"])
+            .args(["--dataset", "poses.csv", "--request-id", id, "--input"])
+            .arg(input)
+            .arg("--ledger")
+            .arg(&db);
+        c
+    };
+    mean(&input, "mean-1").assert().success();
+    mean(&input, "mean-1").assert().code(4).stdout(predicate::str::is_empty());
+    mean(&other, "mean-1").assert().code(4).stdout(predicate::str::is_empty());
+    mean(&other, "job-7").assert().code(4).stdout(predicate::str::is_empty());
+    assert_eq!(spent(&db, "poses.csv")["releases"], 2);
+    // `ledger add` records a release computed elsewhere: there a retry with the same id and the same release is
+    // an idempotent replay (no noise is drawn here), and another release under it a conflict.
+    let add = |eps: &str| {
+        let mut c = ledger(&db);
+        c.args(["add", "--dataset", "poses.csv", "--mechanism", "ext", "--pure", eps, "--request-id", "ext-1"]);
+        c
+    };
+    add("1").assert().success();
+    add("1").assert().success().stdout(predicate::str::contains("Already recorded"));
+    add("2").assert().code(2);
+    assert_eq!(spent(&db, "poses.csv")["releases"], 3);
 }
 
 #[test]

@@ -169,6 +169,35 @@ pub enum LedgerError {
         /// What differs.
         differs: String,
     },
+    /// A release drawn for a request id that the ledger already holds ([`crate::Ledger::record_new`]): the
+    /// first release with that id was drawn and published (or lost) with its own noise, and a second draw would
+    /// be a second, independent release of the data. Nothing was recorded.
+    #[error(
+        "refused: request id {request_id:?} was already used by release #{id} ({mechanism}, recorded at {at}); a \
+         new run would draw new noise, which is a second, independent release, not a retry of that one. Nothing \
+         was recorded"
+    )]
+    RequestIdUsed {
+        /// The request id.
+        request_id: String,
+        /// The release that has it.
+        id: i64,
+        /// Its mechanism label.
+        mechanism: String,
+        /// When it was recorded.
+        at: String,
+    },
+    /// A release against a data set that has no budget in this ledger, refused because the caller did not
+    /// allow unbudgeted data sets ([`crate::Admission`]): a mistyped or new label must not escape its budget.
+    /// Nothing was recorded.
+    #[error(
+        "refused: data set {dataset:?} has no budget in this ledger (a mistyped or new label?); set its budget \
+         first, or allow releases of unbudgeted data sets explicitly. Nothing was recorded"
+    )]
+    NoBudget {
+        /// The data set label.
+        dataset: String,
+    },
     /// A file-system failure outside SQLite (creating the file).
     #[error("{path}: {source}", path = .path.display())]
     Io {
@@ -190,10 +219,17 @@ pub enum LedgerError {
 }
 
 impl LedgerError {
-    /// Whether this is a refusal by the budget ([`LedgerError::OverBudget`] or [`LedgerError::Unaccountable`]):
-    /// the release was well formed, and the ledger said no (the CLI exits with code 4).
+    /// Whether this is a refusal of a release ([`LedgerError::OverBudget`], [`LedgerError::Unaccountable`],
+    /// [`LedgerError::NoBudget`], [`LedgerError::RequestIdUsed`]): the release was well formed, and the ledger
+    /// said no (the CLI exits with code 4).
     pub fn is_refusal(&self) -> bool {
-        matches!(self, LedgerError::OverBudget(_) | LedgerError::Unaccountable { .. })
+        matches!(
+            self,
+            LedgerError::OverBudget(_)
+                | LedgerError::Unaccountable { .. }
+                | LedgerError::NoBudget { .. }
+                | LedgerError::RequestIdUsed { .. }
+        )
     }
 
     /// Whether the fault lies in what the caller gave: a missing, existing, foreign, damaged or too new file, an

@@ -62,6 +62,14 @@ const TABLES: [&str; 4] = ["budget_log", "budgets", "ledger_info", "releases"];
 
 const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
+/// What [`Ledger::check_new`] and [`Ledger::record_new`] demand of a release besides fitting its budgets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Admission {
+    /// Accept a data set that has no budget at all (recorded, but limited by nothing). Off by default: a
+    /// mistyped, copied or defaulted label would otherwise escape the budget of the data it stands for.
+    pub allow_unbudgeted: bool,
+}
+
 /// A privacy ledger: an SQLite file recording each release of each data set and its budgets.
 ///
 /// Every write is one `BEGIN IMMEDIATE` transaction (so writers queue, each seeing the releases of those
@@ -453,6 +461,71 @@ impl Ledger {
         Ok(state.spent(Some(guarantees)))
     }
 
+    /// A dry run of [`Ledger::record_new`]: the refusal it would give now ([`LedgerError::RequestIdUsed`],
+    /// [`LedgerError::NoBudget`], [`LedgerError::OverBudget`], [`LedgerError::Unaccountable`]), or the spending
+    /// the release would leave. Writes nothing.
+    pub fn check_new(
+        &self,
+        dataset: &str,
+        guarantees: &[Guarantee],
+        request_id: Option<&str>,
+        admission: Admission,
+    ) -> Result<Spent, LedgerError> {
+        check_label(dataset, "data set")?;
+        check_guarantees(guarantees)?;
+        let _read = self.begin(TransactionBehavior::Deferred)?;
+        let state = self.load(dataset)?;
+        self.admit_new(&state, guarantees, request_id, admission)?;
+        Ok(state.spent(Some(guarantees)))
+    }
+
+    /// The checks of a new release beyond its budgets: an unused request id, and a budget unless allowed.
+    fn admit_new(
+        &self,
+        state: &DatasetState,
+        guarantees: &[Guarantee],
+        request_id: Option<&str>,
+        admission: Admission,
+    ) -> Result<(), LedgerError> {
+        if let Some(rid) = request_id {
+            check_label(rid, "request id")?;
+            if let Some(first) = self.find_request(rid)? {
+                return Err(LedgerError::RequestIdUsed {
+                    request_id: rid.into(),
+                    id: first.id,
+                    mechanism: first.mechanism,
+                    at: first.at,
+                });
+            }
+        }
+        if !admission.allow_unbudgeted && state.budgets.is_empty() {
+            return Err(LedgerError::NoBudget { dataset: state.dataset.clone() });
+        }
+        state.admit(guarantees)
+    }
+
+    /// Records a release whose noise was drawn for this request, as a front end that adds the noise itself
+    /// does. Unlike [`Ledger::record`], a `request_id` already in the ledger is refused
+    /// ([`LedgerError::RequestIdUsed`]) whatever the rest of the request: the release recorded under it had its
+    /// own noise, so a second run is a second release, never a replay. A data set with no budget is refused
+    /// ([`LedgerError::NoBudget`]) unless `admission` allows it. Check and insert are one transaction.
+    pub fn record_new(
+        &self,
+        dataset: &str,
+        mechanism: &str,
+        guarantees: &[Guarantee],
+        request_id: Option<&str>,
+        admission: Admission,
+    ) -> Result<Receipt, LedgerError> {
+        check_label(dataset, "data set")?;
+        check_label(mechanism, "mechanism")?;
+        check_guarantees(guarantees)?;
+        let tx = self.begin(TransactionBehavior::Immediate)?;
+        let state = self.load(dataset)?;
+        self.admit_new(&state, guarantees, request_id, admission)?;
+        self.insert(tx, state, mechanism, guarantees, request_id, || {})
+    }
+
     /// Records a release of `dataset` by `mechanism` with every guarantee the mechanism reported, if it fits
     /// every budget of the data set; otherwise refuses it ([`LedgerError::OverBudget`], or
     /// [`LedgerError::Unaccountable`] when a budgeted notion cannot express it) and records nothing. The check
@@ -511,8 +584,23 @@ impl Ledger {
             let spent = self.load(dataset)?.spent(None);
             return Ok(Receipt { release: first, replayed: true, spent });
         }
-        let mut state = self.load(dataset)?;
+        let state = self.load(dataset)?;
         state.admit(guarantees)?;
+        self.insert(tx, state, mechanism, guarantees, request_id, hook)
+    }
+
+    /// Inserts an admitted release and commits.
+    fn insert(
+        &self,
+        tx: Transaction<'_>,
+        mut state: DatasetState,
+        mechanism: &str,
+        guarantees: &[Guarantee],
+        request_id: Option<&str>,
+        hook: impl FnOnce(),
+    ) -> Result<Receipt, LedgerError> {
+        let dataset = state.dataset.clone();
+        let json = to_json(guarantees);
         let (id, at): (i64, String) = tx
             .query_row(
                 "INSERT INTO releases (dataset, mechanism, guarantees, request_id) VALUES (?1, ?2, ?3, ?4)
@@ -525,7 +613,7 @@ impl Ledger {
         let release = Release {
             id,
             at,
-            dataset: dataset.into(),
+            dataset,
             mechanism: mechanism.into(),
             guarantees: guarantees.to_vec(),
             request_id: request_id.map(str::to_string),

@@ -43,5 +43,5 @@ mod report;
 
 pub use accounts::{Account, REPORT_DELTA, diameter};
 pub use error::{LedgerError, Overdraft};
-pub use ledger::{APPLICATION_ID, DEFAULT_BUSY_TIMEOUT, Ledger, SCHEMA_VERSION};
+pub use ledger::{APPLICATION_ID, Admission, DEFAULT_BUSY_TIMEOUT, Ledger, SCHEMA_VERSION};
 pub use report::{BudgetChange, BudgetEntry, DatasetExport, Export, NotionSpent, Receipt, Release, Spent};

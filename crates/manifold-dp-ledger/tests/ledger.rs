@@ -3,7 +3,7 @@
 //! racing for the last of a budget.
 
 use manifold_dp::privacy::{Guarantee, Metric, RaoFamily, compose};
-use manifold_dp_ledger::{Ledger, LedgerError, Spent};
+use manifold_dp_ledger::{Admission, Ledger, LedgerError, Spent};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -266,6 +266,34 @@ fn request_id_makes_a_retry_idempotent() {
     let err = ledger.record("d", "m", &[pure(0.3)], Some("job-42")).unwrap_err();
     assert!(matches!(err, LedgerError::RequestIdConflict { id, .. } if id == first.release.id), "{err}");
     ledger.record("d", "m", &[pure(0.3)], Some("job-43")).unwrap();
+    assert_eq!(ledger.releases(None).unwrap().len(), 2);
+}
+
+/// A release whose noise was drawn for a request (`record_new`): its id is used once, and an unbudgeted data set
+/// is refused unless allowed; each refusal records nothing and is a refusal (exit 4 in the CLI).
+#[test]
+fn new_releases_use_an_id_once_and_need_a_budget() {
+    let (_dir, _path, ledger) = new_ledger();
+    ledger.set_budget("d", pure(1.0)).unwrap();
+    let strict = Admission::default();
+    let first = ledger.record_new("d", "m", &[pure(0.2)], Some("job-1"), strict).unwrap();
+    assert!(!first.replayed);
+    for (dataset, eps) in [("d", 0.2), ("d", 0.3), ("e", 0.2)] {
+        let err = ledger.record_new(dataset, "m", &[pure(eps)], Some("job-1"), strict).unwrap_err();
+        assert!(matches!(err, LedgerError::RequestIdUsed { id, .. } if id == first.release.id), "{err}");
+        assert!(err.is_refusal());
+        let err = ledger.check_new(dataset, &[pure(eps)], Some("job-1"), strict).unwrap_err();
+        assert!(matches!(err, LedgerError::RequestIdUsed { .. }), "{err}");
+    }
+    let err = ledger.record_new("typo", "m", &[pure(0.2)], None, strict).unwrap_err();
+    assert!(matches!(&err, LedgerError::NoBudget { dataset } if dataset == "typo") && err.is_refusal(), "{err}");
+    assert!(ledger.check_new("typo", &[pure(0.2)], None, strict).is_err());
+    assert_eq!(ledger.releases(None).unwrap().len(), 1);
+    let open = Admission { allow_unbudgeted: true };
+    ledger.check_new("typo", &[pure(0.2)], None, open).unwrap();
+    ledger.record_new("typo", "m", &[pure(0.2)], Some("job-2"), open).unwrap();
+    // Budgets are still enforced.
+    assert!(ledger.record_new("d", "m", &[pure(0.9)], None, strict).unwrap_err().is_refusal());
     assert_eq!(ledger.releases(None).unwrap().len(), 2);
 }
 

@@ -21,6 +21,19 @@ pub struct Malformed {
     pub line: u64,
     /// The fields as read.
     pub fields: Vec<String>,
+    /// A blank line between rows (which the CSV parser would otherwise skip, shifting every later row).
+    pub blank: bool,
+}
+
+impl Malformed {
+    /// What is wrong with the record, for people; `width` is the header's number of fields.
+    pub fn reason(&self, width: usize) -> String {
+        if self.blank {
+            "a blank line where a row should be".into()
+        } else {
+            format!("{} fields but the header has {width}", self.fields.len())
+        }
+    }
 }
 
 /// A batch of rows and where they came from.
@@ -64,6 +77,8 @@ pub struct CsvTable {
     path: String,
     total_bytes: Option<u64>,
     keep_malformed: bool,
+    /// The line where the next record starts unless blank lines come first.
+    next_line: u64,
 }
 
 /// The longest line a CSV input may have: 16 MiB. A row of 10 000 coordinates takes a few hundred kB; without a
@@ -127,6 +142,7 @@ impl TableReader {
                     return Err(BadInput(format!("{path} is empty: expected a header row naming the columns")));
                 }
                 let names: Vec<String> = header.iter().map(str::to_string).collect();
+                let next_line = 2 + names.iter().map(|n| n.matches('\n').count() as u64).sum::<u64>();
                 check_unique(&names, path)?;
                 let fields: Vec<Field> = names.iter().map(|n| Field::new(n, DataType::Utf8, false)).collect();
                 Ok(TableReader::Csv(CsvTable {
@@ -136,6 +152,7 @@ impl TableReader {
                     path: path.to_string(),
                     total_bytes,
                     keep_malformed,
+                    next_line,
                 }))
             }
             FileFormat::Parquet => {
@@ -214,6 +231,8 @@ impl CsvTable {
         let (mut rows, mut lines, mut malformed) = (Vec::new(), Vec::new(), Vec::new());
         let mut record = csv::StringRecord::new();
         while rows.len() < BATCH_ROWS {
+            // The line after the previous record: where this one starts unless blank lines come first.
+            let start = self.reader.position().line();
             let more = self
                 .reader
                 .read_record(&mut record)
@@ -221,9 +240,30 @@ impl CsvTable {
             if !more {
                 break;
             }
+            // The parser skips empty lines (and reports the record at the line where it began looking). The
+            // line ends consumed, less the record's own, are blank lines before it; each is reported as a row of
+            // its own, since a value silently missing would shift every later row. Blank lines after the last
+            // row are ignored. (The parser consumes a record's line end with the record, or with the next one
+            // after a CR LF, so one line end per record is counted either way.)
+            let consumed = self.reader.position().line() - start;
+            let inner: u64 = record.iter().map(|f| f.matches('\n').count() as u64).sum();
+            let blanks = consumed.saturating_sub(inner + 1);
+            let line = self.next_line + blanks;
+            self.next_line = line + inner + 1;
+            for blank in line - blanks..line {
+                let row = self.next_row;
+                self.next_row += 1;
+                if !self.keep_malformed {
+                    return Err(BadInput(format!(
+                        "{}: row {row} (line {blank}) is a blank line; remove it (every line after the header must be \
+                         a row), or pass --skip-invalid REJECTS.csv to set such rows aside",
+                        self.path
+                    )));
+                }
+                malformed.push(Malformed { row, line: blank, fields: vec![String::new()], blank: true });
+            }
             let row = self.next_row;
             self.next_row += 1;
-            let line = record.position().map_or(0, |p| p.line());
             if record.len() != width {
                 if !self.keep_malformed {
                     return Err(BadInput(format!(
@@ -233,7 +273,12 @@ impl CsvTable {
                         record.len()
                     )));
                 }
-                malformed.push(Malformed { row, line, fields: record.iter().map(str::to_string).collect() });
+                malformed.push(Malformed {
+                    row,
+                    line,
+                    fields: record.iter().map(str::to_string).collect(),
+                    blank: false,
+                });
                 continue;
             }
             for (builder, field) in builders.iter_mut().zip(record.iter()) {

@@ -14,8 +14,8 @@ use parquet::schema::types::ColumnPath;
 
 /// A table being written.
 pub enum TableWriter {
-    /// CSV with a header row.
-    Csv(Box<arrow_csv::Writer<Output>>),
+    /// CSV with a header row; the flag says whether the output is a stream ([`Output::is_stream`]).
+    Csv(Box<arrow_csv::Writer<Output>>, bool),
     /// Parquet (Snappy-compressed, like pyarrow's default).
     Parquet(Box<ArrowWriter<Output>>),
 }
@@ -36,10 +36,11 @@ impl TableWriter {
         let out = Output::open(path, force)?;
         match format {
             FileFormat::Csv => {
+                let stream = out.is_stream();
                 let mut w = arrow_csv::WriterBuilder::new().with_header(true).build(out);
                 // Writes the header even if no row follows.
                 w.write(&RecordBatch::new_empty(schema.clone())).context("cannot write the CSV header")?;
-                Ok(TableWriter::Csv(Box::new(w)))
+                Ok(TableWriter::Csv(Box::new(w), stream))
             }
             FileFormat::Parquet => {
                 if matches!(out, Output::Stdout(_)) {
@@ -86,10 +87,18 @@ impl TableWriter {
         }
     }
 
+    /// Whether rows appear at once (standard output, a device, a FIFO) rather than when the file is finished.
+    pub fn is_stream(&self) -> bool {
+        match self {
+            TableWriter::Csv(_, stream) => *stream,
+            TableWriter::Parquet(w) => w.inner().is_stream(),
+        }
+    }
+
     /// Appends a batch.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         match self {
-            TableWriter::Csv(w) => w.write(batch).context("cannot write CSV rows"),
+            TableWriter::Csv(w, _) => w.write(batch).context("cannot write CSV rows"),
             TableWriter::Parquet(w) => w.write(batch).context("cannot write Parquet rows"),
         }
     }
@@ -97,7 +106,7 @@ impl TableWriter {
     /// Completes the file and moves it onto its target.
     pub fn finish(self) -> Result<()> {
         let out = match self {
-            TableWriter::Csv(w) => w.into_inner(),
+            TableWriter::Csv(w, _) => w.into_inner(),
             TableWriter::Parquet(w) => w.into_inner().context("cannot finish the Parquet file")?,
         };
         out.finish()
