@@ -132,10 +132,10 @@ pub enum LedgerError {
         dataset: String,
         /// The account.
         notion: String,
-        /// The total so far.
-        total: Guarantee,
+        /// The total so far (boxed: a guarantee with its grid would make every ledger error large).
+        total: Box<Guarantee>,
         /// The budget asked for.
-        budget: Guarantee,
+        budget: Box<Guarantee>,
     },
     /// A release (the new one, or one already recorded) cannot be expressed in a notion the data set has a
     /// budget in, so the budget could not be checked. Nothing was recorded.

@@ -329,8 +329,8 @@ impl Ledger {
                     return Err(LedgerError::BelowSpent {
                         dataset: dataset.into(),
                         notion: account.key(),
-                        total: t,
-                        budget: *b,
+                        total: Box::new(t),
+                        budget: Box::new(*b),
                     });
                 }
                 Ok(_) => {}
