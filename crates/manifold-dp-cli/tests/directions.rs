@@ -30,18 +30,19 @@ fn read_report(path: &Path) -> Value {
 const VISITS: &str = "id,visited_at,place\n\
 1,2024-05-01T13:30:00Z,\"Café, Rue X\"\n\
 2,07:15,b\n\
-3,2024-05-01 23:59:59.250+02:00,c\n\
+3,2024-05-01 23:59:59.2+02:00,c\n\
 4,00:00:00,d\n";
 
 #[test]
 fn time_of_day_keeps_every_form_and_passes_other_columns_through() {
-    // At ε = 1e12 per radian the noise is far below a millisecond: every field must come back as written.
+    // At ε = 1e6 per radian (the largest accepted) the noise is about 15 ms: every field, written to at most a
+    // tenth of a second, must come back as written.
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("visits.csv");
     fs::write(&input, VISITS).unwrap();
     let output = dir.path().join("out.csv");
     bin()
-        .args(["privatize", "--space", "timeofday", "--mechanism", "purkayastha", "--epsilon", "1e12", "--seed", "1"])
+        .args(["privatize", "--space", "timeofday", "--mechanism", "purkayastha", "--epsilon", "1e6", "--seed", "1"])
         .args(["--columns", "visited_at", "--input", s(&input), "--output", s(&output), "--quiet"])
         .assert()
         .success();
@@ -91,7 +92,7 @@ fn latitude_longitude_round_trip_and_km_budget() {
     let output = dir.path().join("out.csv");
     let report = dir.path().join("r.json");
     bin()
-        .args(["privatize", "--space", "latlon", "--mechanism", "purkayastha", "--epsilon", "1e12", "--seed", "3"])
+        .args(["privatize", "--space", "latlon", "--mechanism", "purkayastha", "--epsilon", "1e6", "--seed", "3"])
         .args(["--input", s(&input), "--output", s(&output), "--report", s(&report), "--quiet"])
         .assert()
         .success();
@@ -101,10 +102,10 @@ fn latitude_longitude_round_trip_and_km_budget() {
     let want = [("paris", 48.8566, 2.3522), ("fiji", -17.7, -170.0)];
     for (row, (name, lat, lon)) in rows.iter().zip(want) {
         assert_eq!(row[0], name);
-        assert!((row[1].parse::<f64>().unwrap() - lat).abs() < 1e-6, "{row:?}");
-        assert!((row[2].parse::<f64>().unwrap() - lon).abs() < 1e-6, "{row:?}");
+        assert!((row[1].parse::<f64>().unwrap() - lat).abs() < 1e-2, "{row:?}");
+        assert!((row[2].parse::<f64>().unwrap() - lon).abs() < 1e-2, "{row:?}");
     }
-    assert!((rows[2][1].parse::<f64>().unwrap() - 90.0).abs() < 1e-6);
+    assert!((rows[2][1].parse::<f64>().unwrap() - 90.0).abs() < 1e-2);
     // --protect 2km at level 1 is 0.5 per km.
     bin()
         .args(["privatize", "--space", "latlon", "--mechanism", "vmf", "--protect", "2km", "--level", "1"])
@@ -125,12 +126,12 @@ fn parquet_and_csv_agree_on_directions() {
     let rows: String =
         (0..300).map(|i| format!("{i},{},{}\n", -60.05 + 0.4 * i as f64, -179.0 + 1.1 * i as f64)).collect();
     fs::write(&input, format!("id,lat,lon\n{rows}")).unwrap();
-    // CSV → Parquet at ε = 1e12 (a copy: Purkayastha's angle scale is 1/ε), then the same seeded release
+    // CSV → Parquet at ε = 1e6 (nearly a copy: Purkayastha's angle scale is 1/ε), then the same seeded release
     // from both. (No latitude is 0: the tangent frame on S² flips with the sign of z, so inputs 1e-12 apart
     // across the equator get different — equally distributed — noise from the same random numbers.)
     let pq = dir.path().join("geo.parquet");
     bin()
-        .args(["privatize", "--space", "latlon", "--mechanism", "purkayastha", "--epsilon", "1e12", "--seed", "1"])
+        .args(["privatize", "--space", "latlon", "--mechanism", "purkayastha", "--epsilon", "1e6", "--seed", "1"])
         .args(["--input", s(&input), "--output", s(&pq), "--quiet"])
         .assert()
         .success();
@@ -148,7 +149,7 @@ fn parquet_and_csv_agree_on_directions() {
         let va: Vec<f64> = la.split(',').map(|v| v.parse().unwrap()).collect();
         let vb: Vec<f64> = lb.split(',').map(|v| v.parse().unwrap()).collect();
         assert_eq!(va[0], vb[0]);
-        assert!((va[1] - vb[1]).abs() < 1e-6 && (va[2] - vb[2]).abs() < 1e-6, "{la} vs {lb}");
+        assert!((va[1] - vb[1]).abs() < 1e-2 && (va[2] - vb[2]).abs() < 1e-2, "{la} vs {lb}");
     }
 }
 
@@ -159,24 +160,24 @@ fn unit_vectors_and_angles() {
     fs::write(&input, "x1,x2,x3,x4,tag\n0.5,0.5,0.5,0.5,a\n0,0,-1,0,b\n").unwrap();
     let output = dir.path().join("out.csv");
     bin()
-        .args(["privatize", "--space", "sphere:4", "--mechanism", "vmf", "--epsilon", "1e12", "--seed", "1"])
+        .args(["privatize", "--space", "sphere:4", "--mechanism", "vmf", "--epsilon", "1e6", "--seed", "1"])
         .args(["--input", s(&input), "--output", s(&output), "--quiet"])
         .assert()
         .success();
     let out = fs::read_to_string(&output).unwrap();
     let second: Vec<&str> = out.lines().nth(2).unwrap().split(',').collect();
-    assert!((second[2].parse::<f64>().unwrap() + 1.0).abs() < 1e-9 && second[4] == "b");
+    assert!((second[2].parse::<f64>().unwrap() + 1.0).abs() < 1e-4 && second[4] == "b");
     let input = dir.path().join("a.csv");
     fs::write(&input, "bearing\n350\n10\n").unwrap();
     bin()
         .args(["privatize", "--space", "circle", "--format", "deg", "--columns", "bearing"])
-        .args(["--mechanism", "wrapped-laplace", "--epsilon", "1e12", "--seed", "1"])
+        .args(["--mechanism", "wrapped-laplace", "--epsilon", "1e6", "--seed", "1"])
         .args(["--input", s(&input), "--output", s(&output), "--force", "--quiet"])
         .assert()
         .success();
     let out = fs::read_to_string(&output).unwrap();
     let v: Vec<f64> = out.lines().skip(1).map(|l| l.parse().unwrap()).collect();
-    assert!((v[0] - 350.0).abs() < 1e-6 && (v[1] - 10.0).abs() < 1e-6, "{v:?}");
+    assert!((v[0] - 350.0).abs() < 1e-2 && (v[1] - 10.0).abs() < 1e-2, "{v:?}");
 }
 
 /// Runs a privatize that must fail with exit 2, a message containing each of `needles`, and no file left.
@@ -225,7 +226,7 @@ fn skip_invalid_sets_bad_locations_aside() {
     let output = dir.path().join("out.csv");
     let rejects = dir.path().join("rejects.csv");
     bin()
-        .args(["privatize", "--space", "latlon", "--mechanism", "vmf", "--epsilon", "1e12", "--seed", "1"])
+        .args(["privatize", "--space", "latlon", "--mechanism", "vmf", "--epsilon", "1e6", "--seed", "1"])
         .args(["--input", s(&input), "--output", s(&output), "--skip-invalid", s(&rejects), "--quiet"])
         .assert()
         .success();
@@ -256,7 +257,7 @@ fn radius_in_hours_and_km() {
         .args(["radius", "--space", "latlon", "--mechanism", "purkayastha", "--radius", "2km", "--level", "0.9"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("puts 90.0% of releases within 2.000000 km"));
+        .stdout(predicate::str::contains("puts 90.0% of releases within 2 km"));
 }
 
 #[test]

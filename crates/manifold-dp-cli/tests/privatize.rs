@@ -167,11 +167,11 @@ fn quat_diff(a: &[f64], b: &[f64]) -> f64 {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// 1. Round trips at epsilon = 1e12 (the noiseless limit) in every representation
+// 1. Round trips at epsilon = 1e6 (the largest accepted: noise of a few microradians) in every representation
 // ---------------------------------------------------------------------------------------------------------
 
-/// Writes `id,<names>,note` with `rows`, privatizes it at epsilon = 1e12 in `format`, and checks that the
-/// output has the same header and, per row, values within 1e-9 by `diff`.
+/// Writes `id,<names>,note` with `rows`, privatizes it at epsilon = 1e6 in `format`, and checks that the
+/// output has the same header and, per row, values within 1e-4 by `diff`.
 fn round_trip(format: &str, names: &[&str], rows: &[Vec<f64>], diff: fn(&[f64], &[f64]) -> f64) {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.csv");
@@ -182,7 +182,7 @@ fn round_trip(format: &str, names: &[&str], rows: &[Vec<f64>], diff: fn(&[f64], 
     }
     fs::write(&input, &text).unwrap();
     privatize()
-        .args(["--mechanism", "laplace", "--epsilon", "1e12", "--seed", "1", "--format", format])
+        .args(["--mechanism", "laplace", "--epsilon", "1e6", "--seed", "1", "--format", format])
         .args(["--input", s(&input), "--output", s(&output)])
         .assert()
         .success();
@@ -194,11 +194,11 @@ fn round_trip(format: &str, names: &[&str], rows: &[Vec<f64>], diff: fn(&[f64], 
     let mut worst = 0.0f64;
     for (i, (want, got)) in rows.iter().zip(&got).enumerate() {
         let d = diff(want, got);
-        assert!(d < 1e-9, "{format}: row {} differs by {d}: input {want:?}, output {got:?}", i + 1);
+        assert!(d < 1e-4, "{format}: row {} differs by {d}: input {want:?}, output {got:?}", i + 1);
         worst = worst.max(d);
     }
     // The noise is there, just tiny: the outputs are not the inputs' exact text.
-    assert!(worst > 0.0, "{format}: at epsilon 1e12 the output should still carry (tiny) noise");
+    assert!(worst > 0.0, "{format}: at epsilon 1e6 the output should still carry (tiny) noise");
     for (a, b) in in_rows.iter().zip(&out_rows) {
         assert_eq!(a[0], b[0]);
         assert_eq!(a.last(), b.last());
@@ -255,7 +255,7 @@ fn euler_angles(i: usize, half_turn: f64) -> Vec<f64> {
 fn round_trip_euler_intrinsic_zyx_degrees() {
     let rows: Vec<Vec<f64>> = (0..N_ROUND_TRIP).map(|i| euler_angles(i, 180.0)).collect();
     assert!(rows.iter().all(|r| r[1].abs() <= 54.0 && r[0].abs() < 171.0 && r[2].abs() < 171.0));
-    // Compared in radians: 1e-9 rad.
+    // Compared in radians: 1e-4 rad.
     fn diff_deg(a: &[f64], b: &[f64]) -> f64 {
         max_abs_diff(a, b).to_radians()
     }
@@ -339,7 +339,7 @@ fn output_as_matrix_puts_r11_to_r33_where_the_first_rotation_column_was() {
     }
     fs::write(&input, &text).unwrap();
     privatize()
-        .args(["--mechanism", "laplace", "--epsilon", "1e12", "--seed", "1", "--output-as", "matrix"])
+        .args(["--mechanism", "laplace", "--epsilon", "1e6", "--seed", "1", "--output-as", "matrix"])
         .args(["--input", s(&input), "--output", s(&output)])
         .assert()
         .success();
@@ -355,7 +355,7 @@ fn output_as_matrix_puts_r11_to_r33_where_the_first_rotation_column_was() {
         assert_eq!(row[10], format!("f{i}"));
         assert_eq!(row[11], format!("n{i}"));
         let d = max_abs_diff(&matrix(quat(i)), m);
-        assert!(d < 1e-9, "row {}: matrix differs by {d}", i + 1);
+        assert!(d < 1e-4, "row {}: matrix differs by {d}", i + 1);
     }
 }
 
@@ -580,7 +580,7 @@ fn truncated_parquet_is_refused() {
     let csv_in = sc.input("in.csv", &text);
     let parquet = sc.inputs.join("good.parquet");
     privatize()
-        .args(["--mechanism", "laplace", "--epsilon", "1e12", "--seed", "1"])
+        .args(["--mechanism", "laplace", "--epsilon", "1e6", "--seed", "1"])
         .args(["--input", s(&csv_in), "--output", s(&parquet)])
         .assert()
         .success();
@@ -773,12 +773,12 @@ fn csv_and_parquet_inputs_give_the_same_release() {
     // CSV -> Parquet -> CSV in the noiseless limit reproduces the input.
     let mid = sc.out("mid.parquet");
     let back = sc.out("back.csv");
-    run(&csv_in, &mid, "1e12", "1");
-    run(&mid, &back, "1e12", "2");
+    run(&csv_in, &mid, "1e6", "1");
+    run(&mid, &back, "1e6", "2");
     let (h3, rows3) = read_csv_file(&back);
     assert_eq!(h3, ["id", "w", "x", "y", "z", "note"]);
     for (i, (a, b)) in values.iter().zip(&csv_numbers(&h3, &rows3, &names)).enumerate() {
-        assert!(quat_diff(a, b) < 1e-9, "row {}: {a:?} vs {b:?}", i + 1);
+        assert!(quat_diff(a, b) < 1e-4, "row {}: {a:?} vs {b:?}", i + 1);
         assert_eq!(rows3[i][0], ids[i]);
         assert_eq!(rows3[i][5], notes[i]);
     }

@@ -205,12 +205,20 @@ pub fn gdp_epsilon(mu: f64, delta: f64) -> Fallible<f64> {
     if mu == 0.0 {
         return Ok(0.0);
     }
-    epsilon_for_delta(delta, |e| delta_upper(mu, e)).ok_or_else(|| {
-        Error::Unattainable(format!(
-            "no finite epsilon makes a {}-GDP mechanism (epsilon, {delta:e})-DP in double precision",
-            crate::privacy::guarantee::short(mu)
-        ))
-    })
+    // At ε = μ²/2, δ = 1/2 − R(μ)/√(2π) ≥ 1/2 − 1/(μ√(2π)) > 1/4 for μ ≥ 3 (R the Mills ratio), and δ decreases
+    // in ε: so δ < 1/4 needs ε > μ²/2, beyond the largest double once μ > √(2·f64::MAX). Said at once, rather
+    // than after a thousand doublings that each exhaust the quadrature (found by fuzzing: ~1 s per call).
+    if mu > f64::MAX.sqrt() * std::f64::consts::SQRT_2 && delta < 0.25 {
+        return Err(unattainable_gdp(mu, delta));
+    }
+    epsilon_for_delta(delta, |e| delta_upper(mu, e)).ok_or_else(|| unattainable_gdp(mu, delta))
+}
+
+fn unattainable_gdp(mu: f64, delta: f64) -> Error {
+    Error::Unattainable(format!(
+        "no finite epsilon makes a {}-GDP mechanism (epsilon, {delta:e})-DP in double precision",
+        crate::privacy::guarantee::short(mu)
+    ))
 }
 
 /// The smallest ε ≥ 0 (the safe end of a bisection) with `delta_at(ε) ≤ δ·(1 − INVERSION_SLACK)`, for an upper
@@ -220,11 +228,6 @@ pub(crate) fn epsilon_for_delta(delta: f64, delta_at: impl Fn(f64) -> f64) -> Op
     let ok = |e: f64| delta_at(e) <= target;
     if ok(0.0) {
         return Some(0.0);
-    }
-    // One evaluation at the largest double settles the hopeless cases (μ-GDP with μ near 1e155 needs ε beyond
-    // it) before a thousand doublings would each evaluate the profile.
-    if !ok(f64::MAX) {
-        return None;
     }
     let (mut lo, mut hi) = (0.0, 1.0);
     while !ok(hi) {

@@ -439,7 +439,7 @@ mod tests {
         assert_eq!(short_up(-1.0 / 3.0), "-0.333333");
         assert_eq!(short_up(0.9999999999999999), "1");
         assert_eq!(short_up(999999.7), "1e6");
-        assert_eq!(short_down(1.000001e6 - 0.5), "999999");
+        assert_eq!(short_down(999999.7), "999999");
         assert_eq!(short_up(1e-300), "1e-300");
         assert_eq!(Guarantee::PureDp { epsilon: 1e300 }.to_string(), "pure DP, epsilon = 1e300");
         assert_eq!(Guarantee::PureDp { epsilon: 1e-300 }.to_string(), "pure DP, epsilon = 1e-300");
