@@ -196,10 +196,13 @@ fn privatize_and_mean_record_and_then_refuse() {
         c
     };
     let out = mean(&[]).assert().success().get_output().stdout.clone();
-    assert_eq!(json_of(&out)["guarantee"]["epsilon"], 1.0);
+    // The pure ε includes the small additive cost of rounding onto the public grid (float safety).
+    let eps = json_of(&out)["guarantee"]["epsilon"].as_f64().unwrap();
+    assert!((1.0..1.0 + 1e-4).contains(&eps), "{eps}");
     let s = spent(&db, "poses.csv");
     assert_eq!(s["releases"], 2);
-    assert!((account(&s, "pure")["total"]["epsilon"].as_f64().unwrap() - (1.0 + std::f64::consts::PI)).abs() < 1e-9);
+    let total = account(&s, "pure")["total"]["epsilon"].as_f64().unwrap();
+    assert!((1.0 + std::f64::consts::PI..1.0 + std::f64::consts::PI + 1e-4).contains(&total), "{total}");
     assert_eq!(s["notions"][5]["account"], "metric:so3_geodesic:rad");
     // 4.14 + 1 > 5: the mean is refused before the file is read, and prints nothing.
     mean(&[]).assert().code(4).stdout(predicate::str::is_empty()).stderr(predicate::str::contains("poses.csv"));
