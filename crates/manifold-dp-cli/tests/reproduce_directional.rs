@@ -48,12 +48,16 @@ fn directional_mean_writes_tidy_csv_and_svg() {
     }
     let ns: BTreeSet<u64> = mae.keys().map(|k| k.3).collect();
     assert!(*ns.first().unwrap() <= 10 && *ns.last().unwrap() >= 10_000, "{ns:?}");
-    // Pure ε = 1 per response for the three paper mechanisms; the paper's VMF calibration spends only 2/π.
+    // Pure ε = 1 per response for the three paper mechanisms; the paper's VMF calibration spends only 2/π. Each
+    // reported ε also carries the small additive cost ε₀ of rounding onto the public grid (float safety).
     for r in &rows {
         let eps: f64 = r[col("pure_dp_epsilon")].parse().unwrap();
         match r[col("mechanism")].as_str() {
-            "vmf-tight" | "purkayastha" | "wrapped-laplace" => assert!((eps - 1.0).abs() < 1e-12),
-            "vmf-paper" => assert!((eps - 2.0 / std::f64::consts::PI).abs() < 1e-12),
+            "vmf-tight" | "purkayastha" | "wrapped-laplace" => assert!((1.0..1.0 + 1e-5).contains(&eps), "{eps}"),
+            "vmf-paper" => {
+                let paper = 2.0 / std::f64::consts::PI;
+                assert!((paper..paper + 1e-5).contains(&eps), "{eps}")
+            }
             _ => {}
         }
     }
