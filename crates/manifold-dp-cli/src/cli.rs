@@ -1,10 +1,8 @@
 //! Command-line interface definition (clap derive). Spellings follow DESIGN.md's CLI contract.
 
-use crate::BadInput;
-use crate::space::SpaceArg;
 use crate::table::FileFormat;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use manifold_dp::mechanism::{So3Kind, So3Mechanism, SphereKind, SphereMechanism};
+use manifold_dp::registry::{Budget, MechanismName, PointMechanism, Space};
 
 /// Differential privacy for rotations (SO(3)) and directions (angles, times of day, latitude/longitude,
 /// unit vectors), with exact samplers and guarantees you can state.
@@ -141,63 +139,19 @@ pub fn parse_epsilon(s: &str) -> Result<f64, String> {
     }
 }
 
-/// The mechanism.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MechanismArg {
-    /// Laplace on SO(3): density ∝ exp(−ε·angle); the most accurate at every epsilon.
-    Laplace,
-    /// Bingham on SO(3) with the tight concentration κ = 2ε (or --concentration κ).
-    Bingham,
-    /// von Mises–Fisher on a sphere or circle (κ = ε): ε per unit of chordal distance, so also per radian.
-    Vmf,
-    /// Purkayastha on a sphere or circle (κ = ε): density ∝ exp(−ε·great-circle angle).
-    Purkayastha,
-    /// Wrapped Laplace on the circle (circle, timeofday): the paper's baseline, noisier than vmf and
-    /// purkayastha at the same epsilon.
-    WrappedLaplace,
-}
-
-impl MechanismArg {
-    /// The SO(3) mechanism this names, if it is one.
-    pub fn so3_kind(self) -> Option<So3Kind> {
-        match self {
-            MechanismArg::Laplace => Some(So3Kind::Laplace),
-            MechanismArg::Bingham => Some(So3Kind::Bingham),
-            _ => None,
-        }
-    }
-
-    /// The directional mechanism this names, if it is one.
-    pub fn sphere_kind(self) -> Option<SphereKind> {
-        match self {
-            MechanismArg::Vmf => Some(SphereKind::Vmf),
-            MechanismArg::Purkayastha => Some(SphereKind::Purkayastha),
-            MechanismArg::WrappedLaplace => Some(SphereKind::WrappedLaplace),
-            _ => None,
-        }
-    }
-}
-
-/// A mechanism ready to use, on the space it was asked for.
-#[derive(Debug, Clone)]
-pub enum Built {
-    /// On SO(3).
-    So3(So3Mechanism),
-    /// On a sphere or circle.
-    Sphere(SphereMechanism),
-}
-
 /// Which mechanism and how much noise.
 #[derive(Debug, Args)]
 pub struct MechanismArgs {
     /// The space of the data: so3 (rotations), circle (angles), timeofday (24 h clock), latlon (latitude and
     /// longitude on the Earth, degrees), sphere:N (unit vectors of R^N).
-    #[arg(long, default_value = "so3", value_parser = clap::value_parser!(SpaceArg))]
-    pub space: SpaceArg,
-    /// The mechanism: laplace or bingham on so3; vmf, purkayastha (or wrapped-laplace on circle and timeofday)
-    /// on the others.
-    #[arg(long, value_enum)]
-    pub mechanism: MechanismArg,
+    #[arg(long, default_value = "so3", value_parser = clap::value_parser!(Space))]
+    pub space: Space,
+    /// The mechanism. On so3: laplace (density ∝ exp(−ε·angle), the most accurate at every epsilon) or
+    /// bingham (tight κ = 2ε, or --concentration κ). On the others: purkayastha (density ∝ exp(−ε·great-circle
+    /// angle)), vmf (von Mises–Fisher, κ = ε: ε per unit of chordal distance, so also per radian), or on
+    /// circle and timeofday wrapped-laplace (the directional paper's baseline, noisier at the same epsilon).
+    #[arg(long, value_parser = clap::value_parser!(MechanismName))]
+    pub mechanism: MechanismName,
     /// Privacy budget per radian (of rotation angle on so3, of great-circle distance on spheres; vmf is also
     /// epsilon per unit of chordal distance), from 1e-6 to 1e6. Smaller is more private and noisier. To think
     /// in degrees, hours or km use --protect instead.
@@ -211,42 +165,25 @@ pub struct MechanismArgs {
 
 impl MechanismArgs {
     /// The mechanism for ε per radian on the chosen space; refuses a mechanism of another space.
-    pub fn for_epsilon(&self, epsilon: f64) -> anyhow::Result<Built> {
-        let space = self.space;
-        let wrong = |what: &str| {
-            BadInput(format!(
-                "--mechanism {} {what}",
-                self.mechanism.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
-            ))
-        };
-        match (space.sphere_dim(), self.mechanism.so3_kind(), self.mechanism.sphere_kind()) {
-            (None, Some(kind), _) => Ok(Built::So3(So3Mechanism::for_epsilon(kind, epsilon)?)),
-            (None, None, _) => Err(wrong("is for spheres; on --space so3 use laplace or bingham").into()),
-            (Some(_), Some(_), _) => {
-                Err(wrong(&format!("is for rotations; on --space {space} use vmf or purkayastha")).into())
-            }
-            (Some(dim), None, Some(kind)) => {
-                if kind == SphereKind::WrappedLaplace && dim != 2 {
-                    return Err(wrong("works on the circle only (--space circle or timeofday)").into());
-                }
-                Ok(Built::Sphere(SphereMechanism::for_epsilon(kind, dim, epsilon)?))
-            }
-            (Some(_), None, None) => unreachable!("every mechanism is for rotations or for spheres"),
-        }
+    pub fn for_epsilon(&self, epsilon: f64) -> anyhow::Result<PointMechanism> {
+        Ok(PointMechanism::new(self.space, self.mechanism, Budget::Epsilon(epsilon))?)
     }
 
     /// Builds the mechanism; `None` when neither --epsilon nor --concentration was given.
-    pub fn build(&self) -> anyhow::Result<Option<Built>> {
-        match (self.epsilon, self.concentration) {
-            (Some(eps), _) => Ok(Some(self.for_epsilon(eps)?)),
-            (None, Some(kappa)) => {
-                if self.mechanism != MechanismArg::Bingham {
-                    return Err(BadInput("--concentration applies to --mechanism bingham only".into()).into());
+    pub fn build(&self) -> anyhow::Result<Option<PointMechanism>> {
+        let budget = match (self.epsilon, self.concentration) {
+            (Some(eps), _) => Budget::Epsilon(eps),
+            (None, Some(kappa)) => Budget::Concentration(kappa),
+            (None, None) => return Ok(None),
+        };
+        Ok(Some(PointMechanism::new(self.space, self.mechanism, budget).map_err(|e| -> anyhow::Error {
+            match e {
+                manifold_dp::Error::NotApplicable(m) if self.concentration.is_some() => {
+                    crate::BadInput(format!("--concentration: {m}")).into()
                 }
-                Ok(Some(Built::So3(So3Mechanism::bingham_with_concentration(kappa)?)))
+                e => e.into(),
             }
-            (None, None) => Ok(None),
-        }
+        })?))
     }
 }
 

@@ -4,18 +4,19 @@
 //! JSON reports and an SVG histogram of angular errors over the theoretical density.
 
 use crate::BadInput;
-use crate::cli::{DemoArgs, MechanismArg, MechanismArgs, PrivatizeArgs};
-use crate::clock;
+use crate::cli::{DemoArgs, MechanismArgs, PrivatizeArgs};
 use crate::cmd_privatize;
 use crate::plot::{self, Panel};
-use crate::space::SpaceArg;
 use anyhow::{Context, Result};
 use manifold_dp::mechanism::{Mechanism, So3Mechanism};
 use manifold_dp::privacy::calibration::epsilon_for_level_within_radius;
+use manifold_dp::registry::MechanismName;
+use manifold_dp::registry::Space;
 use manifold_dp::space::so3_metric::geodesic;
 use manifold_dp::space::sphere;
 use manifold_dp::space::{Representation, Tolerance};
 use manifold_dp::stats::{AngularErrorSummary, Histogram};
+use manifold_dp_arrow::clock;
 use nalgebra::UnitQuaternion;
 use std::path::{Path, PathBuf};
 
@@ -66,11 +67,11 @@ pub fn run(args: DemoArgs) -> Result<()> {
     }
     let mut panels = Vec::new();
     let mut written = vec![input.clone()];
-    for (mechanism, name) in [(MechanismArg::Laplace, "laplace"), (MechanismArg::Bingham, "bingham")] {
+    for (mechanism, name) in [(MechanismName::Laplace, "laplace"), (MechanismName::Bingham, "bingham")] {
         let output = dir.join(format!("wrist_imu_{name}.csv"));
         let report = dir.join(format!("report_{name}.json"));
         cmd_privatize::run(PrivatizeArgs {
-            mechanism: MechanismArgs { space: SpaceArg::So3, mechanism, epsilon: Some(eps), concentration: None },
+            mechanism: MechanismArgs { space: Space::So3, mechanism, epsilon: Some(eps), concentration: None },
             protect: None,
             level: None,
             input: input.display().to_string(),
@@ -125,7 +126,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
 
 /// A privatize run of the demo on a direction space, with `--protect` and level 1.
 fn privatize_directions(
-    space: SpaceArg,
+    space: Space,
     columns: &[&str],
     protect: &str,
     input: &Path,
@@ -134,7 +135,7 @@ fn privatize_directions(
     seed: Option<u64>,
 ) -> Result<()> {
     cmd_privatize::run(PrivatizeArgs {
-        mechanism: MechanismArgs { space, mechanism: MechanismArg::Purkayastha, epsilon: None, concentration: None },
+        mechanism: MechanismArgs { space, mechanism: MechanismName::Purkayastha, epsilon: None, concentration: None },
         protect: Some(protect.into()),
         level: Some(1.0),
         input: input.display().to_string(),
@@ -163,16 +164,8 @@ fn checkins(dir: &Path, seed: Option<u64>, written: &mut Vec<PathBuf>) -> Result
     let (time_report, place_report) = (dir.join("report_checkins_time.json"), dir.join("report_checkins_place.json"));
     println!();
     println!("check-ins: {} simulated venue visits in Paris (timestamps and locations)", CHECKINS.lines().count() - 1);
-    privatize_directions(SpaceArg::TimeOfDay, &["visited_at"], "1h", &input, &timed, &time_report, seed)?;
-    privatize_directions(
-        SpaceArg::LatLon,
-        &["lat", "lon"],
-        "2km",
-        &timed,
-        &private,
-        &place_report,
-        seed.map(|s| s + 1),
-    )?;
+    privatize_directions(Space::TimeOfDay, &["visited_at"], "1h", &input, &timed, &time_report, seed)?;
+    privatize_directions(Space::LatLon, &["lat", "lon"], "2km", &timed, &private, &place_report, seed.map(|s| s + 1))?;
     // The intermediate file holds private times but true locations: not a release, so it goes.
     std::fs::remove_file(&timed).with_context(|| format!("cannot remove {}", timed.display()))?;
     let (before, after) = (read_table(&input)?, read_table(&private)?);

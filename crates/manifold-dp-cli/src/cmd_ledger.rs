@@ -538,11 +538,6 @@ fn write_spent(out: &mut impl Write, s: &Spent) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The command-line spelling of a value (`laplace`, `wrapped-laplace`), for labels.
-pub fn value_name<T: clap::ValueEnum>(value: &T) -> String {
-    value.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
-}
-
 /// `--ledger FILE` (with `--dataset`, `--request-id`, `--allow-unbudgeted`) on `privatize` and `mean`.
 #[derive(Debug, Clone, Default, Args)]
 pub struct LedgerUse {

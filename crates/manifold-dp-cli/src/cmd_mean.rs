@@ -4,11 +4,6 @@
 
 use crate::BadInput;
 use crate::cli::{ConditioningArg, MeanArgs, SpdMetricArg};
-use crate::columns::{Decoded, PointColumns, Problem};
-use crate::directions::DirectionColumns;
-use crate::rotations::RotationColumns;
-use crate::space::SpaceArg;
-use crate::spd_columns::SpdColumns;
 use crate::table::{FileFormat, InputBatch, TableReader};
 use anyhow::Result;
 use arrow_array::RecordBatch;
@@ -16,41 +11,16 @@ use manifold_dp::Error as LibError;
 use manifold_dp::manifold::{So3, SpdAffine, SpdLogEuclidean, Sphere};
 use manifold_dp::mechanism::{Conditioning, LaplaceManifold, PrivateFrechetMean};
 use manifold_dp::privacy::guarantee::short;
+use manifold_dp::registry::Space;
 use manifold_dp::sample::rng::{os_rng, seeded_rng_for_experiments};
 use manifold_dp::space::representation::Representation;
 use manifold_dp::space::so3::Tolerance;
 use manifold_dp::space::spd::{DEFAULT_SYMMETRY_TOLERANCE, spd_from_row_major, to_row_major};
-use manifold_dp::space::sphere::{MAX_SPHERE_DIM, unit_vector_default};
+use manifold_dp::space::sphere::unit_vector_default;
+use manifold_dp_arrow::{Decoded, DirectionColumns, PointColumns, Problem, RotationColumns, SpdColumns};
 use nalgebra::{DMatrix, UnitQuaternion};
 use serde_json::json;
 use std::f64::consts::PI;
-
-/// The spaces `mean` works on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum MeanSpace {
-    So3,
-    Sphere(usize),
-    Spd(usize),
-}
-
-pub(crate) fn parse_space(s: &str) -> Result<MeanSpace, BadInput> {
-    let bad = || {
-        BadInput(format!(
-            "unknown space {s:?} for mean: use so3, sphere:N (unit vectors of R^N, 2 <= N <= {MAX_SPHERE_DIM}) or \
-             spd:K (K×K SPD matrices, 1 <= K <= 64)"
-        ))
-    };
-    if s == "so3" {
-        return Ok(MeanSpace::So3);
-    }
-    if let Some(n) = s.strip_prefix("sphere:") {
-        return n.parse().ok().filter(|n| (2..=MAX_SPHERE_DIM).contains(n)).map(MeanSpace::Sphere).ok_or_else(bad);
-    }
-    if let Some(k) = s.strip_prefix("spd:") {
-        return k.parse().ok().filter(|&k| (1..=64).contains(&k)).map(MeanSpace::Spd).ok_or_else(bad);
-    }
-    Err(bad())
-}
 
 pub(crate) fn numbers(s: &str, what: &str) -> Result<Vec<f64>, BadInput> {
     s.split(',')
@@ -82,12 +52,12 @@ fn locate(path: &str, (row, line): (u64, Option<u64>)) -> String {
 fn read_all<P>(
     mut reader: TableReader,
     path: &str,
-    decode: impl Fn(&RecordBatch) -> Result<Decoded<P>, BadInput>,
+    decode: impl Fn(&RecordBatch) -> Result<Decoded<P>, manifold_dp_arrow::Error>,
 ) -> Result<Located<P>> {
     let mut out = Located { points: Vec::new(), rows: Vec::new() };
     while let Some(input) = reader.next_batch()? {
         let InputBatch { batch, rows, lines, .. } = input;
-        let decoded = decode(&batch)?;
+        let decoded = decode(&batch).map_err(|e| crate::codec_error(path, e))?;
         if let Some((i, Problem { column, reason })) = decoded.problems.into_iter().next() {
             let column = column.map(|c| format!(", column {c:?}")).unwrap_or_default();
             let at = locate(path, (rows[i], lines.as_ref().map(|l| l[i])));
@@ -113,7 +83,7 @@ struct Shape<'a, P> {
 }
 
 pub fn run(args: MeanArgs) -> Result<()> {
-    let space = parse_space(&args.space)?;
+    let space: Space = args.space.parse().map_err(BadInput::from)?;
     if !(args.epsilon.is_finite() && args.epsilon > 0.0) {
         return Err(BadInput(format!("--epsilon {}: must be a finite number > 0", short(args.epsilon))).into());
     }
@@ -124,10 +94,10 @@ pub fn run(args: MeanArgs) -> Result<()> {
     };
     let in_fmt = FileFormat::resolve(args.input_format, &args.input, "--input-format")?;
     let path = args.input.as_str();
-    if args.format.is_some() && space != MeanSpace::So3 {
+    if args.format.is_some() && space != Space::So3 {
         return Err(BadInput("--format applies to --space so3 only".into()).into());
     }
-    if args.metric != SpdMetricArg::Affine && !matches!(space, MeanSpace::Spd(_)) {
+    if args.metric != SpdMetricArg::Affine && !matches!(space, Space::Spd(_)) {
         return Err(BadInput("--metric applies to --space spd:K only".into()).into());
     }
     // With --ledger, a release over the data set's budget is refused before the file is read.
@@ -140,7 +110,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
     let charge = charge.as_ref();
     let columns = args.columns.as_deref();
     match space {
-        MeanSpace::So3 => {
+        Space::So3 => {
             let repr: Representation = args.format.as_deref().unwrap_or("quat-wxyz").parse()?;
             let center = if args.center.trim() == "identity" {
                 UnitQuaternion::identity()
@@ -148,9 +118,10 @@ pub fn run(args: MeanArgs) -> Result<()> {
                 let values = numbers(&args.center, &format!("give a rotation in --format {repr}, or identity"))?;
                 repr.decode(&values, &Tolerance::default()).map_err(|e| BadInput(format!("--center: {e}")))?
             };
-            let radius = SpaceArg::So3.parse_distance(&args.radius)?;
+            let radius = Space::So3.parse_distance(&args.radius)?;
             let reader = TableReader::open(path, in_fmt, false)?;
-            let cols = RotationColumns::locate(&reader.schema(), repr, columns, repr, path)?;
+            let cols = RotationColumns::locate(&reader.schema(), repr, columns, repr)
+                .map_err(|e| crate::codec_error(path, e))?;
             let data = read_all(reader, path, |b| cols.decode(b))?;
             let encode = |q: &UnitQuaternion<f64>| repr.encode(q);
             let shape = Shape {
@@ -162,7 +133,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
             };
             release(&args, So3, center, radius, conditioning, data, shape, charge)
         }
-        MeanSpace::Sphere(n) => {
+        Space::Sphere(n) => {
             let values = numbers(&args.center, &format!("give the {n} coordinates of a unit vector"))?;
             if values.len() != n {
                 return Err(
@@ -170,9 +141,10 @@ pub fn run(args: MeanArgs) -> Result<()> {
                 );
             }
             let center = unit_vector_default(&values).map_err(|e| BadInput(format!("--center: {e}")))?;
-            let radius = SpaceArg::Sphere(n).parse_distance(&args.radius)?;
+            let radius = Space::Sphere(n).parse_distance(&args.radius)?;
             let reader = TableReader::open(path, in_fmt, false)?;
-            let cols = DirectionColumns::locate(&reader.schema(), SpaceArg::Sphere(n), None, columns, path)?;
+            let cols = DirectionColumns::locate(&reader.schema(), Space::Sphere(n), None, columns)
+                .map_err(|e| crate::codec_error(path, e))?;
             let data = read_all(reader, path, |b| cols.decode(b))?;
             let encode = |v: &nalgebra::DVector<f64>| v.as_slice().to_vec();
             let shape = Shape {
@@ -184,7 +156,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
             };
             release(&args, Sphere::new(n)?, center, radius, conditioning, data, shape, charge)
         }
-        MeanSpace::Spd(k) => {
+        Space::Spd(k) => {
             let center = if args.center.trim() == "identity" {
                 DMatrix::identity(k, k)
             } else {
@@ -199,7 +171,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
                 ))
             })?;
             let reader = TableReader::open(path, in_fmt, false)?;
-            let cols = SpdColumns::locate(&reader.schema(), k, columns, path)?;
+            let cols = SpdColumns::locate(&reader.schema(), k, columns).map_err(|e| crate::codec_error(path, e))?;
             let data = read_all(reader, path, |b| cols.decode(b))?;
             let encode = |m: &DMatrix<f64>| to_row_major(m);
             let shape = Shape {
@@ -218,6 +190,11 @@ pub fn run(args: MeanArgs) -> Result<()> {
                 }
             }
         }
+        other => Err(BadInput(format!(
+            "mean on --space {other} is not available yet: use so3, sphere:N (latitude/longitude as sphere:3 unit \
+             vectors) or spd:K"
+        ))
+        .into()),
     }
 }
 

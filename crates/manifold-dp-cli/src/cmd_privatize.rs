@@ -6,22 +6,17 @@
 //! says how many rows were published.
 
 use crate::BadInput;
-use crate::cli::{Built, PrivatizeArgs};
-use crate::columns::{PointColumns, Problem};
-use crate::directions::DirectionColumns;
+use crate::cli::PrivatizeArgs;
 use crate::output::Output;
 use crate::progress::Progress;
 use crate::report::{NoiseSummary, PrivatizeReport, Rejection};
-use crate::rotations::RotationColumns;
-use crate::space::SpaceArg;
 use crate::table::{FileFormat, InputBatch, TableReader, TableWriter};
 use anyhow::{Context, Result};
 use arrow_array::{Array, BooleanArray, RecordBatch, StringArray};
 use arrow_select::filter::filter_record_batch;
-use manifold_dp::mechanism::Mechanism;
-use manifold_dp::mechanism::batch::privatize_rows;
+use manifold_dp::registry::{Budget, PointMechanism, Space};
 use manifold_dp::sample::rng::StreamKey;
-use manifold_dp::space::representation::Representation;
+use manifold_dp_arrow::{Codec, Problem, Released, RowIds, privatize_batch};
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -45,20 +40,19 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
     let space = args.mechanism.space;
     // Everything that can be refused without reading the data is checked before the file is opened.
     let mech = match epsilon {
-        Budget::Epsilon(eps) => args.mechanism.for_epsilon(eps)?,
-        Budget::Built(m) => m,
+        Some(eps) => args.mechanism.for_epsilon(eps)?,
+        None => args.mechanism.build()?.expect("budget() found --epsilon or --concentration"),
     };
+    if args.output_as.is_some() && space != Space::So3 {
+        return Err(BadInput("--output-as applies to --space so3 only".into()).into());
+    }
     // With --ledger, the release is checked against the data set's budgets before any work, and recorded just
     // before the output is published (to a stream: before the first row is written).
-    let guarantee = match &mech {
-        Built::So3(m) => m.guarantee(),
-        Built::Sphere(m) => m.guarantee(),
-    };
-    let mechanism = crate::cmd_ledger::value_name(&args.mechanism.mechanism);
+    let guarantee = mech.guarantee();
     let charge = crate::cmd_ledger::Charge::prepare(
         &args.ledger,
         &args.input,
-        format!("privatize {space} {mechanism}"),
+        format!("privatize {space} {}", args.mechanism.mechanism),
         &[guarantee],
     )?;
     let key = match args.seed {
@@ -70,80 +64,65 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
         .build()
         .context("cannot start worker threads")?;
     let job = Job { args: &args, in_fmt, out_fmt, key: &key, charge: charge.as_ref().map(|c| (c, guarantee)) };
-    pool.install(|| match &mech {
-        Built::So3(mech) => {
-            let input_repr: Representation = args.format.as_deref().unwrap_or("quat-wxyz").parse()?;
-            let output_repr: Representation = match &args.output_as {
-                Some(s) => s.parse()?,
-                None => input_repr,
-            };
-            let reader = TableReader::open(&args.input, in_fmt, args.skip_invalid.is_some())?;
-            let columns = RotationColumns::locate(
-                &reader.schema(),
-                input_repr,
-                args.columns.as_deref(),
-                output_repr,
-                &args.input,
-            )?;
-            let labels = Labels {
-                space: space.to_string(),
-                format: input_repr.to_string(),
-                output_rotation_format: Some(output_repr.to_string()),
-            };
-            job.privatize(reader, mech, &columns, NoiseSummary::so3(mech)?, labels)
-        }
-        Built::Sphere(mech) => {
-            if args.output_as.is_some() {
-                return Err(BadInput("--output-as applies to --space so3 only".into()).into());
+    pool.install(|| {
+        let reader = TableReader::open(&args.input, in_fmt, args.skip_invalid.is_some())?;
+        let codec = Codec::locate(
+            &reader.schema(),
+            space,
+            args.format.as_deref(),
+            args.columns.as_deref(),
+            args.output_as.as_deref(),
+        )
+        .map_err(|e| crate::codec_error(&args.input, e))?;
+        let (noise, labels) = match &mech {
+            PointMechanism::So3(m) => {
+                let input = args.format.clone().unwrap_or_else(|| "quat-wxyz".into());
+                let output = args.output_as.clone().unwrap_or_else(|| input.clone());
+                let labels = Labels { space: space.to_string(), format: input, output_rotation_format: Some(output) };
+                (NoiseSummary::so3(m)?, labels)
             }
-            let reader = TableReader::open(&args.input, in_fmt, args.skip_invalid.is_some())?;
-            let columns = DirectionColumns::locate(
-                &reader.schema(),
-                space,
-                args.format.as_deref(),
-                args.columns.as_deref(),
-                &args.input,
-            )?;
-            let format = args.format.clone().unwrap_or_else(|| default_format(space).to_string());
-            let labels = Labels { space: space.to_string(), format, output_rotation_format: None };
-            job.privatize(reader, mech, &columns, NoiseSummary::sphere(mech, space)?, labels)
-        }
+            PointMechanism::Sphere(m) => {
+                let format = args.format.clone().unwrap_or_else(|| default_format(space).to_string());
+                (
+                    NoiseSummary::sphere(m, space)?,
+                    Labels { space: space.to_string(), format, output_rotation_format: None },
+                )
+            }
+        };
+        job.privatize(reader, &mech, &codec, noise, labels)
     })
 }
 
 /// How values of a direction space are described in reports when --format is not given.
-fn default_format(space: SpaceArg) -> &'static str {
+fn default_format(space: Space) -> &'static str {
     match space {
-        SpaceArg::Circle => "rad",
-        SpaceArg::TimeOfDay => "hours, clock time or timestamp",
-        SpaceArg::LatLon => "deg",
+        Space::Circle => "rad",
+        Space::TimeOfDay => "hours, clock time or timestamp",
+        Space::LatLon => "deg",
         _ => "unit vector",
     }
 }
 
-enum Budget {
-    Epsilon(f64),
-    Built(Built),
-}
-
-fn budget(args: &PrivatizeArgs) -> Result<Budget> {
+/// ε per radian from --protect and --level, or `None` when the mechanism's own options (--epsilon,
+/// --concentration) give the budget.
+fn budget(args: &PrivatizeArgs) -> Result<Option<f64>> {
     if let Some(radius) = &args.protect {
-        let r = args.mechanism.space.parse_distance(radius)?;
+        let r = args.mechanism.space.parse_distance(radius).map_err(BadInput::from)?;
         let level = args.level.expect("clap requires --level with --protect");
-        let positive = |v: f64| v > 0.0 && v.is_finite();
-        if !positive(r) || !positive(level) {
-            return Err(BadInput(format!("--protect {radius} --level {level}: both must be > 0")).into());
-        }
-        return Ok(Budget::Epsilon(level / r));
+        let eps = Budget::Protect { radius: r, level }
+            .epsilon()
+            .map_err(|e| BadInput(format!("--protect {radius} --level {level}: {e}")))?;
+        return Ok(eps);
     }
-    let built = args.mechanism.build()?.ok_or_else(|| {
-        BadInput(
+    if args.mechanism.epsilon.is_none() && args.mechanism.concentration.is_none() {
+        return Err(BadInput(
             "give a budget: --epsilon E (per radian) or --protect DISTANCE --level L (epsilon = L / distance; \
              DISTANCE like 10deg, 1h on timeofday, 2km on latlon)"
                 .into(),
         )
-    })?;
-    Ok(Budget::Built(built))
+        .into());
+    }
+    Ok(args.mechanism.epsilon)
 }
 
 /// Where invalid rows go with --skip-invalid.
@@ -233,18 +212,14 @@ struct Labels {
 }
 
 impl Job<'_> {
-    fn privatize<C, M>(
+    fn privatize(
         &self,
         mut reader: TableReader,
-        mech: &M,
-        columns: &C,
+        mech: &PointMechanism,
+        columns: &Codec,
         noise: NoiseSummary,
         labels: Labels,
-    ) -> Result<()>
-    where
-        C: PointColumns,
-        M: Mechanism<Point = C::Point> + Sync,
-    {
+    ) -> Result<()> {
         let Job { args, in_fmt, out_fmt, key, charge } = *self;
         let started = Instant::now();
         let skipping = args.skip_invalid.is_some();
@@ -395,37 +370,28 @@ struct Counts {
 }
 
 /// Validates one batch, releases its valid rows and prepares what the writer needs.
-fn process<C, M>(
+fn process(
     args: &PrivatizeArgs,
-    mech: &M,
+    mech: &PointMechanism,
     key: &StreamKey,
-    columns: &C,
+    columns: &Codec,
     skipping: bool,
     input: InputBatch,
     counts: &mut Counts,
-) -> Result<Written>
-where
-    C: PointColumns,
-    M: Mechanism<Point = C::Point> + Sync,
-{
-    let decoded = columns.decode(&input.batch)?;
-    let invalid = decoded.problems.len();
-    if !skipping && let Some((i, problem)) = decoded.problems.first() {
+) -> Result<Written> {
+    // A row's noise is keyed by its data row number in the file (0-based here), whatever the batching.
+    let ids: Vec<u64> = input.rows.iter().map(|r| r - 1).collect();
+    let Released { batch, rejected, kept } = privatize_batch(mech, columns, &input.batch, key, RowIds::Given(&ids))
+        .map_err(|e| crate::codec_error(&args.input, e))?;
+    let invalid = rejected.len();
+    if !skipping && let Some((i, problem)) = rejected.first() {
         return Err(row_error(&args.input, &input, *i, problem).into());
     }
-    let (mut points, keep) = if invalid == 0 {
-        (decoded.points, None)
-    } else {
-        let mut keep = vec![true; decoded.points.len()];
-        for (i, problem) in decoded.problems {
-            keep[i] = false;
-            if counts.listed.len() < LISTED_REJECTIONS {
-                counts.listed.push(rejection(&input, i, problem));
-            }
+    for (i, problem) in rejected {
+        if counts.listed.len() < LISTED_REJECTIONS {
+            counts.listed.push(rejection(&input, i, problem));
         }
-        let points = decoded.points.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(q, _)| q).collect();
-        (points, Some(keep))
-    };
+    }
     for m in &input.malformed {
         if counts.listed.len() < LISTED_REJECTIONS {
             let reason = m.reason(input.batch.num_columns());
@@ -434,16 +400,9 @@ where
     }
     counts.listed.sort_by_key(|r| r.row);
     counts.rejected += (invalid + input.malformed.len()) as u64;
-    // The noise of each row depends only on the key and the row's position in the output.
-    privatize_rows(mech, &mut points, counts.rows_out, key);
-    counts.rows_out += points.len() as u64;
-    let keep = keep.map(BooleanArray::from);
-    let batch = match &keep {
-        None => columns.encode(&input.batch, &points)?,
-        Some(keep) => columns.encode(&filter_record_batch(&input.batch, keep)?, &points)?,
-    };
+    counts.rows_out += batch.num_rows() as u64;
     let rejected = if invalid + input.malformed.len() > 0 {
-        let keep = keep.unwrap_or_else(|| BooleanArray::from(vec![true; input.batch.num_rows()]));
+        let keep = kept.unwrap_or_else(|| BooleanArray::from(vec![true; input.batch.num_rows()]));
         Some((input, keep))
     } else {
         None
@@ -470,11 +429,11 @@ fn rejection(input: &InputBatch, i: usize, problem: Problem) -> Rejection {
 }
 
 /// Reads every row of `path` and fails on the first one that is not a point, as the release would.
-fn validate_all<C: PointColumns>(path: &str, fmt: FileFormat, columns: &C) -> Result<()> {
+fn validate_all(path: &str, fmt: FileFormat, columns: &Codec) -> Result<()> {
     let mut reader = TableReader::open(path, fmt, false)?;
     while let Some(input) = reader.next_batch()? {
-        let decoded = columns.decode(&input.batch)?;
-        if let Some((i, problem)) = decoded.problems.first() {
+        let problems = columns.problems(&input.batch).map_err(|e| crate::codec_error(path, e))?;
+        if let Some((i, problem)) = problems.first() {
             let e = row_error(path, &input, *i, problem);
             return Err(what_was_written(e.into(), "-", 0, false));
         }
@@ -497,7 +456,7 @@ fn what_was_written(err: anyhow::Error, output: &str, published: u64, charged: b
     } else {
         "Nothing was written; the ledger (if any) was not charged.".to_string()
     };
-    let bad_input = err.chain().any(|e| e.is::<BadInput>() || e.is::<manifold_dp::Error>());
+    let bad_input = crate::is_bad_input(&err);
     let text = format!("{err:#}\n{note}");
     if bad_input { BadInput(text).into() } else { anyhow::anyhow!(text) }
 }

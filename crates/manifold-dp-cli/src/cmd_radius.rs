@@ -1,12 +1,13 @@
 //! `manifold-dp radius`: ρ(ε, p) or its inverse ε(ρ, p), on SO(3) or a direction space.
 
 use crate::BadInput;
-use crate::cli::{Built, MechanismArg, RadiusArgs};
+use crate::cli::RadiusArgs;
 use crate::units::parse_level;
 use anyhow::Result;
 use manifold_dp::analysis::{bingham_so3, laplace_so3};
 use manifold_dp::mechanism::{Mechanism, SphereMechanism};
 use manifold_dp::privacy::guarantee::{short, short_up};
+use manifold_dp::registry::{MechanismName, PointMechanism};
 use serde_json::json;
 use std::io::Write;
 
@@ -18,8 +19,8 @@ pub fn run(args: RadiusArgs) -> Result<()> {
             let rho = space.parse_distance(r)?;
             let m = &args.mechanism;
             let eps = match (m.mechanism, space.sphere_dim()) {
-                (MechanismArg::Laplace, None) => laplace_so3::epsilon_for_radius(rho, level)?,
-                (MechanismArg::Bingham, None) => bingham_so3::epsilon_for_radius(rho, level)?,
+                (MechanismName::Laplace, None) => laplace_so3::epsilon_for_radius(rho, level)?,
+                (MechanismName::Bingham, None) => bingham_so3::epsilon_for_radius(rho, level)?,
                 (mechanism, Some(dim)) if mechanism.sphere_kind().is_some() => {
                     // Check the combination first, then solve.
                     m.for_epsilon(1.0)?;
@@ -41,14 +42,14 @@ pub fn run(args: RadiusArgs) -> Result<()> {
         }
     };
     let (name, guarantee, kappa, rho, mean) = match &mech {
-        Built::So3(m) => {
+        PointMechanism::So3(m) => {
             let name = match m.concentration() {
                 Some(kappa) => format!("Bingham mechanism on SO(3), concentration κ = {}", short(kappa)),
                 None => "Laplace mechanism on SO(3)".to_string(),
             };
             (name, m.guarantee(), m.concentration(), m.radius(level)?, m.mean_angle())
         }
-        Built::Sphere(m) => {
+        PointMechanism::Sphere(m) => {
             let name = format!("{} mechanism on --space {space} (S^{})", m.name(), m.dim() - 1);
             (name, m.guarantee(), m.concentration(), m.radius(level)?, m.mean_angle())
         }
@@ -60,7 +61,7 @@ pub fn run(args: RadiusArgs) -> Result<()> {
     if args.json {
         let mut obj = json!({
             "space": space.to_string(),
-            "mechanism": match &mech { Built::So3(m) => m.name(), Built::Sphere(m) => m.name() },
+            "mechanism": match &mech { PointMechanism::So3(m) => m.name(), PointMechanism::Sphere(m) => m.name() },
             "epsilon": eps,
             "epsilon_per_deg": eps.to_radians(),
             "level": level,

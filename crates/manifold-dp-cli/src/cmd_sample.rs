@@ -2,16 +2,17 @@
 //! on a 24 h clock, `lat,lon` on the Earth, `x1,…,xN` on a sphere).
 
 use crate::BadInput;
-use crate::cli::{Built, SampleArgs};
-use crate::clock;
+use crate::cli::SampleArgs;
 use crate::output::Output;
-use crate::space::SpaceArg;
 use crate::units::parse_quat_wxyz;
 use anyhow::Result;
 use manifold_dp::mechanism::Mechanism;
+use manifold_dp::registry::PointMechanism;
+use manifold_dp::registry::Space;
 use manifold_dp::sample::rng::{ReleaseRng, os_rng, seeded_rng_for_experiments};
 use manifold_dp::space::sphere::{self, Periodic};
 use manifold_dp::space::{Representation, Tolerance};
+use manifold_dp_arrow::clock;
 use nalgebra::{DVector, UnitQuaternion};
 use std::io::Write;
 
@@ -30,7 +31,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
     };
     let mut out = Output::open(&args.output, args.force)?;
     let guarantee = match &mech {
-        Built::So3(mech) => {
+        PointMechanism::So3(mech) => {
             let center = match &args.center {
                 Some(s) => Representation::QuatWxyz
                     .decode(&parse_quat_wxyz(s)?, &Tolerance::default())
@@ -46,15 +47,15 @@ pub fn run(args: SampleArgs) -> Result<()> {
             }
             mech.guarantee()
         }
-        Built::Sphere(mech) => {
+        PointMechanism::Sphere(mech) => {
             let center = sphere_center(space, args.center.as_deref())?;
             writeln!(out, "{}", header(space))?;
             for _ in 0..args.n {
                 let z = mech.privatize(&center, &mut rng);
                 match space {
-                    SpaceArg::Circle => writeln!(out, "{}", sphere::to_angle(&z))?,
-                    SpaceArg::TimeOfDay => writeln!(out, "{}", Periodic::HOURS_OF_DAY.from_circle(&z))?,
-                    SpaceArg::LatLon => {
+                    Space::Circle => writeln!(out, "{}", sphere::to_angle(&z))?,
+                    Space::TimeOfDay => writeln!(out, "{}", Periodic::HOURS_OF_DAY.from_circle(&z))?,
+                    Space::LatLon => {
                         let (lat, lon) = sphere::to_lat_lon_deg(&z);
                         writeln!(out, "{lat},{lon}")?
                     }
@@ -74,11 +75,11 @@ pub fn run(args: SampleArgs) -> Result<()> {
     Ok(())
 }
 
-fn header(space: SpaceArg) -> String {
+fn header(space: Space) -> String {
     match space {
-        SpaceArg::Circle => "angle".into(),
-        SpaceArg::TimeOfDay => "hours".into(),
-        SpaceArg::LatLon => "lat,lon".into(),
+        Space::Circle => "angle".into(),
+        Space::TimeOfDay => "hours".into(),
+        Space::LatLon => "lat,lon".into(),
         _ => {
             let n = space.sphere_dim().unwrap_or(0);
             (1..=n).map(|i| format!("x{i}")).collect::<Vec<_>>().join(",")
@@ -87,7 +88,7 @@ fn header(space: SpaceArg) -> String {
 }
 
 /// The point given by --center on a direction space (default: angle 0, 00:00, 0°N 0°E, the first axis).
-pub(crate) fn sphere_center(space: SpaceArg, text: Option<&str>) -> Result<DVector<f64>, BadInput> {
+pub(crate) fn sphere_center(space: Space, text: Option<&str>) -> Result<DVector<f64>, BadInput> {
     let dim = space.sphere_dim().expect("a direction space");
     let Some(s) = text else {
         return Ok(DVector::from_fn(dim, |i, _| if i == 0 { 1.0 } else { 0.0 }));
@@ -97,12 +98,12 @@ pub(crate) fn sphere_center(space: SpaceArg, text: Option<&str>) -> Result<DVect
         s.split(',').map(|p| p.trim().parse::<f64>().map_err(|_| bad(format!("{p:?} is not a number")))).collect()
     };
     match space {
-        SpaceArg::Circle => sphere::from_angle(space.parse_distance(s)?).map_err(|e| bad(e.to_string())),
-        SpaceArg::TimeOfDay => {
+        Space::Circle => sphere::from_angle(space.parse_distance(s)?).map_err(|e| bad(e.to_string())),
+        Space::TimeOfDay => {
             let hours = clock::parse(s).map_err(bad)?.hours;
             Periodic::HOURS_OF_DAY.to_circle(hours).map_err(|e| bad(e.to_string()))
         }
-        SpaceArg::LatLon => match numbers()?[..] {
+        Space::LatLon => match numbers()?[..] {
             [lat, lon] => sphere::from_lat_lon_deg(lat, lon).map_err(|e| bad(e.to_string())),
             _ => Err(bad("write lat,lon in degrees, e.g. 48.85,2.35".into())),
         },

@@ -9,20 +9,18 @@
 //! reproduces. A longer run: `MDP_FUZZ_CASES=200000 MDP_FUZZ_SEED=7 cargo test --release -p manifold-dp-cli
 //! --bin manifold-dp fuzz -- --nocapture` (each target prints its cases and time).
 
-use crate::cli::{MechanismArg, parse_epsilon, parse_threads};
-use crate::clock;
+use crate::cli::{parse_epsilon, parse_threads};
 use crate::cmd_budget::{GuaranteeContext, NotionArg};
-use crate::columns::PointColumns;
-use crate::directions::DirectionColumns;
-use crate::rotations::RotationColumns;
-use crate::space::SpaceArg;
-use crate::spd_columns::SpdColumns;
 use crate::table::FileFormat;
 use crate::table::reader::TableReader;
 use clap::ValueEnum;
 use manifold_dp::privacy::guarantee::{short, short_down, short_up};
 use manifold_dp::privacy::{Metric, Target, compose, convert};
+use manifold_dp::registry::MechanismName;
+use manifold_dp::registry::Space;
 use manifold_dp::space::representation::Representation;
+use manifold_dp_arrow::clock;
+use manifold_dp_arrow::{DirectionColumns, PointColumns, RotationColumns, SpdColumns};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
 use std::path::PathBuf;
@@ -120,7 +118,7 @@ fn fuzz_clock_text() {
 #[test]
 fn fuzz_units_and_levels() {
     let near = "[ -]?[0-9.e+-]{0,8} ?(deg|°|rad|h|min|s|km|m|mi|%|DEG|Km)?".boxed();
-    let spaces = [SpaceArg::So3, SpaceArg::Circle, SpaceArg::TimeOfDay, SpaceArg::LatLon, SpaceArg::Sphere(5)];
+    let spaces = [Space::So3, Space::Circle, Space::TimeOfDay, Space::LatLon, Space::Sphere(5)];
     fuzz("units", near, |b| {
         let t = text(b);
         for space in spaces {
@@ -140,11 +138,11 @@ fn fuzz_space_and_mechanism_names() {
         .boxed();
     fuzz("names", near, |b| {
         let t = text(b);
-        let _ = t.parse::<SpaceArg>();
-        let _ = crate::cmd_mean::parse_space(&t);
+        let _ = t.parse::<Space>();
+        let _ = t.parse::<Space>();
         let _ = crate::cmd_audit::parse_count(&t);
         let _ = t.parse::<Representation>();
-        let _ = MechanismArg::from_str(&t, true);
+        let _ = t.parse::<MechanismName>();
         let _ = parse_epsilon(&t);
         let _ = parse_threads(&t);
         if let Ok(space) = crate::cmd_audit::parse_space(&t) {
@@ -162,7 +160,7 @@ fn fuzz_space_and_mechanism_names() {
 #[test]
 fn fuzz_center() {
     let near = "(identity|[ -]?[0-9.e-]{0,6}(deg|rad|h|:[0-9]{2})?)(,[ -]?[0-9.e-]{0,6}){0,9}".boxed();
-    let spaces = [SpaceArg::Circle, SpaceArg::TimeOfDay, SpaceArg::LatLon, SpaceArg::Sphere(3), SpaceArg::Sphere(4)];
+    let spaces = [Space::Circle, Space::TimeOfDay, Space::LatLon, Space::Sphere(3), Space::Sphere(4)];
     fuzz("center", near, |b| {
         let t = text(b);
         for space in spaces {
@@ -238,8 +236,8 @@ fn read_as_every_space(path: &str, format: FileFormat) {
     let open = || TableReader::open(path, format, true);
     let Ok(reader) = open() else { return };
     let schema = reader.schema();
-    for space in [SpaceArg::Circle, SpaceArg::TimeOfDay, SpaceArg::LatLon, SpaceArg::Sphere(3)] {
-        let columns_for = |names: Option<&[String]>| DirectionColumns::locate(&schema, space, None, names, path);
+    for space in [Space::Circle, Space::TimeOfDay, Space::LatLon, Space::Sphere(3)] {
+        let columns_for = |names: Option<&[String]>| DirectionColumns::locate(&schema, space, None, names);
         let named: Vec<String> =
             schema.fields().iter().take(space.sphere_dim().unwrap()).map(|f| f.name().clone()).collect();
         for columns in [columns_for(None), columns_for(Some(&named))].into_iter().flatten() {
@@ -250,12 +248,12 @@ fn read_as_every_space(path: &str, format: FileFormat) {
         let repr: Representation = repr.parse().unwrap();
         let named: Vec<String> = schema.fields().iter().take(repr.len()).map(|f| f.name().clone()).collect();
         for names in [None, Some(named.as_slice())] {
-            if let Ok(columns) = RotationColumns::locate(&schema, repr, names, Representation::QuatWxyz, path) {
+            if let Ok(columns) = RotationColumns::locate(&schema, repr, names, Representation::QuatWxyz) {
                 decode_all(&mut open().unwrap(), &columns);
             }
         }
     }
-    if let Ok(columns) = SpdColumns::locate(&schema, 2, None, path)
+    if let Ok(columns) = SpdColumns::locate(&schema, 2, None)
         && let Ok(Some(batch)) = open().unwrap().next_batch()
     {
         let _ = columns.decode(&batch.batch);

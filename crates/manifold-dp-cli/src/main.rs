@@ -5,7 +5,6 @@
 
 mod cleanup;
 mod cli;
-mod clock;
 mod cmd_audit;
 mod cmd_budget;
 mod cmd_demo;
@@ -17,17 +16,12 @@ mod cmd_reproduce;
 mod cmd_reproduce_directional;
 mod cmd_reproduce_riemannian;
 mod cmd_sample;
-mod columns;
-mod directions;
 #[cfg(test)]
 mod fuzz;
 mod output;
 mod plot;
 mod progress;
 mod report;
-mod rotations;
-mod space;
-mod spd_columns;
 mod table;
 mod units;
 
@@ -46,6 +40,37 @@ impl std::fmt::Display for BadInput {
 }
 
 impl std::error::Error for BadInput {}
+
+impl From<manifold_dp::registry::UnknownName> for BadInput {
+    fn from(e: manifold_dp::registry::UnknownName) -> Self {
+        BadInput(e.0)
+    }
+}
+
+/// A table that cannot be read as the points asked for, as the command line says it: the file, the
+/// library's reason, and which option fixes it.
+pub fn codec_error(path: &str, e: manifold_dp_arrow::Error) -> BadInput {
+    use manifold_dp_arrow::Error as E;
+    let hint = match &e {
+        E::MissingColumn { .. } | E::ColumnCount { .. } | E::DuplicateColumn(_) => {
+            "\nName the value columns with --columns a,b,… (in order) and give their form with --format."
+        }
+        E::FormatNotForSpace { .. } => "\nDrop or change --format.",
+        E::OutputColumnExists { .. } => "\nRename that column, or choose another --output-as.",
+        _ => "",
+    };
+    BadInput(format!("{path}: {e}{hint}"))
+}
+
+/// Whether `err` was caused by the user's input or arguments (exit code 2).
+pub fn is_bad_input(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.is::<BadInput>()
+            || e.is::<manifold_dp::Error>()
+            || e.is::<manifold_dp::registry::UnknownName>()
+            || e.is::<manifold_dp_arrow::Error>()
+    })
+}
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
@@ -89,8 +114,7 @@ fn main() -> ExitCode {
         Err(err) => {
             eprintln!("error: {err:#}");
             let ledger = err.chain().find_map(|e| e.downcast_ref::<manifold_dp_ledger::LedgerError>());
-            let bad_input = err.chain().any(|e| e.is::<BadInput>() || e.is::<manifold_dp::Error>())
-                || ledger.is_some_and(|e| e.is_bad_input());
+            let bad_input = is_bad_input(&err) || ledger.is_some_and(|e| e.is_bad_input());
             // 4: a release refused by the privacy ledger (over a budget); nothing was recorded or written.
             let refused = ledger.is_some_and(|e| e.is_refusal());
             ExitCode::from(if refused {

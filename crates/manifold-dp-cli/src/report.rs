@@ -1,10 +1,10 @@
 //! The summary of a `privatize` run: printed for people on standard error, written as JSON with `--report`.
 //! It states what was released and under which guarantee; it never contains the seed or the key.
 
-use crate::space::{DistanceUnit, SpaceArg};
 use manifold_dp::mechanism::{Mechanism, So3Mechanism, SphereMechanism};
 use manifold_dp::privacy::Guarantee;
 use manifold_dp::privacy::guarantee::short;
+use manifold_dp::registry::{DistanceUnit, Space};
 use serde::Serialize;
 
 /// Probability level of the radius reported beside every release (one standard deviation's worth).
@@ -96,7 +96,7 @@ impl NoiseSummary {
     }
 
     /// The summary of a directional mechanism on `space`.
-    pub fn sphere(mech: &SphereMechanism, space: SpaceArg) -> anyhow::Result<Self> {
+    pub fn sphere(mech: &SphereMechanism, space: Space) -> anyhow::Result<Self> {
         let unit = space.natural_unit();
         let unit = (unit.name != "deg").then_some(unit);
         Ok(Self::build(

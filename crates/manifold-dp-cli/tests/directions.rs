@@ -210,7 +210,7 @@ fn bad_directions_are_refused_with_row_and_column() {
     refused("sphere:3", "purkayastha", "x1,x2,x3\n1,0,0\n0.5,0.5,0\n", &[], &["row 2", "not 1 within tolerance"]);
     refused("sphere:3", "purkayastha", "x1,x2,x3\n1,0,0\n1,0,inf\n", &[], &["row 2", "column \"x3\""]);
     refused("sphere:3", "purkayastha", "x1,x2\n1,0\n", &[], &["no column \"x3\""]);
-    refused("latlon", "vmf", "lat,lon\n1,2\n", &["--columns", "lat"], &["needs 2 column(s)"]);
+    refused("latlon", "vmf", "lat,lon\n1,2\n", &["--columns", "lat"], &["needs 2 columns"]);
     refused("latlon", "laplace", "lat,lon\n1,2\n", &[], &["is for rotations"]);
     refused("latlon", "wrapped-laplace", "lat,lon\n1,2\n", &[], &["circle only"]);
     refused("timeofday", "vmf", "time\n1\n", &["--protect", "1", "--level", "1"], &["1h, 30min or 90s"]);

@@ -173,6 +173,9 @@ pub enum Error {
     /// The requested target cannot be met by any parameter value.
     #[error("{0}")]
     Unattainable(String),
+    /// A combination that does not exist: a mechanism of another space, an option of another mechanism.
+    #[error("{0}")]
+    NotApplicable(String),
     /// A draw that double precision cannot represent as a valid point: an SPD release whose condition number
     /// exceeds ~2⁵³ (its rounded entries are not positive definite) or whose entries overflow. The exact law puts
     /// this mass there, so the draw is reported, never silently redrawn (that would change the distribution).

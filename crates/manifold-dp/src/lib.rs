@@ -30,6 +30,7 @@ pub mod error;
 pub mod manifold;
 pub mod mechanism;
 pub mod privacy;
+pub mod registry;
 pub mod sample;
 pub mod space;
 pub mod stats;

@@ -1,36 +1,45 @@
-//! Parallel release of a table's rows with reproducible, independent noise streams.
+//! Parallel release of a table's rows with keyed noise: the noise of a row depends only on the release's
+//! [`StreamKey`] and the row's identity (its index in a file, or the value of an id column).
 //!
-//! The rows of a table are cut into pieces at every multiple of [`ROWS_PER_STREAM`] and wherever a caller's
-//! batch starts; the piece starting at row r draws its noise from stream r of one [`StreamKey`]. Distinct
-//! pieces have distinct start rows, hence independent ChaCha keystreams, and the noise of a row depends on the
-//! key and the batch boundaries only, never on the number of threads (rayon decides who runs which piece, not
-//! what it draws).
+//! Row `id` draws its noise from generator stream `id` of the key (an independent ChaCha keystream per id), so
+//! a release does not depend on how the rows are cut into batches, how many threads run, or in which order;
+//! and a recomputed, retried or repartitioned piece of work redraws exactly the same noise for the same rows,
+//! never a second, independent release of them (DESIGN.md, "Keyed noise").
 
 use crate::mechanism::Mechanism;
 use crate::sample::rng::StreamKey;
 use rayon::prelude::*;
 
-/// Rows released from one generator stream (at most; pieces also end at batch boundaries).
-pub const ROWS_PER_STREAM: u64 = 4096;
+/// Rows per parallel task.
+const ROWS_PER_TASK: usize = 1024;
 
-/// Releases `points`, the rows `first_row .. first_row + points.len()` of a table, in place and in parallel.
+/// Releases `points`, the rows `first_row .. first_row + points.len()` of a table, in place and in parallel:
+/// row `r` is released with stream `r` of `key`.
 ///
-/// Callers must pass each row of a table at most once per key (disjoint row ranges): a row range passed twice
-/// would redraw the same noise, which is harmless, but two overlapping ranges with different starts would
-/// reuse streams for different rows.
+/// Each row of a table must be released at most once per key (one release); releasing it again under the
+/// same key reproduces the same noise.
 pub fn privatize_rows<M>(mechanism: &M, points: &mut [M::Point], first_row: u64, key: &StreamKey)
 where
     M: Mechanism + Sync,
     M::Point: Send,
 {
-    let head = ((ROWS_PER_STREAM - first_row % ROWS_PER_STREAM) % ROWS_PER_STREAM).min(points.len() as u64) as usize;
-    let (head_rows, rest) = points.split_at_mut(head);
-    if !head_rows.is_empty() {
-        mechanism.privatize_slice(head_rows, &mut key.stream(first_row));
-    }
-    let rest_start = first_row + head as u64;
-    rest.par_chunks_mut(ROWS_PER_STREAM as usize).enumerate().for_each(|(j, piece)| {
-        mechanism.privatize_slice(piece, &mut key.stream(rest_start + j as u64 * ROWS_PER_STREAM));
+    privatize_by_id(mechanism, points, &|i| first_row + i as u64, key);
+}
+
+/// Releases `points` in place and in parallel, point `i` with stream `id(i)` of `key`.
+///
+/// The ids must be distinct within one release: two rows with one id would get the same noise (the caller
+/// checks, e.g. that an id column has no duplicates).
+pub fn privatize_by_id<M>(mechanism: &M, points: &mut [M::Point], id: &(dyn Fn(usize) -> u64 + Sync), key: &StreamKey)
+where
+    M: Mechanism + Sync,
+    M::Point: Send,
+{
+    points.par_chunks_mut(ROWS_PER_TASK).enumerate().for_each(|(c, piece)| {
+        for (i, point) in piece.iter_mut().enumerate() {
+            let mut rng = key.stream(id(c * ROWS_PER_TASK + i));
+            mechanism.privatize_slice(std::slice::from_mut(point), &mut rng);
+        }
     });
 }
 
@@ -64,8 +73,31 @@ mod tests {
     }
 
     #[test]
-    fn batches_aligned_to_streams_give_the_same_noise_as_one_batch() {
+    fn any_batching_gives_the_same_noise_as_one_batch() {
         assert_eq!(run(2, &[3 * 4096 + 7]), run(2, &[4096, 2 * 4096, 7]));
+        assert_eq!(run(2, &[3 * 4096 + 7]), run(1, &[1, 4095, 3, 5000, 3199]));
+    }
+
+    #[test]
+    fn a_row_noise_depends_on_its_id_only() {
+        let key = StreamKey::from_seed_for_experiments(9);
+        let mech = LaplaceSo3::new(2.0).unwrap();
+        let ids = [7u64, 1 << 40, 3];
+        let mut rows = vec![UnitQuaternion::identity(); 3];
+        privatize_by_id(&mech, &mut rows, &|i| ids[i], &key);
+        // The same ids in another order, alone or among others, get the same noise.
+        let mut alone = vec![UnitQuaternion::identity(); 1];
+        privatize_by_id(&mech, &mut alone, &|_| 1 << 40, &key);
+        assert_eq!(alone[0], rows[1]);
+        let mut by_index = vec![UnitQuaternion::identity(); 8];
+        privatize_rows(&mech, &mut by_index, 0, &key);
+        assert_eq!(by_index[7], rows[0]);
+        assert_eq!(by_index[3], rows[2]);
+        // Another key gives other noise.
+        let other = StreamKey::from_seed_for_experiments(10);
+        let mut again = vec![UnitQuaternion::identity(); 3];
+        privatize_by_id(&mech, &mut again, &|i| ids[i], &other);
+        assert!(again.iter().zip(&rows).all(|(a, b)| a != b));
     }
 
     #[test]

@@ -44,6 +44,17 @@ impl StreamKey {
         StreamKey(key)
     }
 
+    /// The key of these 32 bytes: for a front end that draws a release's key once (from the operating system)
+    /// and sends it to the workers that release its rows. Anyone holding the bytes can remove the noise.
+    pub fn from_bytes(bytes: [u8; 32]) -> Self {
+        StreamKey(bytes)
+    }
+
+    /// The key's bytes, to send to the workers of one release; never write or log them.
+    pub fn to_bytes(&self) -> [u8; 32] {
+        self.0
+    }
+
     /// Generator number `stream` under this key: the same key and stream always give the same sequence,
     /// and different streams are independent ChaCha keystreams.
     pub fn stream(&self, stream: u64) -> ReleaseRng {

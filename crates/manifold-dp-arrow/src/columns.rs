@@ -1,7 +1,7 @@
 //! What every kind of value column shares: finding the columns in a schema, reading fields as numbers or
 //! text, and the decode/encode contract the privatize pipeline drives ([`PointColumns`]).
 
-use crate::BadInput;
+use crate::Error;
 use arrow_array::{Array, ArrayRef, Float64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Schema, SchemaRef};
 
@@ -31,55 +31,102 @@ pub trait PointColumns: Sync {
     type Point: Send + Sync;
     /// The input's value column names.
     fn names(&self) -> &[String];
+    /// Positions of the input's value columns in its schema.
+    fn positions(&self) -> &[usize];
     /// The output table's schema.
     fn output_schema(&self) -> SchemaRef;
     /// The output's value column names.
     fn output_names(&self) -> Vec<String>;
     /// Reads every row of `batch`; invalid rows are listed, in row order, in `problems`.
-    fn decode(&self, batch: &RecordBatch) -> Result<Decoded<Self::Point>, BadInput>;
+    fn decode(&self, batch: &RecordBatch) -> Result<Decoded<Self::Point>, Error>;
     /// The output batch: `batch`'s other columns unchanged, the value columns replaced by `noisy`.
-    fn encode(&self, batch: &RecordBatch, noisy: &[Self::Point]) -> Result<RecordBatch, BadInput>;
+    fn encode(&self, batch: &RecordBatch, noisy: &[Self::Point]) -> Result<RecordBatch, Error>;
 }
 
 fn numeric_or_text(dt: &DataType) -> bool {
     dt.is_numeric() || matches!(dt, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
 }
 
-/// Positions of `names` in `schema`, each holding numbers or text; `what` says what needs them (for the
-/// error message).
-pub fn find_columns(schema: &Schema, names: &[String], path: &str, what: &str) -> Result<Vec<usize>, BadInput> {
+/// Positions of `names` in `schema`, each holding numbers or text; `needed_for` says what needs them (for the
+/// error).
+pub fn find_columns(schema: &Schema, names: &[String], needed_for: &str) -> Result<Vec<usize>, Error> {
     let mut positions = Vec::with_capacity(names.len());
     for name in names {
         let Some(pos) = schema.fields().iter().position(|f| f.name() == name) else {
-            let have: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-            return Err(BadInput(format!(
-                "{path} has no column {name:?} for {what}; its columns are: {}",
-                have.join(",")
-            )));
+            return Err(Error::MissingColumn {
+                name: name.clone(),
+                needed_for: needed_for.to_string(),
+                available: schema.fields().iter().map(|f| f.name().clone()).collect(),
+            });
         };
         if positions.contains(&pos) {
-            return Err(BadInput(format!("--columns names {name:?} twice")));
+            return Err(Error::DuplicateColumn(name.clone()));
         }
         let dt = schema.field(pos).data_type();
         if !numeric_or_text(dt) {
-            return Err(BadInput(format!("{path}: column {name:?} holds {dt}, not numbers or text")));
+            return Err(Error::NotNumbersOrText { name: name.clone(), data_type: dt.to_string() });
         }
         positions.push(pos);
     }
     Ok(positions)
 }
 
+/// Reads the rows of `batch` in parallel, `DECODE_CHUNK` at a time: `read(row, scratch)` gives row `row`'s point
+/// (with `scratch` a reusable buffer of `width` numbers) or its problem; invalid rows hold `placeholder`.
+pub fn decode_rows<P: Clone + Send>(
+    rows: usize,
+    width: usize,
+    placeholder: P,
+    read: impl Fn(usize, &mut [f64]) -> Result<P, Problem> + Sync,
+) -> Decoded<P> {
+    use rayon::prelude::*;
+    let mut points = vec![placeholder; rows];
+    let problems = points
+        .par_chunks_mut(DECODE_CHUNK)
+        .enumerate()
+        .flat_map_iter(|(c, chunk)| {
+            let mut values = vec![0.0; width];
+            let mut problems = Vec::new();
+            for (i, point) in chunk.iter_mut().enumerate() {
+                let row = c * DECODE_CHUNK + i;
+                match read(row, &mut values) {
+                    Ok(p) => *point = p,
+                    Err(p) => problems.push((row, p)),
+                }
+            }
+            problems
+        })
+        .collect();
+    Decoded { points, problems }
+}
+
+/// The views of the columns at `positions` (named `names`) of `batch`.
+pub fn views(batch: &RecordBatch, positions: &[usize], names: &[String]) -> Result<Vec<ColumnView>, Error> {
+    positions.iter().zip(names).map(|(&pos, name)| ColumnView::new(batch.column(pos), name)).collect()
+}
+
+/// Reads field `row` of every view into `values`, or names the first column whose field is not a number.
+pub fn read_numbers(views: &[ColumnView], names: &[String], row: usize, values: &mut [f64]) -> Result<(), Problem> {
+    for (j, view) in views.iter().enumerate() {
+        values[j] = view.value(row).map_err(|reason| Problem { column: Some(names[j].clone()), reason })?;
+    }
+    Ok(())
+}
+
 /// One value column, as text or as numbers.
 pub enum ColumnView {
+    /// Text (CSV fields, clock times).
     Text(StringArray),
     /// Numbers; the flag says whether any is null.
     Number(Float64Array, bool),
 }
 
 impl ColumnView {
-    pub fn new(array: &ArrayRef, name: &str) -> Result<Self, BadInput> {
+    /// The column `array`, named `name`, read as text or cast to numbers.
+    pub fn new(array: &ArrayRef, name: &str) -> Result<Self, Error> {
         let cast = |to: &DataType| {
-            arrow_cast::cast(array, to).map_err(|e| BadInput(format!("column {name:?} cannot be read as numbers: {e}")))
+            arrow_cast::cast(array, to)
+                .map_err(|e| Error::Arrow(format!("column {name:?} cannot be read as numbers: {e}")))
         };
         match array.data_type() {
             DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {

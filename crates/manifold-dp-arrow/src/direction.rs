@@ -1,13 +1,13 @@
 //! Where the directions are in a table — angles, times of day, latitude/longitude or unit vectors — and how
 //! each row becomes a point of a sphere S^{n−1} and back. The noisy values take their input columns' places.
 
-use crate::BadInput;
+use crate::Error;
 use crate::clock;
-use crate::columns::{ColumnView, DECODE_CHUNK, Decoded, PointColumns, Problem, find_columns};
-use crate::space::SpaceArg;
+use crate::columns::{ColumnView, Decoded, PointColumns, Problem, decode_rows, find_columns, read_numbers, views};
 use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use manifold_dp::Error as LibError;
+use manifold_dp::registry::Space;
 use manifold_dp::space::sphere::{self, Periodic};
 use nalgebra::DVector;
 use rayon::prelude::*;
@@ -49,25 +49,30 @@ impl DirectionColumns {
     /// lat,lon; x1,…,xN) and lays out the output: the same columns, noisy values in place.
     pub fn locate(
         schema: &Schema,
-        space: SpaceArg,
+        space: Space,
         format: Option<&str>,
         columns: Option<&[String]>,
-        path: &str,
-    ) -> Result<Self, BadInput> {
-        let refuse = |f: &str, what: &str| BadInput(format!("--format {f} does not apply to --space {space}; {what}"));
+    ) -> Result<Self, Error> {
+        let refuse = |f: &str, hint: &'static str| Error::FormatNotForSpace {
+            format: f.to_string(),
+            space: space.to_string(),
+            hint,
+        };
         let form = match (space, format) {
-            (SpaceArg::Circle, None | Some("rad")) => Form::Angle { degrees: false },
-            (SpaceArg::Circle, Some("deg")) => Form::Angle { degrees: true },
-            (SpaceArg::Circle, Some(f)) => return Err(refuse(f, "use rad or deg")),
-            (SpaceArg::TimeOfDay, None) => Form::TimeOfDay,
-            (SpaceArg::TimeOfDay, Some(f)) => {
+            (Space::Circle, None | Some("rad")) => Form::Angle { degrees: false },
+            (Space::Circle, Some("deg")) => Form::Angle { degrees: true },
+            (Space::Circle, Some(f)) => return Err(refuse(f, "use rad or deg")),
+            (Space::TimeOfDay, None) => Form::TimeOfDay,
+            (Space::TimeOfDay, Some(f)) => {
                 return Err(refuse(f, "hours, clock times and timestamps are recognised field by field; drop it"));
             }
-            (SpaceArg::LatLon, None | Some("deg")) => Form::LatLon,
-            (SpaceArg::LatLon, Some(f)) => return Err(refuse(f, "latitude and longitude are read in degrees")),
-            (SpaceArg::Sphere(n), None) => Form::Unit(n),
-            (SpaceArg::Sphere(_), Some(f)) => return Err(refuse(f, "a unit vector is read as its coordinates")),
-            (SpaceArg::So3, _) => unreachable!("rotations are read by RotationColumns"),
+            (Space::LatLon, None | Some("deg")) => Form::LatLon,
+            (Space::LatLon, Some(f)) => return Err(refuse(f, "latitude and longitude are read in degrees")),
+            (Space::Sphere(n), None) => Form::Unit(n),
+            (Space::Sphere(_), Some(f)) => return Err(refuse(f, "a unit vector is read as its coordinates")),
+            (Space::So3 | Space::Spd(_), _) => {
+                unreachable!("rotations and SPD matrices are read by RotationColumns and SpdColumns")
+            }
         };
         let defaults: Vec<String> = match form {
             Form::Angle { .. } => vec!["angle".into()],
@@ -77,16 +82,10 @@ impl DirectionColumns {
         };
         let names = columns.map(<[String]>::to_vec).unwrap_or_else(|| defaults.clone());
         if names.len() != defaults.len() {
-            return Err(BadInput(format!(
-                "--space {space} needs {} column(s) ({}) but --columns names {}: {}",
-                defaults.len(),
-                defaults.join(","),
-                names.len(),
-                names.join(",")
-            )));
+            let what = format!("space {space} ({})", defaults.join(","));
+            return Err(Error::ColumnCount { what, needed: defaults.len(), given: names });
         }
-        let hint = if columns.is_none() { " (name the columns with --columns)" } else { "" };
-        let positions = find_columns(schema, &names, path, &format!("--space {space}{hint}"))?;
+        let positions = find_columns(schema, &names, &format!("space {space}"))?;
         let fields: Vec<Field> = schema
             .fields()
             .iter()
@@ -98,7 +97,8 @@ impl DirectionColumns {
                 // Clock times and timestamps stay text; everything else becomes numbers.
                 let text = form == Form::TimeOfDay
                     && matches!(f.data_type(), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
-                Field::new(f.name(), if text { DataType::Utf8 } else { DataType::Float64 }, false)
+                // Never null, but declared as the input declared it (so a numeric column keeps its schema).
+                Field::new(f.name(), if text { DataType::Utf8 } else { DataType::Float64 }, f.is_nullable())
             })
             .collect();
         Ok(DirectionColumns {
@@ -109,8 +109,8 @@ impl DirectionColumns {
         })
     }
 
-    fn views(&self, batch: &RecordBatch) -> Result<Vec<ColumnView>, BadInput> {
-        self.positions.iter().zip(&self.names).map(|(&pos, name)| ColumnView::new(batch.column(pos), name)).collect()
+    fn views(&self, batch: &RecordBatch) -> Result<Vec<ColumnView>, Error> {
+        views(batch, &self.positions, &self.names)
     }
 
     fn problem(&self, column: usize, reason: String) -> Problem {
@@ -124,9 +124,7 @@ impl DirectionColumns {
             let hours = clock::parse(text).map_err(|r| self.problem(0, r))?.hours;
             return Periodic::HOURS_OF_DAY.to_circle(hours).map_err(|e| self.explain(e));
         }
-        for (j, view) in views.iter().enumerate() {
-            values[j] = view.value(row).map_err(|r| self.problem(j, r))?;
-        }
+        read_numbers(views, &self.names, row, values)?;
         match self.form {
             Form::Angle { degrees } => {
                 let (unit, turn) = if degrees { ("degrees", 360.0) } else { ("rad", 2.0 * std::f64::consts::PI) };
@@ -175,6 +173,10 @@ impl PointColumns for DirectionColumns {
         &self.names
     }
 
+    fn positions(&self) -> &[usize] {
+        &self.positions
+    }
+
     fn output_schema(&self) -> SchemaRef {
         self.output_schema.clone()
     }
@@ -183,39 +185,21 @@ impl PointColumns for DirectionColumns {
         self.names.clone()
     }
 
-    fn decode(&self, batch: &RecordBatch) -> Result<Decoded<DVector<f64>>, BadInput> {
+    fn decode(&self, batch: &RecordBatch) -> Result<Decoded<DVector<f64>>, Error> {
         let views = self.views(batch)?;
-        let k = self.names.len();
         let dim = match self.form {
             Form::LatLon => 3,
             Form::Unit(n) => n,
             _ => 2,
         };
-        let mut points = vec![DVector::zeros(0); batch.num_rows()];
-        let problems = points
-            .par_chunks_mut(DECODE_CHUNK)
-            .enumerate()
-            .flat_map_iter(|(c, chunk)| {
-                let mut values = vec![0.0; k];
-                let mut problems = Vec::new();
-                for (i, point) in chunk.iter_mut().enumerate() {
-                    let row = c * DECODE_CHUNK + i;
-                    match self.decode_row(&views, row, &mut values) {
-                        Ok(x) => *point = x,
-                        Err(p) => {
-                            // A placeholder of the right dimension (never released: the row is dropped).
-                            *point = DVector::from_fn(dim, |i, _| if i == 0 { 1.0 } else { 0.0 });
-                            problems.push((row, p));
-                        }
-                    }
-                }
-                problems
-            })
-            .collect();
-        Ok(Decoded { points, problems })
+        // Invalid rows hold a placeholder of the right dimension (never released: the row is dropped).
+        let placeholder = DVector::from_fn(dim, |i, _| if i == 0 { 1.0 } else { 0.0 });
+        Ok(decode_rows(batch.num_rows(), self.names.len(), placeholder, |row, values| {
+            self.decode_row(&views, row, values)
+        }))
     }
 
-    fn encode(&self, batch: &RecordBatch, noisy: &[DVector<f64>]) -> Result<RecordBatch, BadInput> {
+    fn encode(&self, batch: &RecordBatch, noisy: &[DVector<f64>]) -> Result<RecordBatch, Error> {
         let numbers = |f: &(dyn Fn(&DVector<f64>) -> f64 + Sync)| -> ArrayRef {
             Arc::new(Float64Array::from(noisy.par_iter().map(f).collect::<Vec<f64>>()))
         };
@@ -249,6 +233,6 @@ impl PointColumns for DirectionColumns {
         for (j, &pos) in self.positions.iter().enumerate() {
             columns[pos] = noisy_columns[j].clone();
         }
-        RecordBatch::try_new(self.output_schema.clone(), columns).map_err(|e| BadInput(format!("output batch: {e}")))
+        Ok(RecordBatch::try_new(self.output_schema.clone(), columns)?)
     }
 }

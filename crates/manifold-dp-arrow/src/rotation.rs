@@ -1,8 +1,8 @@
 //! Where the rotations are in a table: finding their columns, reading each row into a validated rotation
 //! (or a precise complaint naming the column), and writing noisy rotations back as columns.
 
-use crate::BadInput;
-use crate::columns::{ColumnView, DECODE_CHUNK, Decoded, PointColumns, Problem, find_columns};
+use crate::Error;
+use crate::columns::{ColumnView, Decoded, PointColumns, Problem, decode_rows, find_columns, read_numbers, views};
 use arrow_array::{ArrayRef, Float64Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use manifold_dp::Error as LibError;
@@ -39,29 +39,29 @@ impl RotationColumns {
         input: Representation,
         columns: Option<&[String]>,
         output: Representation,
-        path: &str,
-    ) -> Result<Self, BadInput> {
+    ) -> Result<Self, Error> {
         let names: Vec<String> = match columns {
             Some(c) => c.to_vec(),
             None => input.column_names(),
         };
         if names.len() != input.len() {
-            return Err(BadInput(format!(
-                "--format {input} needs {} columns but --columns names {}: {}",
-                input.len(),
-                names.len(),
-                names.join(",")
-            )));
+            return Err(Error::ColumnCount {
+                what: format!("rotation format {input}"),
+                needed: input.len(),
+                given: names,
+            });
         }
-        let hint = if columns.is_none() { " (name the columns with --columns a,b,c…)" } else { "" };
-        let positions = find_columns(schema, &names, path, &format!("--format {input}{hint}"))?;
+        let positions = find_columns(schema, &names, &format!("rotations in {input}"))?;
+        // Noisy values are never null; a column keeps its declared nullability (a front end such as Spark needs
+        // the output schema to be the input's).
         let noisy = |name: &str| Field::new(name, DataType::Float64, false);
+        let replaced = |f: &Field| Field::new(f.name(), DataType::Float64, f.is_nullable());
         let (fields, output_positions): (Vec<Field>, Vec<usize>) = if output == input {
             let fields = schema
                 .fields()
                 .iter()
                 .enumerate()
-                .map(|(i, f)| if positions.contains(&i) { noisy(f.name()) } else { f.as_ref().clone() })
+                .map(|(i, f)| if positions.contains(&i) { replaced(f) } else { f.as_ref().clone() })
                 .collect();
             (fields, positions.clone())
         } else {
@@ -78,10 +78,7 @@ impl RotationColumns {
                 }
                 if !positions.contains(&i) {
                     if new_names.contains(f.name()) {
-                        return Err(BadInput(format!(
-                            "{path} already has a column {:?}, which the {output} output needs; rename it",
-                            f.name()
-                        )));
+                        return Err(Error::OutputColumnExists { name: f.name().clone(), format: output.to_string() });
                     }
                     fields.push(f.as_ref().clone());
                 }
@@ -100,9 +97,7 @@ impl RotationColumns {
     }
 
     fn decode_row(&self, views: &[ColumnView], row: usize, values: &mut [f64]) -> Result<UnitQuaternion<f64>, Problem> {
-        for (j, view) in views.iter().enumerate() {
-            values[j] = view.value(row).map_err(|reason| Problem { column: Some(self.names[j].clone()), reason })?;
-        }
+        read_numbers(views, &self.names, row, values)?;
         if self.input == Representation::RotVec {
             // The angle is the vector's norm: beyond 4π (the bound on Euler angles too) it is almost certainly a
             // unit mistake or a corrupt value, and beyond ~1e154 its square overflows into a NaN rotation.
@@ -147,6 +142,10 @@ impl PointColumns for RotationColumns {
         &self.names
     }
 
+    fn positions(&self) -> &[usize] {
+        &self.positions
+    }
+
     /// The output table's schema.
     fn output_schema(&self) -> SchemaRef {
         self.output_schema.clone()
@@ -159,36 +158,16 @@ impl PointColumns for RotationColumns {
 
     /// Reads every row of `batch` as a rotation, in parallel. Invalid rows hold the identity in `points` and
     /// are listed, in row order, in `problems`.
-    fn decode(&self, batch: &RecordBatch) -> Result<Decoded<UnitQuaternion<f64>>, BadInput> {
-        let views: Vec<ColumnView> = self
-            .positions
-            .iter()
-            .zip(&self.names)
-            .map(|(&pos, name)| ColumnView::new(batch.column(pos), name))
-            .collect::<Result<_, _>>()?;
+    fn decode(&self, batch: &RecordBatch) -> Result<Decoded<UnitQuaternion<f64>>, Error> {
+        let views = views(batch, &self.positions, &self.names)?;
         let k = self.input.len();
-        let mut points = vec![UnitQuaternion::identity(); batch.num_rows()];
-        let problems = points
-            .par_chunks_mut(DECODE_CHUNK)
-            .enumerate()
-            .flat_map_iter(|(c, chunk)| {
-                let mut values = [0.0; 9];
-                let mut problems = Vec::new();
-                for (i, point) in chunk.iter_mut().enumerate() {
-                    let row = c * DECODE_CHUNK + i;
-                    match self.decode_row(&views, row, &mut values[..k]) {
-                        Ok(q) => *point = q,
-                        Err(p) => problems.push((row, p)),
-                    }
-                }
-                problems
-            })
-            .collect();
-        Ok(Decoded { points, problems })
+        Ok(decode_rows(batch.num_rows(), k, UnitQuaternion::identity(), |row, values| {
+            self.decode_row(&views, row, values)
+        }))
     }
 
     /// The output batch: `batch`'s other columns unchanged, the rotation columns replaced by `noisy`.
-    fn encode(&self, batch: &RecordBatch, noisy: &[UnitQuaternion<f64>]) -> Result<RecordBatch, BadInput> {
+    fn encode(&self, batch: &RecordBatch, noisy: &[UnitQuaternion<f64>]) -> Result<RecordBatch, Error> {
         let k = self.output.len();
         let mut flat = vec![0.0; noisy.len() * k];
         flat.par_chunks_mut(k).zip(noisy.par_iter()).for_each(|(out, q)| self.output.encode_into(q, out));
@@ -207,6 +186,6 @@ impl PointColumns for RotationColumns {
                 Some(_) => {}
             }
         }
-        RecordBatch::try_new(self.output_schema.clone(), columns).map_err(|e| BadInput(format!("output batch: {e}")))
+        Ok(RecordBatch::try_new(self.output_schema.clone(), columns)?)
     }
 }

@@ -20,6 +20,7 @@ pub struct ClockText<'a> {
     pub prefix: &'a str,
     /// Everything after it (`Z`, `+02:00`), empty for a bare time.
     pub suffix: &'a str,
+    /// How precisely it was written (the noisy time is written back the same way).
     pub precision: Precision,
     /// Hours since midnight, in [0, 24].
     pub hours: f64,

@@ -1,0 +1,248 @@
+//! # manifold-dp-arrow
+//!
+//! The one path from a table of rows to private rows, shared by every front end (the command line, the Python
+//! package, Spark executors): Arrow `RecordBatch` in, `RecordBatch` out.
+//!
+//! - Column codecs for every space: rotations in every representation ([`rotation`]), angles, times of day
+//!   with their text forms, latitude/longitude and unit vectors ([`direction`], [`clock`]), SPD matrices
+//!   ([`spd`]); one parallel decode ([`columns::decode_rows`]).
+//! - Validation as data: a bad row is a [`Problem`] (row, column, reason), a bad table an [`Error`]; no exit
+//!   codes, no command-line flags.
+//! - [`privatize_batch`]: decode, release each valid row with noise keyed by (release key, row identity), and
+//!   encode, every other column unchanged. A row's noise depends only on the key and its identity (its index
+//!   in the table, or the value of an id column), so re-batching, thread counts and recomputation never change
+//!   a release.
+//!
+//! ```
+//! use arrow_array::{Float64Array, RecordBatch};
+//! use manifold_dp::registry::{Budget, MechanismName, PointMechanism, Space};
+//! use manifold_dp::sample::rng::StreamKey;
+//! use manifold_dp_arrow::{Codec, RowIds, privatize_batch};
+//! use std::sync::Arc;
+//!
+//! let angles = Float64Array::from(vec![0.1, 2.0, 3.0]);
+//! let batch = RecordBatch::try_from_iter([("angle", Arc::new(angles) as _)]).unwrap();
+//! let mech = PointMechanism::new(Space::Circle, MechanismName::Purkayastha, Budget::Epsilon(2.0)).unwrap();
+//! let codec = Codec::locate(&batch.schema(), Space::Circle, None, None, None).unwrap();
+//! let key = StreamKey::from_seed_for_experiments(1); // StreamKey::from_os() for releases
+//! let out = privatize_batch(&mech, &codec, &batch, &key, RowIds::First(0)).unwrap();
+//! assert_eq!(out.batch.num_rows(), 3);
+//! assert!(out.rejected.is_empty());
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod clock;
+pub mod columns;
+pub mod direction;
+mod error;
+pub mod rotation;
+pub mod spd;
+
+pub use columns::{Decoded, PointColumns, Problem};
+pub use direction::DirectionColumns;
+pub use error::Error;
+pub use rotation::RotationColumns;
+pub use spd::SpdColumns;
+
+use arrow_array::{Array, BooleanArray, Int64Array, RecordBatch};
+use arrow_schema::{DataType, SchemaRef};
+use arrow_select::filter::filter_record_batch;
+use manifold_dp::mechanism::Mechanism;
+use manifold_dp::mechanism::batch::privatize_by_id;
+use manifold_dp::registry::{PointMechanism, Space};
+use manifold_dp::sample::rng::StreamKey;
+use manifold_dp::space::representation::Representation;
+use std::collections::HashMap;
+
+/// The value columns of a table of points that a [`PointMechanism`] releases: rotations or directions.
+#[derive(Debug, Clone)]
+pub enum Codec {
+    /// Rotations (SO(3)).
+    Rotation(RotationColumns),
+    /// Directions (circle, time of day, latitude/longitude, unit vectors).
+    Direction(DirectionColumns),
+}
+
+impl Codec {
+    /// Finds the value columns of `space` in `schema`. `format`: the rotation representation (`quat-wxyz` by
+    /// default, `quat-xyzw`, `matrix`, `rotvec`, `euler:SEQ[:deg]`), or `rad`/`deg` on the circle;
+    /// `columns`: the value column names (default: the format's own names); `output_format`: rotations only,
+    /// the representation written (default: the input's).
+    pub fn locate(
+        schema: &arrow_schema::Schema,
+        space: Space,
+        format: Option<&str>,
+        columns: Option<&[String]>,
+        output_format: Option<&str>,
+    ) -> Result<Self, Error> {
+        match space {
+            Space::So3 => {
+                let input: Representation = format.unwrap_or("quat-wxyz").parse()?;
+                let output: Representation = match output_format {
+                    Some(f) => f.parse()?,
+                    None => input,
+                };
+                Ok(Codec::Rotation(RotationColumns::locate(schema, input, columns, output)?))
+            }
+            Space::Spd(_) => Err(Error::Library(manifold_dp::Error::NotApplicable(format!(
+                "space {space} has private means only, no per-row release"
+            )))),
+            _ => {
+                if output_format.is_some() {
+                    return Err(Error::Library(manifold_dp::Error::NotApplicable(format!(
+                        "an output rotation format applies to space so3 only, not {space}"
+                    ))));
+                }
+                Ok(Codec::Direction(DirectionColumns::locate(schema, space, format, columns)?))
+            }
+        }
+    }
+
+    /// The input's value column names.
+    pub fn names(&self) -> &[String] {
+        match self {
+            Codec::Rotation(c) => c.names(),
+            Codec::Direction(c) => c.names(),
+        }
+    }
+
+    /// The output's value column names.
+    pub fn output_names(&self) -> Vec<String> {
+        match self {
+            Codec::Rotation(c) => c.output_names(),
+            Codec::Direction(c) => c.output_names(),
+        }
+    }
+
+    /// The output table's schema.
+    pub fn output_schema(&self) -> SchemaRef {
+        match self {
+            Codec::Rotation(c) => c.output_schema(),
+            Codec::Direction(c) => c.output_schema(),
+        }
+    }
+
+    /// The rows of `batch` that are not points, in row order (reads every row, releases nothing).
+    pub fn problems(&self, batch: &RecordBatch) -> Result<Vec<(usize, Problem)>, Error> {
+        Ok(match self {
+            Codec::Rotation(c) => c.decode(batch)?.problems,
+            Codec::Direction(c) => c.decode(batch)?.problems,
+        })
+    }
+}
+
+/// Which row is which: the identity a row's noise is keyed by.
+#[derive(Debug, Clone, Copy)]
+pub enum RowIds<'a> {
+    /// The batch holds the rows `first, first + 1, …` of a table (0-based).
+    First(u64),
+    /// One id per row of the batch (distinct within a release).
+    Given(&'a [u64]),
+    /// The values of this integer column (distinct and non-null within a release).
+    Column(&'a str),
+}
+
+/// A released batch.
+#[derive(Debug)]
+pub struct Released {
+    /// The valid rows, privatized: every other column unchanged and in order.
+    pub batch: RecordBatch,
+    /// The rows (indices into the input batch, ascending) that are not points, and why; they are not in `batch`.
+    pub rejected: Vec<(usize, Problem)>,
+    /// Which input rows are in `batch` (`None`: all of them).
+    pub kept: Option<BooleanArray>,
+}
+
+/// Releases every valid row of `batch` with `mechanism`: decode with `codec`, draw each row's noise from the
+/// stream of `key` named by its identity in `ids`, snap to the mechanism's public grid (float safety), encode.
+///
+/// Invalid rows are left out of the output and listed in [`Released::rejected`]; a caller that must not
+/// release anything when a row is invalid checks that list before publishing.
+pub fn privatize_batch(
+    mechanism: &PointMechanism,
+    codec: &Codec,
+    batch: &RecordBatch,
+    key: &StreamKey,
+    ids: RowIds<'_>,
+) -> Result<Released, Error> {
+    let ids = row_ids(batch, ids)?;
+    match (mechanism, codec) {
+        (PointMechanism::So3(m), Codec::Rotation(c)) => release(m, c, batch, key, &ids),
+        (PointMechanism::Sphere(m), Codec::Direction(c)) => release(m, c, batch, key, &ids),
+        _ => Err(Error::Library(manifold_dp::Error::NotApplicable(
+            "the mechanism and the value columns are of different spaces".into(),
+        ))),
+    }
+}
+
+fn release<C, M>(mech: &M, columns: &C, batch: &RecordBatch, key: &StreamKey, ids: &[u64]) -> Result<Released, Error>
+where
+    C: PointColumns,
+    M: Mechanism<Point = C::Point> + Sync,
+{
+    let Decoded { mut points, problems } = columns.decode(batch)?;
+    if problems.is_empty() {
+        privatize_by_id(mech, &mut points, &|i| ids[i], key);
+        return Ok(Released { batch: columns.encode(batch, &points)?, rejected: problems, kept: None });
+    }
+    let mut keep = vec![true; points.len()];
+    for (i, _) in &problems {
+        keep[*i] = false;
+    }
+    let kept_ids: Vec<u64> = ids.iter().zip(&keep).filter(|(_, k)| **k).map(|(id, _)| *id).collect();
+    let mut kept_points: Vec<C::Point> = points.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(p, _)| p).collect();
+    privatize_by_id(mech, &mut kept_points, &|i| kept_ids[i], key);
+    let kept = BooleanArray::from(keep);
+    let out = columns.encode(&filter_record_batch(batch, &kept)?, &kept_points)?;
+    Ok(Released { batch: out, rejected: problems, kept: Some(kept) })
+}
+
+/// The identity of every row of `batch`.
+fn row_ids(batch: &RecordBatch, ids: RowIds<'_>) -> Result<Vec<u64>, Error> {
+    let n = batch.num_rows();
+    match ids {
+        RowIds::First(first) => Ok((0..n as u64).map(|i| first + i).collect()),
+        RowIds::Given(ids) => {
+            if ids.len() != n {
+                return Err(Error::Arrow(format!("{} row ids for a batch of {n} rows", ids.len())));
+            }
+            Ok(ids.to_vec())
+        }
+        RowIds::Column(name) => id_column(batch, name),
+    }
+}
+
+/// The values of the integer column `name`, as u64 (two's complement: distinct integers stay distinct).
+fn id_column(batch: &RecordBatch, name: &str) -> Result<Vec<u64>, Error> {
+    let bad = |reason: String| Error::BadIds { column: name.to_string(), reason };
+    let Some(column) = batch.column_by_name(name) else {
+        let have: Vec<String> = batch.schema().fields().iter().map(|f| f.name().clone()).collect();
+        return Err(bad(format!("no such column; the columns are: {}", have.join(","))));
+    };
+    if !column.data_type().is_integer() {
+        return Err(bad(format!(
+            "holds {}; ids must be integers (e.g. a row number or monotonically_increasing_id())",
+            column.data_type()
+        )));
+    }
+    let values = arrow_cast::cast(column, &DataType::Int64)?;
+    let values = values.as_any().downcast_ref::<Int64Array>().expect("cast to Int64");
+    let nulls: Vec<usize> = (0..values.len()).filter(|&i| values.is_null(i)).take(5).collect();
+    if !nulls.is_empty() {
+        return Err(bad(format!("null at row(s) {nulls:?} of the batch (0-based); every row needs an id")));
+    }
+    let mut seen = HashMap::with_capacity(values.len());
+    for (i, v) in values.values().iter().enumerate() {
+        if let Some(first) = seen.insert(*v, i) {
+            return Err(bad(format!(
+                "id {v} appears at rows {first} and {i} of the batch (0-based); ids must be distinct, or two rows \
+                 would get the same noise"
+            )));
+        }
+    }
+    Ok(values.values().iter().map(|&v| v as u64).collect())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,416 @@
+//! The one registry of spaces and mechanisms that every front end (command line, Python, Spark) parses its
+//! names with: [`Space`] (`so3`, `circle`, `timeofday`, `latlon`, `sphere:N`, `spd:K`), [`MechanismName`]
+//! (`laplace`, `bingham`, `vmf`, `purkayastha`, `wrapped-laplace`), the budget as ε or as "protect a distance
+//! at a level" with units ([`Budget`]), and the mechanism they build ([`PointMechanism`]).
+
+use crate::error::{Error, Fallible};
+use crate::mechanism::{Mechanism, So3Kind, So3Mechanism, SphereKind, SphereMechanism};
+use crate::privacy::Guarantee;
+use crate::space::sphere::{EARTH_RADIUS_KM, MAX_SPHERE_DIM, Periodic};
+use std::f64::consts::PI;
+use std::fmt;
+use std::str::FromStr;
+
+/// The largest K of `spd:K` a name may give (the release refuses K > 3 where no exact sampler exists).
+pub const MAX_SPD_DIM: usize = 64;
+
+/// A name that is not in the registry, with what the valid names are.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UnknownName(pub String);
+
+/// A space the data live in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// Rotations SO(3).
+    So3,
+    /// Angles on the circle S¹.
+    Circle,
+    /// Times of day on a 24 h circle.
+    TimeOfDay,
+    /// Latitude/longitude on the Earth (S²).
+    LatLon,
+    /// Unit vectors of R^N, i.e. points of S^{N−1}.
+    Sphere(usize),
+    /// K×K symmetric positive definite matrices.
+    Spd(usize),
+}
+
+impl FromStr for Space {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
+        let t = s.trim().to_ascii_lowercase();
+        let dim = |prefix: &str, lo: usize, hi: usize| {
+            t.strip_prefix(prefix).and_then(|n| n.parse::<usize>().ok()).filter(|n| (lo..=hi).contains(n))
+        };
+        match t.as_str() {
+            "so3" => Ok(Space::So3),
+            "circle" => Ok(Space::Circle),
+            "timeofday" => Ok(Space::TimeOfDay),
+            "latlon" => Ok(Space::LatLon),
+            _ => {
+                if let Some(n) = dim("sphere:", 2, MAX_SPHERE_DIM) {
+                    Ok(Space::Sphere(n))
+                } else if let Some(k) = dim("spd:", 1, MAX_SPD_DIM) {
+                    Ok(Space::Spd(k))
+                } else {
+                    Err(UnknownName(format!(
+                        "unknown space {s:?}: use so3, circle, timeofday, latlon, sphere:N (unit vectors of R^N, \
+                         2 <= N <= {MAX_SPHERE_DIM}; sphere:3 is the ordinary sphere) or spd:K (K×K covariance \
+                         matrices, 1 <= K <= {MAX_SPD_DIM})"
+                    )))
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for Space {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Space::So3 => f.write_str("so3"),
+            Space::Circle => f.write_str("circle"),
+            Space::TimeOfDay => f.write_str("timeofday"),
+            Space::LatLon => f.write_str("latlon"),
+            Space::Sphere(n) => write!(f, "sphere:{n}"),
+            Space::Spd(k) => write!(f, "spd:{k}"),
+        }
+    }
+}
+
+/// A unit of distance on a space: its name and how many radians one unit is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DistanceUnit {
+    /// How the unit is written (`deg`, `h`, `km`).
+    pub name: &'static str,
+    /// Radians per unit.
+    pub radians: f64,
+}
+
+/// The units a distance may be written in on each space, longest spelling first (so `min` wins over `m`).
+/// Hours and minutes need a 24 h circle, km, m and mi the Earth; degrees and radians go everywhere.
+fn units(space: Space) -> Vec<(&'static str, f64)> {
+    let mut u = vec![("degrees", PI / 180.0), ("deg", PI / 180.0), ("°", PI / 180.0), ("rad", 1.0)];
+    let hour = Periodic::HOURS_OF_DAY.radians_per_unit();
+    match space {
+        Space::TimeOfDay => {
+            u.extend([("hours", hour), ("hour", hour), ("min", hour / 60.0), ("h", hour), ("s", hour / 3600.0)])
+        }
+        Space::LatLon => u.extend([
+            ("km", 1.0 / EARTH_RADIUS_KM),
+            ("miles", 1.609344 / EARTH_RADIUS_KM),
+            ("mile", 1.609344 / EARTH_RADIUS_KM),
+            ("mi", 1.609344 / EARTH_RADIUS_KM),
+            ("m", 1e-3 / EARTH_RADIUS_KM),
+        ]),
+        _ => {}
+    }
+    u.sort_by_key(|(name, _)| std::cmp::Reverse(name.len()));
+    u
+}
+
+impl Space {
+    /// The ambient dimension n of the sphere S^{n−1} (None for SO(3) and SPD).
+    pub fn sphere_dim(self) -> Option<usize> {
+        match self {
+            Space::So3 | Space::Spd(_) => None,
+            Space::Circle | Space::TimeOfDay => Some(2),
+            Space::LatLon => Some(3),
+            Space::Sphere(n) => Some(n),
+        }
+    }
+
+    /// The unit people think in on this space (reports give distances and ε per this unit too).
+    pub fn natural_unit(self) -> DistanceUnit {
+        match self {
+            Space::TimeOfDay => DistanceUnit { name: "h", radians: Periodic::HOURS_OF_DAY.radians_per_unit() },
+            Space::LatLon => DistanceUnit { name: "km", radians: 1.0 / EARTH_RADIUS_KM },
+            _ => DistanceUnit { name: "deg", radians: PI / 180.0 },
+        }
+    }
+
+    /// A distance in radians from text with a unit, case-insensitive and with an optional space: `10deg`,
+    /// `10°`, `0.2 rad` everywhere; `1h`, `30min`, `90s` on a time-of-day circle; `2km`, `500 m`, `3mi` on the
+    /// Earth. A bare number is radians on SO(3), the circle and spheres, and refused where a unit is expected
+    /// (hours, km).
+    pub fn parse_distance(self, s: &str) -> Result<f64, UnknownName> {
+        let t = s.trim().to_lowercase();
+        let examples = match self {
+            Space::TimeOfDay => "1h, 30min or 90s",
+            Space::LatLon => "2km, 500m, 3mi or 0.1deg",
+            _ => "10deg or 0.2rad",
+        };
+        let (number, per_unit) = match units(self).into_iter().find(|(u, _)| t.ends_with(u)) {
+            Some((u, per)) => (t[..t.len() - u.len()].trim_end(), per),
+            None => match self {
+                Space::TimeOfDay | Space::LatLon => {
+                    return Err(UnknownName(format!("{s:?}: give a distance with its unit, e.g. {examples}")));
+                }
+                _ => (t.as_str(), 1.0),
+            },
+        };
+        let value: f64 = number.parse().map_err(|_| {
+            UnknownName(format!("cannot read distance {s:?}: write a number with a unit, e.g. {examples}"))
+        })?;
+        if !value.is_finite() {
+            return Err(UnknownName(format!("distance {s:?} is not finite")));
+        }
+        Ok(value * per_unit)
+    }
+}
+
+/// A mechanism's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MechanismName {
+    /// Laplace on SO(3): density ∝ exp(−ε·angle).
+    Laplace,
+    /// Bingham on SO(3) with the tight concentration κ = 2ε.
+    Bingham,
+    /// von Mises–Fisher on a sphere or circle (κ = ε).
+    Vmf,
+    /// Purkayastha on a sphere or circle (κ = ε): density ∝ exp(−ε·great-circle angle).
+    Purkayastha,
+    /// Wrapped Laplace on the circle (the directional paper's baseline).
+    WrappedLaplace,
+}
+
+impl MechanismName {
+    /// Every mechanism, in the order help texts list them.
+    pub const ALL: [MechanismName; 5] = [
+        MechanismName::Laplace,
+        MechanismName::Bingham,
+        MechanismName::Vmf,
+        MechanismName::Purkayastha,
+        MechanismName::WrappedLaplace,
+    ];
+
+    /// The name as written (`wrapped-laplace`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MechanismName::Laplace => "laplace",
+            MechanismName::Bingham => "bingham",
+            MechanismName::Vmf => "vmf",
+            MechanismName::Purkayastha => "purkayastha",
+            MechanismName::WrappedLaplace => "wrapped-laplace",
+        }
+    }
+
+    /// The SO(3) mechanism this names, if it is one.
+    pub fn so3_kind(self) -> Option<So3Kind> {
+        match self {
+            MechanismName::Laplace => Some(So3Kind::Laplace),
+            MechanismName::Bingham => Some(So3Kind::Bingham),
+            _ => None,
+        }
+    }
+
+    /// The directional mechanism this names, if it is one.
+    pub fn sphere_kind(self) -> Option<SphereKind> {
+        match self {
+            MechanismName::Vmf => Some(SphereKind::Vmf),
+            MechanismName::Purkayastha => Some(SphereKind::Purkayastha),
+            MechanismName::WrappedLaplace => Some(SphereKind::WrappedLaplace),
+            _ => None,
+        }
+    }
+
+    /// Whether this mechanism releases points of `space`.
+    pub fn applies_to(self, space: Space) -> bool {
+        match (space, self) {
+            (Space::So3, m) => m.so3_kind().is_some(),
+            (Space::Spd(_), _) => false,
+            (_, MechanismName::WrappedLaplace) => space.sphere_dim() == Some(2),
+            (_, m) => m.sphere_kind().is_some(),
+        }
+    }
+}
+
+impl FromStr for MechanismName {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
+        let t = s.trim().to_ascii_lowercase().replace('_', "-");
+        MechanismName::ALL.into_iter().find(|m| m.as_str() == t).ok_or_else(|| {
+            UnknownName(format!(
+                "unknown mechanism {s:?}: use laplace or bingham (so3), vmf or purkayastha (spheres, circle, \
+                 timeofday, latlon) or wrapped-laplace (circle, timeofday)"
+            ))
+        })
+    }
+}
+
+impl fmt::Display for MechanismName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How much noise: ε per radian, or "protect `radius` (radians) at `level`" (ε = level / radius), or (Bingham
+/// only, for reproducing papers) the concentration κ itself.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Budget {
+    /// ε per radian of the space's distance.
+    Epsilon(f64),
+    /// ε = level / radius, with the radius in radians (see [`Space::parse_distance`]).
+    Protect {
+        /// The distance to protect, in radians.
+        radius: f64,
+        /// The level: ε·radius.
+        level: f64,
+    },
+    /// The Bingham concentration κ (guarantee κ/2 per radian).
+    Concentration(f64),
+}
+
+impl Budget {
+    /// ε per radian, or `None` for an explicit concentration.
+    pub fn epsilon(self) -> Fallible<Option<f64>> {
+        match self {
+            Budget::Epsilon(e) => Ok(Some(e)),
+            Budget::Protect { radius, level } => {
+                let positive = |v: f64| v > 0.0 && v.is_finite();
+                if !positive(radius) {
+                    return Err(Error::InvalidParameter {
+                        name: "protection radius",
+                        value: radius,
+                        reason: "must be a finite distance > 0",
+                    });
+                }
+                if !positive(level) {
+                    return Err(Error::InvalidParameter { name: "level", value: level, reason: "must be > 0" });
+                }
+                Ok(Some(level / radius))
+            }
+            Budget::Concentration(_) => Ok(None),
+        }
+    }
+}
+
+/// A mechanism that releases single points, built from the registry's names: on SO(3) or on a sphere.
+#[derive(Debug, Clone)]
+pub enum PointMechanism {
+    /// On SO(3).
+    So3(So3Mechanism),
+    /// On a sphere or circle.
+    Sphere(SphereMechanism),
+}
+
+impl PointMechanism {
+    /// The mechanism `name` on `space` with `budget`; refuses a mechanism of another space, a concentration for
+    /// anything but Bingham, and SPD (whose releases are means, not points).
+    pub fn new(space: Space, name: MechanismName, budget: Budget) -> Fallible<Self> {
+        if !name.applies_to(space) {
+            let why = match (space, name.so3_kind()) {
+                (Space::Spd(_), _) => format!("{name}: space {space} has private means only, no per-row release"),
+                (Space::So3, None) => format!("{name} is for spheres; on space so3 use laplace or bingham"),
+                (_, Some(_)) => format!("{name} is for rotations; on space {space} use vmf or purkayastha"),
+                _ => format!("{name} works on the circle only (space circle or timeofday)"),
+            };
+            return Err(Error::NotApplicable(format!("mechanism {why}")));
+        }
+        match (budget.epsilon()?, name) {
+            (None, MechanismName::Bingham) => {
+                let Budget::Concentration(kappa) = budget else { unreachable!("only a concentration has no ε") };
+                Ok(PointMechanism::So3(So3Mechanism::bingham_with_concentration(kappa)?))
+            }
+            (None, _) => Err(Error::NotApplicable(format!(
+                "a concentration applies to bingham only; give {name} an epsilon"
+            ))),
+            (Some(eps), _) => match (space.sphere_dim(), name.so3_kind(), name.sphere_kind()) {
+                (None, Some(kind), _) => Ok(PointMechanism::So3(So3Mechanism::for_epsilon(kind, eps)?)),
+                (Some(dim), _, Some(kind)) => Ok(PointMechanism::Sphere(SphereMechanism::for_epsilon(kind, dim, eps)?)),
+                _ => unreachable!("applies_to checked the pairing"),
+            },
+        }
+    }
+
+    /// The guarantee of each released point.
+    pub fn guarantee(&self) -> Guarantee {
+        match self {
+            PointMechanism::So3(m) => m.guarantee(),
+            PointMechanism::Sphere(m) => m.guarantee(),
+        }
+    }
+
+    /// Radius of indistinguishability at level p, in radians.
+    pub fn radius(&self, p: f64) -> Fallible<f64> {
+        match self {
+            PointMechanism::So3(m) => m.radius(p),
+            PointMechanism::Sphere(m) => m.radius(p),
+        }
+    }
+
+    /// The expected distance (radians) between a release and its input.
+    pub fn mean_angle(&self) -> f64 {
+        match self {
+            PointMechanism::So3(m) => m.mean_angle(),
+            PointMechanism::Sphere(m) => m.mean_angle(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spaces_parse_and_print() {
+        assert_eq!("sphere:5".parse::<Space>().unwrap(), Space::Sphere(5));
+        assert_eq!("SO3".parse::<Space>().unwrap(), Space::So3);
+        assert_eq!("spd:2".parse::<Space>().unwrap(), Space::Spd(2));
+        assert!("sphere:1".parse::<Space>().is_err());
+        assert!("spd:0".parse::<Space>().is_err());
+        assert_eq!("sphere:10000".parse::<Space>().unwrap(), Space::Sphere(10_000));
+        for huge in ["sphere:10001", "sphere:10000000000000", "sphere:18446744073709551615", "sphere:1e13", "spd:65"] {
+            assert!(huge.parse::<Space>().is_err(), "{huge}");
+        }
+        assert!("torus".parse::<Space>().is_err());
+        for s in ["so3", "circle", "timeofday", "latlon", "sphere:7", "spd:3"] {
+            assert_eq!(s.parse::<Space>().unwrap().to_string(), s);
+        }
+    }
+
+    #[test]
+    fn distances_with_units() {
+        let h = Space::TimeOfDay;
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-15 * b.abs().max(1e-300);
+        assert!(close(h.parse_distance("1h").unwrap(), PI / 12.0));
+        assert!(close(h.parse_distance("1 H").unwrap(), PI / 12.0));
+        assert!(close(h.parse_distance("30min").unwrap(), PI / 24.0));
+        assert!(close(h.parse_distance("90s").unwrap(), PI / 12.0 / 40.0));
+        assert!(close(h.parse_distance("15deg").unwrap(), PI / 12.0));
+        assert!(h.parse_distance("1").is_err());
+        let e = Space::LatLon;
+        assert!(close(e.parse_distance("2km").unwrap(), 2.0 / EARTH_RADIUS_KM));
+        assert!(close(e.parse_distance("5 KM").unwrap(), 5.0 / EARTH_RADIUS_KM));
+        assert!(close(e.parse_distance("500m").unwrap(), 0.5 / EARTH_RADIUS_KM));
+        assert!(close(e.parse_distance("3mi").unwrap(), 3.0 * 1.609344 / EARTH_RADIUS_KM));
+        assert!(e.parse_distance("2").is_err());
+        assert!(e.parse_distance("2h").is_err());
+        assert_eq!(Space::Circle.parse_distance("0.5").unwrap(), 0.5);
+        assert!(close(Space::So3.parse_distance("10DEG").unwrap(), 10f64.to_radians()));
+        assert!(Space::Circle.parse_distance("1h").is_err());
+        assert!(Space::So3.parse_distance("infdeg").is_err());
+    }
+
+    #[test]
+    fn mechanisms_by_name_and_space() {
+        for m in MechanismName::ALL {
+            assert_eq!(m.as_str().parse::<MechanismName>().unwrap(), m);
+        }
+        assert!("gauss".parse::<MechanismName>().is_err());
+        let eps = Budget::Epsilon(1.0);
+        assert!(PointMechanism::new(Space::So3, MechanismName::Laplace, eps).is_ok());
+        assert!(PointMechanism::new(Space::So3, MechanismName::Vmf, eps).is_err());
+        assert!(PointMechanism::new(Space::LatLon, MechanismName::WrappedLaplace, eps).is_err());
+        assert!(PointMechanism::new(Space::TimeOfDay, MechanismName::WrappedLaplace, eps).is_ok());
+        assert!(PointMechanism::new(Space::Spd(2), MechanismName::Laplace, eps).is_err());
+        assert!(PointMechanism::new(Space::So3, MechanismName::Laplace, Budget::Concentration(2.0)).is_err());
+        let b = PointMechanism::new(Space::So3, MechanismName::Bingham, Budget::Concentration(2.0)).unwrap();
+        assert_eq!(b.guarantee().epsilon(), Some(1.0));
+        let p = Budget::Protect { radius: 2.0, level: 1.0 };
+        assert_eq!(p.epsilon().unwrap(), Some(0.5));
+        assert!(Budget::Protect { radius: 0.0, level: 1.0 }.epsilon().is_err());
+    }
+}

@@ -1,0 +1,337 @@
+"""The Python API of DESIGN.md: Mechanism, privatize, mean, sample, radius, Ledger."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import numpy as np
+import pyarrow as pa
+
+from . import _convert as cv
+from . import _native
+from .errors import BadInputError, BudgetExceededError
+
+Guarantee = Dict[str, Any]
+
+
+def _refusal(e: Exception) -> Exception:
+    return BudgetExceededError(str(e)) if isinstance(e, _native.BudgetRefused) else e
+
+
+class Ledger:
+    """A privacy ledger: an SQLite file holding each data set's budgets and every release charged to them.
+
+    >>> led = Ledger("budget.sqlite")                      # created if missing
+    >>> led.set_budget("checkins", {"notion": "pure_dp", "epsilon": 3.0})
+    >>> led.spent("checkins")["accounts"]
+
+    ``privatize`` and ``mean`` take ``ledger=`` and ``dataset=``: the release is checked before any work and
+    recorded before the result is returned; a refusal raises :class:`BudgetExceededError` and releases
+    nothing.
+    """
+
+    def __init__(self, path: str, create: bool = True):
+        try:
+            self._native = _native.Ledger(str(path), create)
+        except _native.BudgetRefused as e:  # pragma: no cover - opening refuses nothing
+            raise _refusal(e) from None
+        self.path = str(path)
+
+    def set_budget(self, dataset: str, *budgets: Guarantee) -> Dict[str, Any]:
+        """Sets the budgets of ``dataset`` (guarantee dicts, e.g. ``{"notion": "pure_dp", "epsilon": 3}``);
+        returns what it has spent."""
+        return json.loads(self._native.set_budgets(dataset, [json.dumps(b) for b in budgets]))
+
+    def spent(self, dataset: str) -> Dict[str, Any]:
+        """What ``dataset`` has spent under each notion, against its budgets."""
+        return json.loads(self._native.spent(dataset))
+
+    def releases(self, dataset: Optional[str] = None) -> List[Dict[str, Any]]:
+        """The releases recorded (of ``dataset``, or all)."""
+        return json.loads(self._native.releases(dataset))
+
+    def _check(self, dataset: str, guarantee: Guarantee, request_id: Optional[str], allow_unbudgeted: bool) -> None:
+        try:
+            self._native.check(dataset, json.dumps(guarantee), request_id, allow_unbudgeted)
+        except _native.BudgetRefused as e:
+            raise _refusal(e) from None
+
+    def _record(
+        self, dataset: str, what: str, guarantee: Guarantee, request_id: Optional[str], allow_unbudgeted: bool
+    ) -> None:
+        try:
+            self._native.record(dataset, what, json.dumps(guarantee), request_id, allow_unbudgeted)
+        except _native.BudgetRefused as e:
+            raise _refusal(e) from None
+
+
+def _charge_plan(ledger: Optional[Ledger], dataset: Optional[str]) -> None:
+    if (ledger is None) != (dataset is None):
+        raise BadInputError("ledger= and dataset= go together")
+
+
+class Mechanism:
+    """A per-row privacy mechanism on a space, as on the command line.
+
+    ``Mechanism("so3", "laplace", epsilon=1.0)`` or ``Mechanism("latlon", "purkayastha", protect="2km",
+    level=1)`` (ε = level / distance). Spaces: ``so3``, ``circle`` (radians), ``timeofday`` (hours),
+    ``latlon`` (degrees), ``sphere:N``. Mechanisms: ``laplace``, ``bingham`` (so3); ``purkayastha``, ``vmf``,
+    ``wrapped-laplace`` (circle and timeofday) on the others.
+
+    >>> mech = Mechanism("so3", "laplace", protect="10deg", level=1)
+    >>> mech.guarantee["notion"]
+    'metric_dp'
+    """
+
+    def __init__(
+        self,
+        space: str,
+        mechanism: str,
+        epsilon: Optional[float] = None,
+        *,
+        protect: Optional[str] = None,
+        level: Optional[float] = None,
+        concentration: Optional[float] = None,
+    ):
+        try:
+            self._native = _native.Mechanism(space, mechanism, epsilon, protect, level, concentration)
+        except ValueError as e:
+            raise BadInputError(str(e)) from None
+        self.space = self._native.space
+        self.mechanism = mechanism
+
+    def __repr__(self) -> str:
+        return f"Mechanism({self.space!r}, {self.mechanism!r}, guarantee={self.guarantee!r})"
+
+    @property
+    def guarantee(self) -> Guarantee:
+        """The guarantee of each released row, with the command line's JSON keys (``notion``, ``epsilon``,
+        ``metric``, ``unit``, and the float-safety ``additive_epsilon`` and ``grid``)."""
+        return json.loads(self._native.guarantee_json())
+
+    def radius(self, level: float = 0.683) -> float:
+        """The radius of indistinguishability: the distance (radians) within which a fraction ``level`` of
+        releases fall."""
+        try:
+            return self._native.radius(level)
+        except ValueError as e:
+            raise BadInputError(str(e)) from None
+
+    def privatize(
+        self,
+        x: Any,
+        *,
+        format: Optional[str] = None,
+        columns: Optional[Sequence[str]] = None,
+        seed: Optional[int] = None,
+        ledger: Optional[Ledger] = None,
+        dataset: Optional[str] = None,
+        request_id: Optional[str] = None,
+        allow_unbudgeted: bool = False,
+    ) -> Any:
+        """A private copy of ``x``, of the same kind; ``x`` is never modified.
+
+        - numpy: so3 ``(n, 4)`` quaternions (``format="quat-xyzw"`` or ``"quat-wxyz"`` required), ``(n, 3)``
+          with ``format="rotvec"`` or ``"euler:xyz"``, ``(n, 3, 3)`` matrices; circle ``(n,)`` radians;
+          timeofday ``(n,)`` hours; latlon ``(n, 2)`` degrees; sphere:N ``(n, N)`` unit vectors.
+        - ``scipy.spatial.transform.Rotation`` → ``Rotation``.
+        - ``pandas.DataFrame``, ``pyarrow.Table`` or ``RecordBatch`` → the same type, the value ``columns``
+          replaced and every other column unchanged, in order (times of day may be text: ``"13:30"``,
+          timestamps).
+
+        Bad rows raise :class:`BadInputError` with ``.row`` (0-based) and ``.column``. ``seed`` makes the noise
+        reproducible, for experiments only: anyone who knows it can remove the noise.
+        """
+        _charge_plan(ledger, dataset)
+        if ledger is not None:
+            ledger._check(dataset, self.guarantee, request_id, allow_unbudgeted)
+        key = _native.fresh_key() if seed is None else None
+        out = self._privatize(x, format, columns, seed, key)
+        if ledger is not None:
+            ledger._record(dataset, f"privatize {self.space} {self.mechanism}", self.guarantee, request_id,
+                           allow_unbudgeted)
+        return out
+
+    def _release(self, batch: pa.RecordBatch, first: int, format, columns, seed, key, column_index: bool):
+        try:
+            out, rejected = self._native.privatize_batch(batch, format, columns, None, seed, key, first, None)
+        except ValueError as e:
+            raise BadInputError(str(e)) from None
+        cv.raise_rejected(rejected, first, column_index)
+        return out
+
+    def _privatize(self, x: Any, format, columns, seed, key) -> Any:
+        cols = list(columns) if columns is not None else None
+        if cv.is_rotation(x):
+            if self.space != "so3":
+                raise BadInputError(f"a scipy Rotation is a point of so3, not of {self.space}")
+            from scipy.spatial.transform import Rotation
+
+            single = x.single
+            quat = np.atleast_2d(x.as_quat())
+            noisy = self._privatize(quat, "quat-xyzw", None, seed, key)
+            return Rotation.from_quat(noisy[0] if single else noisy)
+        if isinstance(x, pa.RecordBatch):
+            return self._release(x, 0, format, cols, seed, key, False)
+        if isinstance(x, pa.Table):
+            batches = cv.over_batches(
+                cv.table_batches(x), lambda b, first: self._release(b, first, format, cols, seed, key, False)
+            )
+            if not batches:
+                raise BadInputError("the table has no rows; nothing to privatize")
+            return pa.Table.from_batches(batches)
+        if cv.is_pandas(x):
+            if cols is None:
+                raise BadInputError("give columns= for a DataFrame: the value columns, in order")
+            missing = [c for c in cols if c not in x.columns]
+            if missing:
+                raise BadInputError(f"no column {missing[0]!r}; the columns are: {list(x.columns)}", column=missing[0])
+            values = pa.Table.from_pandas(x[cols], preserve_index=False)
+            noisy = self._privatize(values, format, cols, seed, key).to_pandas()
+            out = x.copy()
+            for c in cols:
+                out[c] = noisy[c].to_numpy()
+            return out
+        arr = cv.numeric(x)
+        if arr.shape[0] == 0 if arr.ndim else True:
+            raise BadInputError("no rows: nothing to privatize")
+        width, fmt = cv.array_width(self.space, format, arr.shape)
+        if self.space in ("circle",) and fmt is None:
+            fmt = "rad"
+        batch = cv.array_to_batch(arr, width)
+        out = self._release(batch, 0, fmt, cv.names(width), seed, key, True)
+        return cv.batch_to_array(out, width, arr.shape)
+
+
+def privatize(
+    x: Any,
+    *,
+    space: str,
+    mechanism: str,
+    epsilon: Optional[float] = None,
+    protect: Optional[str] = None,
+    level: Optional[float] = None,
+    **kwargs: Any,
+) -> Any:
+    """``Mechanism(space, mechanism, epsilon or protect/level).privatize(x, **kwargs)`` in one call."""
+    return Mechanism(space, mechanism, epsilon, protect=protect, level=level).privatize(x, **kwargs)
+
+
+def sample(
+    space: str, mechanism: str, n: int, *, epsilon: float, center: Any = None, seed: Optional[int] = None,
+    format: Optional[str] = None
+) -> Any:
+    """``n`` independent releases of ``center`` (default: the identity rotation as ``quat-xyzw``, the first
+    axis, angle 0, hour 0, or 0°N 0°E), as a numpy array in the space's layout."""
+    if n < 1:
+        raise BadInputError("n must be at least 1")
+    if center is None:
+        center = {
+            "so3": [0.0, 0.0, 0.0, 1.0],
+            "circle": 0.0,
+            "timeofday": 0.0,
+            "latlon": [0.0, 0.0],
+        }.get(space)
+        if center is None and space.startswith("sphere:"):
+            center = [1.0] + [0.0] * (int(space.split(":", 1)[1]) - 1)
+        if space == "so3":
+            format = format or "quat-xyzw"
+    c = cv.numeric(center)
+    rows = np.broadcast_to(c, (n,) + c.shape)
+    return Mechanism(space, mechanism, epsilon).privatize(rows, format=format, seed=seed)
+
+
+def radius(space: str, mechanism: str, *, epsilon: float, level: float = 0.683) -> float:
+    """The radius of indistinguishability (radians) of ``mechanism`` on ``space`` at ``epsilon``: the distance
+    within which a fraction ``level`` of releases fall."""
+    return Mechanism(space, mechanism, epsilon).radius(level)
+
+
+@dataclass(frozen=True)
+class MeanResult:
+    """A private Fréchet mean: ``mean`` (in the input's layout), its pure-DP ``guarantee``, the
+    ``sensitivity`` Δ and noise scale ``sigma`` (radians, or the SPD distance), the ``expected_error`` and
+    the number of rows ``n``."""
+
+    mean: Any
+    guarantee: Guarantee
+    sensitivity: float
+    sigma: float
+    expected_error: float
+    conditioned: bool
+    n: int
+
+
+def _distance(space: str, r: Union[float, str]) -> float:
+    if isinstance(r, str):
+        try:
+            return _native.parse_distance(space, r)
+        except ValueError as e:
+            raise BadInputError(str(e)) from None
+    return float(r)
+
+
+def mean(
+    x: Any,
+    *,
+    space: str,
+    center: Any,
+    radius: Union[float, str],
+    epsilon: float,
+    outside: str = "error",
+    format: Optional[str] = None,
+    columns: Optional[Sequence[str]] = None,
+    conditioning: str = "auto",
+    metric: str = "affine",
+    seed: Optional[int] = None,
+    ledger: Optional[Ledger] = None,
+    dataset: Optional[str] = None,
+    request_id: Optional[str] = None,
+    allow_unbudgeted: bool = False,
+) -> MeanResult:
+    """The Fréchet mean of the rows of ``x`` with pure ε-DP (Riemannian Laplace mechanism), for so3
+    (quaternions with ``format=``, or a scipy ``Rotation``), sphere:N ``(n, N)`` and spd:K ``(n, K, K)``.
+
+    ``center`` (public, chosen without looking at the data; ``"identity"`` on so3 and spd:K) and ``radius``
+    (every row lies within it: radians or text like ``"30deg"``; a plain number on spd:K) bound one row's
+    influence. ``outside="error"`` refuses a row outside the ball, naming it.
+    """
+    if outside != "error":
+        raise BadInputError(
+            f"outside={outside!r} is not available yet; every row must lie within the radius (outside='error')"
+        )
+    _charge_plan(ledger, dataset)
+    r = _distance(space, radius)
+    if cv.is_rotation(x):
+        x, format = np.atleast_2d(x.as_quat()), "quat-xyzw"
+    if isinstance(center, str):
+        if center != "identity":
+            raise BadInputError(f"center={center!r}: give the point's values, or 'identity'")
+        c = None
+    else:
+        c = [float(v) for v in np.asarray(center, dtype=np.float64).ravel()]
+    if isinstance(x, (pa.Table, pa.RecordBatch)) or cv.is_pandas(x):
+        table = pa.Table.from_pandas(x, preserve_index=False) if cv.is_pandas(x) else x
+        batch = table if isinstance(table, pa.RecordBatch) else table.combine_chunks().to_batches()[0]
+        cols, column_index, shape = (list(columns) if columns else None), False, None
+    else:
+        arr = cv.numeric(x)
+        width, format = cv.array_width(space, format, arr.shape)
+        batch, cols, column_index, shape = cv.array_to_batch(arr, width), cv.names(width), True, arr.shape
+    if ledger is not None:
+        ledger._check(dataset, {"notion": "pure_dp", "epsilon": float(epsilon)}, request_id, allow_unbudgeted)
+    try:
+        out = json.loads(_native.mean(batch, space, c, r, float(epsilon), format, cols, conditioning, metric, seed))
+    except ValueError as e:
+        if len(e.args) == 1 and isinstance(e.args[0], tuple):
+            cv.raise_rejected([e.args[0]], 0, column_index)
+        raise BadInputError(str(e)) from None
+    if ledger is not None:
+        ledger._record(dataset, f"mean {space}", out["guarantee"], request_id, allow_unbudgeted)
+    m = np.asarray(out["mean"], dtype=np.float64)
+    if shape is not None and len(shape) == 3:
+        m = m.reshape(shape[1:])
+    return MeanResult(m, out["guarantee"], out["sensitivity"], out["sigma"], out["expected_error"],
+                      out["conditioned"], out["n"])

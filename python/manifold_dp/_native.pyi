@@ -1,0 +1,68 @@
+"""Type stubs of the native module (Rust, PyO3). The public API is in ``manifold_dp``; this module is its
+thin core and may change between releases."""
+
+from typing import List, Optional, Sequence, Tuple
+
+import pyarrow as pa
+
+class BudgetRefused(RuntimeError): ...
+
+class Mechanism:
+    def __init__(
+        self,
+        space: str,
+        mechanism: str,
+        epsilon: Optional[float] = None,
+        protect: Optional[str] = None,
+        level: Optional[float] = None,
+        concentration: Optional[float] = None,
+    ) -> None: ...
+    @property
+    def space(self) -> str: ...
+    def guarantee_json(self) -> str: ...
+    def radius(self, p: float) -> float: ...
+    def mean_error(self) -> float: ...
+    def angle_cdf(self, angles: Sequence[float]) -> List[float]: ...
+    def privatize_batch(
+        self,
+        batch: pa.RecordBatch,
+        format: Optional[str] = None,
+        columns: Optional[Sequence[str]] = None,
+        output_format: Optional[str] = None,
+        seed: Optional[int] = None,
+        key: Optional[bytes] = None,
+        first_row: int = 0,
+        id_column: Optional[str] = None,
+    ) -> Tuple[pa.RecordBatch, List[Tuple[int, Optional[str], str]]]: ...
+
+class Ledger:
+    def __init__(self, path: str, create: bool = True) -> None: ...
+    def set_budgets(self, dataset: str, budgets_json: Sequence[str]) -> str: ...
+    def spent(self, dataset: str) -> str: ...
+    def releases(self, dataset: Optional[str] = None) -> str: ...
+    def check(
+        self, dataset: str, guarantee_json: str, request_id: Optional[str] = None, allow_unbudgeted: bool = False
+    ) -> None: ...
+    def record(
+        self,
+        dataset: str,
+        mechanism: str,
+        guarantee_json: str,
+        request_id: Optional[str] = None,
+        allow_unbudgeted: bool = False,
+    ) -> str: ...
+
+def fresh_key() -> bytes: ...
+def parse_distance(space: str, text: str) -> float: ...
+def mean(
+    batch: pa.RecordBatch,
+    space: str,
+    center: Optional[Sequence[float]],
+    radius: float,
+    epsilon: float,
+    format: Optional[str] = None,
+    columns: Optional[Sequence[str]] = None,
+    conditioning: str = "auto",
+    metric: str = "affine",
+    seed: Optional[int] = None,
+) -> str: ...

@@ -1,0 +1,59 @@
+"""Bad input raises BadInputError (a ValueError) naming the row (0-based) and the column; nothing is
+returned, nothing is modified."""
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+import manifold_dp as mdp
+
+LAPLACE = mdp.Mechanism("so3", "laplace", epsilon=1.0)
+
+
+def bad(call, row=None, column=None, text=None):
+    with pytest.raises(mdp.BadInputError) as e:
+        call()
+    assert isinstance(e.value, ValueError)
+    assert e.value.row == row and e.value.column == column, (e.value.row, e.value.column, str(e.value))
+    if text:
+        assert text in str(e.value), str(e.value)
+    return e.value
+
+
+def test_nan_and_non_unit_rows_are_named():
+    q = np.tile([0.0, 0.0, 0.0, 1.0], (5, 1))
+    q[3, 2] = np.nan
+    bad(lambda: LAPLACE.privatize(q, format="quat-xyzw"), row=3, column=2, text="not a finite number")
+    q = np.tile([0.0, 0.0, 0.0, 1.0], (5, 1))
+    q[1] = [0.5, 0.0, 0.0, 0.5]
+    bad(lambda: LAPLACE.privatize(q, format="quat-xyzw"), row=1, text="norm")
+    places = np.array([[10.0, 20.0], [95.0, 0.0]])
+    bad(lambda: mdp.privatize(places, space="latlon", mechanism="vmf", epsilon=1), row=1, column=0, text="latitude")
+    df = pd.DataFrame({"lat": [1.0, 2.0], "lon": [3.0, 400.0]})
+    bad(lambda: mdp.privatize(df, space="latlon", mechanism="vmf", epsilon=1, columns=["lat", "lon"]), 1, "lon")
+
+
+def test_shapes_types_and_empty_arrays():
+    bad(lambda: LAPLACE.privatize(np.zeros((3, 4))), text="format=")
+    bad(lambda: LAPLACE.privatize(np.zeros((3, 5)), format="quat-xyzw"), text="shape")
+    bad(lambda: mdp.privatize(np.zeros((3, 2)), space="circle", mechanism="vmf", epsilon=1), text="shape")
+    bad(lambda: LAPLACE.privatize(np.array([["a", "b", "c", "d"]]), format="quat-xyzw"), text="dtype")
+    bad(lambda: LAPLACE.privatize(np.zeros((0, 4)), format="quat-xyzw"), text="no rows")
+    bad(lambda: LAPLACE.privatize(np.zeros((2, 4)), format="quat-abcd"), text="unknown rotation format")
+
+
+def test_bad_parameters():
+    bad(lambda: mdp.Mechanism("torus", "laplace", epsilon=1), text="unknown space")
+    bad(lambda: mdp.Mechanism("so3", "vmf", epsilon=1), text="is for spheres")
+    bad(lambda: mdp.Mechanism("so3", "laplace", epsilon=-1), text="epsilon")
+    bad(lambda: mdp.Mechanism("so3", "laplace"), text="budget")
+    bad(lambda: mdp.Mechanism("latlon", "vmf", protect="2", level=1), text="unit")
+    bad(lambda: mdp.Mechanism("so3", "laplace", epsilon=1).radius(1.5))
+
+
+def test_missing_columns_in_tables():
+    t = pa.table({"a": [1.0], "b": [2.0]})
+    bad(lambda: LAPLACE.privatize(t), text="no column")
+    df = pd.DataFrame({"a": [1.0]})
+    bad(lambda: LAPLACE.privatize(df, columns=["w", "x", "y", "z"]), column="w")

@@ -1,0 +1,131 @@
+"""Every input kind and space: round trips at the largest epsilon, shapes and types preserved, inputs never
+modified, other columns unchanged."""
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from scipy.spatial.transform import Rotation
+
+import manifold_dp as mdp
+from conftest import random_quats
+
+BIG = 1e6  # noise of about a microradian
+
+
+def same_rotation(a, b, tol=1e-4):
+    """Quaternion rows a and b are the same rotation (q and -q are one rotation)."""
+    d = np.minimum(np.linalg.norm(a - b, axis=-1), np.linalg.norm(a + b, axis=-1))
+    return np.all(d < tol)
+
+
+def test_numpy_quaternions_round_trip_and_keep_the_input(rng):
+    q = random_quats(rng, 500)
+    before = q.copy()
+    out = mdp.Mechanism("so3", "laplace", epsilon=BIG).privatize(q, format="quat-xyzw")
+    assert out.shape == q.shape and out.dtype == np.float64
+    assert np.array_equal(q, before), "the input must not be modified"
+    assert same_rotation(out, q)
+    # Fortran order and strided views are read correctly.
+    f = np.asfortranarray(q)
+    assert same_rotation(mdp.privatize(f, space="so3", mechanism="laplace", epsilon=BIG, format="quat-xyzw"), q)
+    wide = np.concatenate([q, q], axis=0)[::2]
+    assert same_rotation(mdp.privatize(wide, space="so3", mechanism="laplace", epsilon=BIG, format="quat-xyzw"), wide)
+
+
+def test_every_rotation_format(rng):
+    rot = Rotation.from_quat(random_quats(rng, 50))
+    mech = mdp.Mechanism("so3", "laplace", epsilon=BIG)
+    for fmt, values, back in [
+        ("quat-wxyz", np.roll(rot.as_quat(), 1, axis=1), lambda v: Rotation.from_quat(np.roll(v, -1, axis=1))),
+        ("rotvec", rot.as_rotvec(), Rotation.from_rotvec),
+        ("euler:xyz", rot.as_euler("xyz"), lambda v: Rotation.from_euler("xyz", v)),
+        ("matrix", rot.as_matrix(), Rotation.from_matrix),
+    ]:
+        out = mech.privatize(values, format=None if fmt == "matrix" else fmt)
+        assert out.shape == values.shape, fmt
+        assert np.all((back(out) * rot.inv()).magnitude() < 1e-3), fmt
+
+
+def test_scipy_rotation_in_rotation_out(rng):
+    rot = Rotation.from_quat(random_quats(rng, 100))
+    out = mdp.Mechanism("so3", "bingham", epsilon=BIG).privatize(rot)
+    assert isinstance(out, Rotation) and len(out) == 100
+    assert np.all((out * rot.inv()).magnitude() < 0.05)
+    one = mdp.Mechanism("so3", "laplace", epsilon=BIG).privatize(Rotation.identity())
+    assert isinstance(one, Rotation) and one.single
+
+
+def test_directions_in_their_units():
+    angles = np.array([0.1, 3.0, 6.2])
+    out = mdp.privatize(angles, space="circle", mechanism="purkayastha", epsilon=BIG)
+    assert out.shape == (3,) and np.allclose(out, angles, atol=1e-4)
+    hours = np.array([0.5, 13.25, 23.9])
+    out = mdp.privatize(hours, space="timeofday", mechanism="wrapped-laplace", epsilon=BIG)
+    assert np.allclose(out, hours, atol=1e-4)
+    places = np.array([[48.85, 2.35], [-33.9, 151.2]])
+    out = mdp.privatize(places, space="latlon", mechanism="purkayastha", epsilon=BIG)
+    assert out.shape == (2, 2) and np.allclose(out, places, atol=1e-3)
+    units = np.array([[0.0, 0.6, 0.8, 0.0]])
+    out = mdp.privatize(units, space="sphere:4", mechanism="vmf", epsilon=BIG)
+    assert np.allclose(out, units, atol=1e-2) and np.allclose(np.linalg.norm(out, axis=1), 1.0)
+
+
+def test_pandas_frame_keeps_index_and_other_columns():
+    df = pd.DataFrame(
+        {"venue": ["a", "b", "c"], "lat": [48.85, 48.86, 48.87], "lon": [2.35, 2.36, 2.37], "n": [1, 2, 3]},
+        index=[10, 20, 30],
+    )
+    before = df.copy()
+    out = mdp.Mechanism("latlon", "purkayastha", protect="2km", level=1).privatize(df, columns=["lat", "lon"])
+    assert isinstance(out, pd.DataFrame)
+    pd.testing.assert_frame_equal(df, before)
+    assert list(out.columns) == list(df.columns) and list(out.index) == [10, 20, 30]
+    assert out["venue"].tolist() == ["a", "b", "c"] and out["n"].tolist() == [1, 2, 3]
+    assert not np.allclose(out["lat"], df["lat"])
+    # Clock times as text stay text, in their own form.
+    times = pd.DataFrame({"t": ["13:30", "2024-05-01T08:00:00Z"], "k": [1, 2]})
+    out = mdp.Mechanism("timeofday", "purkayastha", epsilon=BIG).privatize(times, columns=["t"])
+    assert out["t"].tolist() == ["13:30", "2024-05-01T08:00:00Z"]
+
+
+def test_arrow_table_and_batch_keep_their_type_and_columns(rng):
+    q = random_quats(rng, 1000)
+    table = pa.table({"id": np.arange(1000), "w": q[:, 3], "x": q[:, 0], "y": q[:, 1], "z": q[:, 2]})
+    table = pa.Table.from_batches(table.to_batches(max_chunksize=300))
+    mech = mdp.Mechanism("so3", "laplace", epsilon=BIG)
+    out = mech.privatize(table, seed=3)
+    assert isinstance(out, pa.Table) and out.schema == table.schema
+    assert out.column("id").equals(table.column("id"))
+    noisy = np.stack([out.column(c).to_numpy() for c in ["x", "y", "z", "w"]], axis=1)
+    assert same_rotation(noisy, q)
+    # Batching never changes a row's noise.
+    whole = mech.privatize(table.combine_chunks(), seed=3)
+    assert whole.equals(out)
+    batch = table.combine_chunks().to_batches()[0]
+    b = mech.privatize(batch, seed=3)
+    assert isinstance(b, pa.RecordBatch) and pa.Table.from_batches([b]).equals(whole)
+
+
+def test_guarantee_radius_and_sample():
+    mech = mdp.Mechanism("so3", "laplace", epsilon=1.0)
+    g = mech.guarantee
+    assert g["notion"] == "metric_dp" and g["epsilon"] == 1.0 and g["unit"] == "rad"
+    assert "so3" in g["metric"]
+    assert 0 < mech.radius(0.5) < mech.radius(0.9) < np.pi
+    assert mdp.radius("so3", "laplace", epsilon=1.0, level=0.5) == mech.radius(0.5)
+    p = mdp.Mechanism("latlon", "purkayastha", protect="2km", level=1).guarantee
+    assert abs(p["epsilon"] - 6371.0088 / 2) < 1e-6
+    s = mdp.sample("so3", "laplace", 1000, epsilon=2.0, seed=1)
+    assert s.shape == (1000, 4) and np.allclose(np.linalg.norm(s, axis=1), 1.0)
+    assert np.array_equal(s, mdp.sample("so3", "laplace", 1000, epsilon=2.0, seed=1))
+    assert not np.array_equal(s, mdp.sample("so3", "laplace", 1000, epsilon=2.0))
+    c = mdp.sample("circle", "vmf", 10, epsilon=1.0, center=1.0)
+    assert c.shape == (10,)
+
+
+def test_fresh_keys_give_independent_releases():
+    x = np.zeros(100)
+    mech = mdp.Mechanism("circle", "purkayastha", epsilon=1.0)
+    a, b = mech.privatize(x), mech.privatize(x)
+    assert not np.any(a == b)
