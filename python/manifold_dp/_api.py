@@ -325,8 +325,8 @@ def mean(
     try:
         out = json.loads(_native.mean(batch, space, c, r, float(epsilon), format, cols, conditioning, metric, seed))
     except ValueError as e:
-        if len(e.args) == 1 and isinstance(e.args[0], tuple):
-            cv.raise_rejected([e.args[0]], 0, column_index)
+        if len(e.args) == 3 and isinstance(e.args[0], int):  # (row, column, reason) of the first bad row
+            cv.raise_rejected([e.args], 0, column_index)
         raise BadInputError(str(e)) from None
     if ledger is not None:
         ledger._record(dataset, f"mean {space}", out["guarantee"], request_id, allow_unbudgeted)

@@ -74,7 +74,9 @@ impl Mechanism {
         let name: MechanismName = mechanism.parse().map_err(bad)?;
         let budget = match (epsilon, protect, level, concentration) {
             (Some(e), None, None, None) => Budget::Epsilon(e),
-            (None, Some(r), Some(l), None) => Budget::Protect { radius: space.parse_distance(r).map_err(bad)?, level: l },
+            (None, Some(r), Some(l), None) => {
+                Budget::Protect { radius: space.parse_distance(r).map_err(bad)?, level: l }
+            }
             (None, Some(_), None, None) => return Err(bad("protect= needs level= (epsilon = level / distance)")),
             (None, None, None, Some(k)) => Budget::Concentration(k),
             (None, None, None, None) => {
@@ -141,7 +143,8 @@ impl Mechanism {
     ) -> PyResult<(PyArrowType<RecordBatch>, Vec<(usize, Option<String>, String)>)> {
         let batch = batch.0;
         let key = stream_key(seed, key)?;
-        let codec = Codec::locate(&batch.schema(), self.space, format, columns.as_deref(), output_format).map_err(bad)?;
+        let codec =
+            Codec::locate(&batch.schema(), self.space, format, columns.as_deref(), output_format).map_err(bad)?;
         let ids = match id_column {
             Some(c) => RowIds::Column(c),
             None => RowIds::First(first_row),
@@ -209,7 +212,8 @@ fn mean(
             }
             Space::Sphere(n) => {
                 let cols = DirectionColumns::locate(&batch.schema(), space, None, columns).map_err(bad)?;
-                let c = center.as_deref().ok_or_else(|| bad("a sphere has no identity: give the centre's coordinates"))?;
+                let c =
+                    center.as_deref().ok_or_else(|| bad("a sphere has no identity: give the centre's coordinates"))?;
                 let c = manifold_dp::space::sphere::unit_vector_default(c).map_err(bad)?;
                 let points = decoded(cols.decode(&batch).map_err(bad)?)?;
                 let m = Sphere::new(n).map_err(bad)?;
@@ -339,7 +343,13 @@ impl Ledger {
 
     /// Refuses now (`BudgetRefused`) what `record` would refuse; writes nothing.
     #[pyo3(signature = (dataset, guarantee_json, request_id=None, allow_unbudgeted=false))]
-    fn check(&self, dataset: &str, guarantee_json: &str, request_id: Option<&str>, allow_unbudgeted: bool) -> PyResult<()> {
+    fn check(
+        &self,
+        dataset: &str,
+        guarantee_json: &str,
+        request_id: Option<&str>,
+        allow_unbudgeted: bool,
+    ) -> PyResult<()> {
         let g: Guarantee = serde_json::from_str(guarantee_json).map_err(bad)?;
         let admission = Admission { allow_unbudgeted };
         self.open()?.check_new(dataset, &[g], request_id, admission).map_err(ledger_error)?;

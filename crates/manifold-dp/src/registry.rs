@@ -314,9 +314,9 @@ impl PointMechanism {
                 let Budget::Concentration(kappa) = budget else { unreachable!("only a concentration has no ε") };
                 Ok(PointMechanism::So3(So3Mechanism::bingham_with_concentration(kappa)?))
             }
-            (None, _) => Err(Error::NotApplicable(format!(
-                "a concentration applies to bingham only; give {name} an epsilon"
-            ))),
+            (None, _) => {
+                Err(Error::NotApplicable(format!("a concentration applies to bingham only; give {name} an epsilon")))
+            }
             (Some(eps), _) => match (space.sphere_dim(), name.so3_kind(), name.sphere_kind()) {
                 (None, Some(kind), _) => Ok(PointMechanism::So3(So3Mechanism::for_epsilon(kind, eps)?)),
                 (Some(dim), _, Some(kind)) => Ok(PointMechanism::Sphere(SphereMechanism::for_epsilon(kind, dim, eps)?)),

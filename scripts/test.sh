@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Every test of the project: the Rust workspace (statistical tests in --release), then the Python package
+# built from ./python into a throwaway virtual environment, and its pytest suite (Python API and Spark in
+# local mode). CI's .ci/run runs exactly this, plus cargo fmt --check and clippy.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo test --workspace --release
+venv=target/test-venv
+rm -rf "$venv"
+python3 -m venv "$venv"
+"$venv/bin/python" -m pip install --quiet --upgrade pip
+"$venv/bin/python" -m pip install --quiet "./python[test]"
+# The cross-front-end test compares the Python package's bits with this binary's (built by cargo test).
+MANIFOLD_DP_CLI="$PWD/target/release/manifold-dp" "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
