@@ -19,8 +19,26 @@ use std::f64::consts::TAU;
 /// The nearest multiple of 2^`spacing_log2` to `u` (ties to even): exact, since scaling by a power of two is.
 #[inline]
 pub fn round_to_grid(u: f64, spacing_log2: i32) -> f64 {
-    let scale = 2f64.powi(-spacing_log2);
-    (u * scale).round_ties_even() / scale
+    // Both scalings are by powers of two, hence exact; `powi` and `round_ties_even` are library calls on
+    // CPUs without SSE4.1, and this runs for every coordinate of every release.
+    let y = u * pow2(-spacing_log2);
+    let rounded = if y.abs() < TWO_51 {
+        // Adding and removing 1.5·2^52 rounds |y| < 2^51 to the nearest integer, ties to even, in the
+        // default rounding mode; copysign keeps the sign of a zero as round_ties_even does.
+        ((y + ROUNDER) - ROUNDER).copysign(y)
+    } else {
+        y.round_ties_even()
+    };
+    rounded * pow2(spacing_log2)
+}
+
+const TWO_51: f64 = 2251799813685248.0;
+const ROUNDER: f64 = 6755399441055744.0; // 1.5 · 2^52
+
+/// 2^k exactly, for the exponents of normal numbers (|k| ≤ 1022); beyond, `powi`.
+#[inline]
+fn pow2(k: i32) -> f64 {
+    if (-1022..=1023).contains(&k) { f64::from_bits(((k + 1023) as u64) << 52) } else { 2f64.powi(k) }
 }
 
 /// The cell of the angle of (x, y) on the turn grid of spacing 2^`spacing_log2` turns: an index in
@@ -109,6 +127,23 @@ pub fn snap_direction(grid: Grid, v: &mut [f64]) {
 mod tests {
     use super::*;
     use rand::RngExt;
+
+    #[test]
+    fn fast_rounding_equals_round_ties_even() {
+        let mut rng = crate::sample::rng::seeded_rng_for_experiments(5);
+        for k in [-60, -52, -51, -50, -30, -21, -1, 0, 3] {
+            for _ in 0..20_000 {
+                let u: f64 = rng.random_range(-1.0..1.0) * if rng.random::<bool>() { 1.0 } else { 1e-9 };
+                let scale = 2f64.powi(-k);
+                let want = (u * scale).round_ties_even() / scale;
+                assert_eq!(round_to_grid(u, k).to_bits(), want.to_bits(), "{u} at 2^{k}");
+            }
+            for u in [0.0, -0.0, 0.5, -0.5, 1.5 * 2f64.powi(k), -2.5 * 2f64.powi(k), 1.0, -1.0] {
+                let scale = 2f64.powi(-k);
+                assert_eq!(round_to_grid(u, k).to_bits(), ((u * scale).round_ties_even() / scale).to_bits());
+            }
+        }
+    }
 
     #[test]
     fn rounding_is_exact_and_idempotent() {
