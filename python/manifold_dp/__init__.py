@@ -11,7 +11,7 @@ of the ``manifold-dp`` command-line tool (the same code path: the same seed and 
 See ``help(mdp.Mechanism)``, ``help(mdp.mean)`` and ``help(mdp.Ledger)``.
 """
 
-from ._api import Ledger, Mechanism, MeanResult, mean, privatize, radius, sample
+from ._api import Ledger, Mechanism, MeanResult, audit, mean, privatize, radius, sample
 from .errors import BadInputError, BudgetExceededError
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "Ledger",
     "Mechanism",
     "MeanResult",
+    "audit",
     "mean",
     "privatize",
     "radius",

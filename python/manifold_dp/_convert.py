@@ -70,7 +70,9 @@ def names(width: int) -> List[str]:
 def array_to_batch(arr: np.ndarray, width: int) -> pa.RecordBatch:
     """One Arrow column per value of a row (a strided column is copied once, into Arrow)."""
     flat = arr.reshape(arr.shape[0], width) if arr.ndim > 1 else arr.reshape(-1, 1)
-    return pa.RecordBatch.from_arrays([pa.array(flat[:, j]) for j in range(width)], names=names(width))
+    # One transposing copy makes every column contiguous; Arrow then wraps each without copying.
+    columns = np.ascontiguousarray(flat.T)
+    return pa.RecordBatch.from_arrays([pa.array(columns[j]) for j in range(width)], names=names(width))
 
 
 def batch_to_array(batch: pa.RecordBatch, width: int, shape: Tuple[int, ...]) -> np.ndarray:

@@ -52,6 +52,15 @@ class Ledger:
         allow_unbudgeted: bool = False,
     ) -> str: ...
 
+def audit(
+    space: str,
+    mechanism: str,
+    epsilon: Optional[float] = None,
+    samples: int = 200000,
+    alpha: float = 1e-06,
+    seed: Optional[int] = None,
+    concentration: Optional[float] = None,
+) -> str: ...
 def fresh_key() -> bytes: ...
 def parse_distance(space: str, text: str) -> float: ...
 def mean(

@@ -163,6 +163,41 @@ fn parse_distance(space: &str, text: &str) -> PyResult<f64> {
     space.parse_distance(text).map_err(bad)
 }
 
+/// Audits `mechanism` on `space` at the claimed `epsilon` with `samples` draws per input: returns the
+/// auditor's report as JSON (verdict, epsilon_lower_bound, …). The GIL is released while it runs.
+#[pyfunction]
+#[pyo3(signature = (space, mechanism, epsilon=None, samples=200_000, alpha=1e-6, seed=None, concentration=None))]
+#[allow(clippy::too_many_arguments)]
+fn audit(
+    py: Python<'_>,
+    space: &str,
+    mechanism: &str,
+    epsilon: Option<f64>,
+    samples: u64,
+    alpha: f64,
+    seed: Option<u64>,
+    concentration: Option<f64>,
+) -> PyResult<String> {
+    use manifold_dp::audit::catalog::{AuditRequest, AuditSpace, build};
+    let space = match space.parse::<Space>().map_err(bad)? {
+        Space::So3 => AuditSpace::So3,
+        Space::Spd(k) => AuditSpace::Spd { k },
+        s => AuditSpace::Sphere { dim: s.sphere_dim().expect("a sphere") },
+    };
+    if !(1000..=1_000_000_000).contains(&samples) {
+        return Err(bad("samples must be between 1000 and 1e9 draws per input"));
+    }
+    if !(1e-100..1.0).contains(&alpha) {
+        return Err(bad("alpha must lie in [1e-100, 1)"));
+    }
+    let request = AuditRequest { concentration, ..AuditRequest::new(space, mechanism.trim(), epsilon) };
+    let target = build(&request).map_err(bad)?;
+    let config = manifold_dp::audit::AuditConfig::with_samples(samples, alpha);
+    let key = stream_key(seed, None)?;
+    let report = py.detach(|| target.run(&config, &key, &|_| {})).map_err(bad)?;
+    Ok(json(&report))
+}
+
 /// A fresh 32-byte release key from the operating system's CSPRNG.
 #[pyfunction]
 fn fresh_key(py: Python<'_>) -> PyResult<Py<PyBytes>> {
@@ -381,6 +416,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fresh_key, m)?)?;
     m.add_function(wrap_pyfunction!(mean, m)?)?;
     m.add_function(wrap_pyfunction!(parse_distance, m)?)?;
+    m.add_function(wrap_pyfunction!(audit, m)?)?;
     m.add("BudgetRefused", m.py().get_type::<BudgetRefused>())?;
     Ok(())
 }

@@ -1,0 +1,11 @@
+"""The auditor from Python: a true claim passes, a negative control (Bingham with κ = 4ε claimed at ε) is
+flagged; both seeded, with the auditor's stated false-alarm bound alpha = 1e-6."""
+
+import manifold_dp as mdp
+
+
+def test_a_true_claim_passes_and_a_false_one_is_flagged():
+    ok = mdp.audit("so3", "laplace", epsilon=1.0, samples=30_000, seed=1)
+    bad = mdp.audit("so3", "control:bingham-4eps", epsilon=1.0, samples=30_000, seed=1)
+    assert ok["verdict"] != bad["verdict"]
+    assert bad["epsilon_lower_bound"] > 1.0 >= ok["epsilon_lower_bound"]
