@@ -9,11 +9,10 @@
 //! reproduces. A longer run: `MDP_FUZZ_CASES=200000 MDP_FUZZ_SEED=7 cargo test --release -p manifold-dp-cli
 //! --bin manifold-dp fuzz -- --nocapture` (each target prints its cases and time).
 
-use crate::cli::{parse_epsilon, parse_threads};
-use crate::cmd_budget::{GuaranteeContext, NotionArg};
-use crate::table::FileFormat;
-use crate::table::reader::TableReader;
-use clap::ValueEnum;
+use crate::args::{parse_epsilon, parse_threads};
+use crate::commands::budget::{GuaranteeContext, NotionArg};
+use crate::io::table::FileFormat;
+use crate::io::table::reader::TableReader;
 use manifold_dp::privacy::guarantee::{short, short_down, short_up};
 use manifold_dp::privacy::{Metric, Target, compose, convert};
 use manifold_dp::registry::MechanismName;
@@ -126,8 +125,8 @@ fn fuzz_units_and_levels() {
                 assert!(d.is_finite(), "{t:?} on {space}: {d}");
             }
         }
-        let _ = crate::units::parse_level(&t);
-        let _ = crate::units::parse_quat_wxyz(&t);
+        let _ = crate::args::units::parse_level(&t);
+        let _ = crate::args::units::parse_quat_wxyz(&t);
     });
 }
 
@@ -140,12 +139,12 @@ fn fuzz_space_and_mechanism_names() {
         let t = text(b);
         let _ = t.parse::<Space>();
         let _ = t.parse::<Space>();
-        let _ = crate::cmd_audit::parse_count(&t);
+        let _ = crate::commands::audit::parse_count(&t);
         let _ = t.parse::<Representation>();
         let _ = t.parse::<MechanismName>();
         let _ = parse_epsilon(&t);
         let _ = parse_threads(&t);
-        if let Ok(space) = crate::cmd_audit::parse_space(&t) {
+        if let Ok(space) = crate::commands::audit::parse_space(&t) {
             // A space that parses is small enough to build an audit target on.
             let request = manifold_dp::audit::AuditRequest::new(space, "uniform", None);
             let _ = manifold_dp::audit::catalog::build(&request);
@@ -164,11 +163,11 @@ fn fuzz_center() {
     fuzz("center", near, |b| {
         let t = text(b);
         for space in spaces {
-            if let Ok(c) = crate::cmd_sample::sphere_center(space, Some(&t)) {
+            if let Ok(c) = crate::commands::sample::sphere_center(space, Some(&t)) {
                 assert!(c.iter().all(|v| v.is_finite()) && (c.norm() - 1.0).abs() < 1e-9, "{t:?} on {space}");
             }
         }
-        let _ = crate::cmd_mean::numbers(&t, "fuzz");
+        let _ = crate::commands::mean::numbers(&t, "fuzz");
     });
 }
 

@@ -3,27 +3,12 @@
 //! This binary parses arguments, reads and writes files and prints reports; every computation is a call
 //! into the `manifold-dp` library.
 
-mod cleanup;
-mod cli;
-mod cmd_audit;
-mod cmd_budget;
-mod cmd_demo;
-mod cmd_ledger;
-mod cmd_mean;
-mod cmd_privatize;
-mod cmd_radius;
-mod cmd_reproduce;
-mod cmd_reproduce_directional;
-mod cmd_reproduce_riemannian;
-mod cmd_sample;
+mod args;
+mod commands;
 #[cfg(test)]
 mod fuzz;
-mod output;
-mod plot;
-mod progress;
-mod report;
-mod table;
-mod units;
+mod io;
+mod render;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -73,33 +58,33 @@ pub fn is_bad_input(err: &anyhow::Error) -> bool {
 }
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = args::Cli::parse();
     // Before any file is created: an interrupted run must not leave temporary files behind.
-    if let Err(err) = cleanup::install() {
+    if let Err(err) = io::cleanup::install() {
         eprintln!("error: cannot watch for interrupts: {err}");
         return ExitCode::from(1);
     }
     let result = match cli.command {
-        cli::Command::Sample(args) => cmd_sample::run(args),
-        cli::Command::Radius(args) => cmd_radius::run(args),
-        cli::Command::Privatize(args) => cmd_privatize::run(args),
-        cli::Command::Mean(args) => cmd_mean::run(args),
-        cli::Command::Reproduce(cli::ReproduceCommand::So3Figures(args)) => cmd_reproduce::so3_figures(args),
-        cli::Command::Reproduce(cli::ReproduceCommand::DirectionalMean(args)) => {
-            cmd_reproduce_directional::directional_mean(args)
+        args::Command::Sample(args) => commands::sample::run(args),
+        args::Command::Radius(args) => commands::radius::run(args),
+        args::Command::Privatize(args) => commands::privatize::run(args),
+        args::Command::Mean(args) => commands::mean::run(args),
+        args::Command::Reproduce(args::ReproduceCommand::So3Figures(args)) => commands::reproduce::so3_figures(args),
+        args::Command::Reproduce(args::ReproduceCommand::DirectionalMean(args)) => {
+            commands::reproduce_directional::directional_mean(args)
         }
-        cli::Command::Reproduce(cli::ReproduceCommand::RiemannianMean(args)) => {
-            cmd_reproduce_riemannian::riemannian_mean(args)
+        args::Command::Reproduce(args::ReproduceCommand::RiemannianMean(args)) => {
+            commands::reproduce_riemannian::riemannian_mean(args)
         }
-        cli::Command::Demo(args) => cmd_demo::run(args),
+        args::Command::Demo(args) => commands::demo::run(args),
         // 0, or 3 when the audit flags the mechanism; errors are reported below.
-        cli::Command::Audit(args) => match cmd_audit::run(args) {
+        args::Command::Audit(args) => match commands::audit::run(args) {
             Ok(code) => return code,
             Err(err) => Err(err),
         },
-        cli::Command::Budget(cli::BudgetCommand::Compose(args)) => cmd_budget::compose_cmd(args),
-        cli::Command::Budget(cli::BudgetCommand::Convert(args)) => cmd_budget::convert_cmd(args),
-        cli::Command::Budget(cli::BudgetCommand::Ledger(args)) => cmd_ledger::run(&args),
+        args::Command::Budget(args::BudgetCommand::Compose(args)) => commands::budget::compose_cmd(args),
+        args::Command::Budget(args::BudgetCommand::Convert(args)) => commands::budget::convert_cmd(args),
+        args::Command::Budget(args::BudgetCommand::Ledger(args)) => commands::ledger::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -51,6 +51,9 @@ fn stream_key(seed: Option<u64>, key: Option<&[u8]>) -> PyResult<StreamKey> {
     }
 }
 
+/// A row that is not a point: (row in the batch, column or None, reason).
+type Rejected = (usize, Option<String>, String);
+
 /// A per-row mechanism built from the registry's names.
 #[pyclass(frozen, module = "manifold_dp._native")]
 struct Mechanism {
@@ -140,7 +143,7 @@ impl Mechanism {
         key: Option<&[u8]>,
         first_row: u64,
         id_column: Option<&str>,
-    ) -> PyResult<(PyArrowType<RecordBatch>, Vec<(usize, Option<String>, String)>)> {
+    ) -> PyResult<(PyArrowType<RecordBatch>, Vec<Rejected>)> {
         let batch = batch.0;
         let key = stream_key(seed, key)?;
         let codec =

@@ -3,8 +3,8 @@
 //! Nothing is written to disk; the result goes to stdout (text, or one JSON object with --json).
 
 use crate::BadInput;
-use crate::cli::{ConditioningArg, MeanArgs, SpdMetricArg};
-use crate::table::{FileFormat, InputBatch, TableReader};
+use crate::args::{ConditioningArg, MeanArgs, SpdMetricArg};
+use crate::io::table::{FileFormat, InputBatch, TableReader};
 use anyhow::Result;
 use arrow_array::RecordBatch;
 use manifold_dp::Error as LibError;
@@ -101,7 +101,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
         return Err(BadInput("--metric applies to --space spd:K only".into()).into());
     }
     // With --ledger, a release over the data set's budget is refused before the file is read.
-    let charge = crate::cmd_ledger::Charge::prepare(
+    let charge = crate::commands::ledger::Charge::prepare(
         &args.ledger,
         &args.input,
         format!("mean {}", args.space),
@@ -207,7 +207,7 @@ fn release<M: LaplaceManifold>(
     conditioning: Conditioning,
     data: Located<M::Point>,
     shape: Shape<'_, M::Point>,
-    charge: Option<&crate::cmd_ledger::Charge>,
+    charge: Option<&crate::commands::ledger::Charge>,
 ) -> Result<()> {
     let n = data.points.len();
     let describe = manifold.describe();

@@ -2,9 +2,9 @@
 //! on a 24 h clock, `lat,lon` on the Earth, `x1,…,xN` on a sphere).
 
 use crate::BadInput;
-use crate::cli::SampleArgs;
-use crate::output::Output;
-use crate::units::parse_quat_wxyz;
+use crate::args::SampleArgs;
+use crate::args::units::parse_quat_wxyz;
+use crate::io::output::Output;
 use anyhow::Result;
 use manifold_dp::mechanism::Mechanism;
 use manifold_dp::registry::PointMechanism;

@@ -18,8 +18,8 @@
 //!
 //! **Error**: the Euclidean distance between the embedded x̄ and the embedded release, as in the paper.
 
-use crate::cli::RiemannianMeanArgs;
-use crate::plot::{self, Panel};
+use crate::args::RiemannianMeanArgs;
+use crate::render::plot::{self, Panel};
 use anyhow::{Context, Result};
 use manifold_dp::manifold::{
     KarcherOptions, Manifold, So3, SpdAffine, Sphere, empirical_log_spread, frechet_mean, frechet_sensitivity, h_factor,

@@ -2,8 +2,8 @@
 //! the paper's own. Writes CSV tables and SVG figures; the comparison with the paper is in
 //! `docs/reproduce_so3.md`.
 
-use crate::cli::ReproduceArgs;
-use crate::plot::{self, Panel};
+use crate::args::ReproduceArgs;
+use crate::render::plot::{self, Panel};
 use anyhow::{Context, Result};
 use manifold_dp::analysis::{AngularLaw, LaplaceAngle, laplace_so3};
 use manifold_dp::audit::gof::{dkw_critical_value, ks_statistic_sorted};

@@ -3,7 +3,7 @@
 
 use super::FileFormat;
 use crate::BadInput;
-use crate::output::Output;
+use crate::io::output::Output;
 use anyhow::{Context, Result};
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, SchemaRef};

@@ -6,7 +6,7 @@
 //! MISMATCH (the sampler does not follow the claimed mechanism's exact law); 2 bad arguments.
 
 use crate::BadInput;
-use crate::progress::Progress;
+use crate::render::progress::Progress;
 use anyhow::{Context, Result};
 use clap::Args;
 use manifold_dp::audit::auditor::{DEFAULT_LLR_RESOLUTION, MAX_AUDIT_SAMPLES, MIN_AUDIT_ALPHA};
@@ -77,7 +77,7 @@ pub struct AuditArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Worker threads, 1 to 256 (default: all cores). The result does not depend on it.
-    #[arg(long, value_parser = crate::cli::parse_threads)]
+    #[arg(long, value_parser = crate::args::parse_threads)]
     pub threads: Option<usize>,
     /// Resolution of the likelihood-ratio events relative to epsilon·d (0: compare raw floating-point values,
     /// which also audits how the implementation rounds; see docs/audit.md).

@@ -1,8 +1,8 @@
 //! `manifold-dp radius`: ρ(ε, p) or its inverse ε(ρ, p), on SO(3) or a direction space.
 
 use crate::BadInput;
-use crate::cli::RadiusArgs;
-use crate::units::parse_level;
+use crate::args::RadiusArgs;
+use crate::args::units::parse_level;
 use anyhow::Result;
 use manifold_dp::analysis::{bingham_so3, laplace_so3};
 use manifold_dp::mechanism::{Mechanism, SphereMechanism};

@@ -20,7 +20,7 @@ impl FileFormat {
             return Ok(f);
         }
         // Standard output, and devices or FIFOs (`/dev/null`), which have no extension: CSV unless told.
-        if path == "-" || crate::output::Output::is_special(path) {
+        if path == "-" || crate::io::output::Output::is_special(path) {
             return Ok(FileFormat::Csv);
         }
         let ext = Path::new(path).extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);

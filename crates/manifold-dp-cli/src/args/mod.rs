@@ -1,6 +1,8 @@
 //! Command-line interface definition (clap derive). Spellings follow DESIGN.md's CLI contract.
 
-use crate::table::FileFormat;
+pub mod units;
+
+use crate::io::table::FileFormat;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use manifold_dp::registry::{Budget, MechanismName, PointMechanism, Space};
 
@@ -88,7 +90,7 @@ pub enum Command {
     ///   manifold-dp audit --space so3 --mechanism laplace --epsilon 1
     ///   manifold-dp audit --space so3 --mechanism bingham --concentration 8 --epsilon 2    (κ = 4ε: refuted)
     ///   manifold-dp audit --space sphere:3 --mechanism control:vmf-2eps --epsilon 1 --json
-    Audit(crate::cmd_audit::AuditArgs),
+    Audit(crate::commands::audit::AuditArgs),
     /// Reproduce a paper's figures with exact samplers beside the paper's own (CSV + SVG into --out).
     #[command(subcommand)]
     Reproduce(ReproduceCommand),
@@ -101,14 +103,14 @@ pub enum Command {
 pub enum BudgetCommand {
     /// Total cost of several releases in one notion (sequential, or --parallel over disjoint data), with the
     /// standard guarantees the total implies.
-    Compose(crate::cmd_budget::ComposeArgs),
+    Compose(crate::commands::budget::ComposeArgs),
     /// Convert a guarantee to another notion where that holds (pure → zcdp, gdp, approx; metric → pure with a
     /// diameter; zcdp → approx; gdp → zcdp, approx and the exact (epsilon, delta) curve; Gaussian rao = gdp);
     /// conversions that do not hold are refused with the reason.
-    Convert(crate::cmd_budget::ConvertArgs),
+    Convert(crate::commands::budget::ConvertArgs),
     /// A privacy ledger (an SQLite file): record releases per data set, hold budgets per notion, refuse a
     /// release over budget (exit 4), and answer "what have I spent, and may I release once more?".
-    Ledger(crate::cmd_ledger::LedgerArgs),
+    Ledger(crate::commands::ledger::LedgerArgs),
 }
 
 /// The most worker threads `--threads` accepts: far more than any machine's useful parallelism, and few
@@ -277,7 +279,7 @@ pub struct MeanArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     #[command(flatten)]
-    pub ledger: crate::cmd_ledger::LedgerUse,
+    pub ledger: crate::commands::ledger::LedgerUse,
 }
 
 #[derive(Debug, Args)]
@@ -342,7 +344,7 @@ pub struct PrivatizeArgs {
     #[arg(long)]
     pub quiet: bool,
     #[command(flatten)]
-    pub ledger: crate::cmd_ledger::LedgerUse,
+    pub ledger: crate::commands::ledger::LedgerUse,
 }
 
 #[derive(Debug, Args)]

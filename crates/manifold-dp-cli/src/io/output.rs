@@ -12,7 +12,7 @@
 //! - a directory, a name ending in `/`, an empty name, or a file in a missing directory: refused.
 
 use crate::BadInput;
-use crate::cleanup::{self, Registered};
+use crate::io::cleanup::{self, Registered};
 use anyhow::{Context, Result};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};

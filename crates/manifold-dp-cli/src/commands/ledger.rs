@@ -6,8 +6,8 @@
 //! notion), with nothing recorded; 1 anything else (I/O, a lock held past the 30 s busy timeout).
 
 use crate::BadInput;
-use crate::cmd_budget::{GuaranteeContext, NotionArg};
-use crate::output::Output;
+use crate::commands::budget::{GuaranteeContext, NotionArg};
+use crate::io::output::Output;
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use manifold_dp::privacy::guarantee::{Rounding, short_rounded};
@@ -458,7 +458,7 @@ fn is_zero(g: &Guarantee) -> bool {
 
 fn export(db: &str, args: &ExportArgs) -> Result<()> {
     Output::check(&args.output, args.force).map_err(|e| BadInput(format!("--output: {e}")))?;
-    crate::output::check_distinct(None, &[("--output", &args.output)], Some(db))?;
+    crate::io::output::check_distinct(None, &[("--output", &args.output)], Some(db))?;
     let ledger = Ledger::open(db)?;
     let doc = ledger.export()?;
     let mut out = Output::open(&args.output, args.force)?;

@@ -6,11 +6,11 @@
 //! says how many rows were published.
 
 use crate::BadInput;
-use crate::cli::PrivatizeArgs;
-use crate::output::Output;
-use crate::progress::Progress;
-use crate::report::{NoiseSummary, PrivatizeReport, Rejection};
-use crate::table::{FileFormat, InputBatch, TableReader, TableWriter};
+use crate::args::PrivatizeArgs;
+use crate::io::output::Output;
+use crate::io::table::{FileFormat, InputBatch, TableReader, TableWriter};
+use crate::render::progress::Progress;
+use crate::render::report::{NoiseSummary, PrivatizeReport, Rejection};
 use anyhow::{Context, Result};
 use arrow_array::{Array, BooleanArray, RecordBatch, StringArray};
 use arrow_select::filter::filter_record_batch;
@@ -33,7 +33,7 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
     for (flag, path) in &outputs {
         Output::check(path, args.force).map_err(|e| BadInput(format!("{flag}: {e}")))?;
     }
-    crate::output::check_distinct(Some(&args.input), &outputs, args.ledger.ledger.as_deref())?;
+    crate::io::output::check_distinct(Some(&args.input), &outputs, args.ledger.ledger.as_deref())?;
     let epsilon = budget(&args)?;
     let in_fmt = FileFormat::resolve(args.input_format, &args.input, "--input-format")?;
     let out_fmt = FileFormat::resolve(args.output_format, &args.output, "--output-format")?;
@@ -49,7 +49,7 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
     // With --ledger, the release is checked against the data set's budgets before any work, and recorded just
     // before the output is published (to a stream: before the first row is written).
     let guarantee = mech.guarantee();
-    let charge = crate::cmd_ledger::Charge::prepare(
+    let charge = crate::commands::ledger::Charge::prepare(
         &args.ledger,
         &args.input,
         format!("privatize {space} {}", args.mechanism.mechanism),
@@ -201,7 +201,7 @@ struct Job<'a> {
     out_fmt: FileFormat,
     key: &'a StreamKey,
     /// The ledger to charge before publishing, and the guarantee to record.
-    charge: Option<(&'a crate::cmd_ledger::Charge, manifold_dp::privacy::Guarantee)>,
+    charge: Option<(&'a crate::commands::ledger::Charge, manifold_dp::privacy::Guarantee)>,
 }
 
 /// How the values were read, for the report.

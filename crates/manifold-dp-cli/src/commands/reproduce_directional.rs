@@ -17,8 +17,8 @@
 //! set (nested prefixes): each n's MAE is an average over independent repetitions; curves are smooth because
 //! neighbouring n share data within a repetition.
 
-use crate::cli::DirectionalMeanArgs;
-use crate::plot::{self, Panel};
+use crate::args::DirectionalMeanArgs;
+use crate::render::plot::{self, Panel};
 use anyhow::{Context, Result};
 use manifold_dp::analysis::quadrature::integrate_peaked;
 use manifold_dp::mechanism::{Mechanism, SphereKind, SphereMechanism, UniformSphere};
