@@ -1,4 +1,4 @@
-//! `manifold-dp`: differential privacy for rotations from the command line.
+//! `manifold-dp`: differential privacy for rotations, directions and SPD matrices from the command line.
 //!
 //! This binary parses arguments, reads and writes files and prints reports; every computation is a call
 //! into the `manifold-dp` library.
@@ -51,7 +51,7 @@ pub fn codec_error(path: &str, e: manifold_dp_arrow::Error) -> BadInput {
 pub fn is_bad_input(err: &anyhow::Error) -> bool {
     err.chain().any(|e| {
         e.is::<BadInput>()
-            || e.is::<manifold_dp::Error>()
+            || e.downcast_ref::<manifold_dp::Error>().is_some_and(manifold_dp::Error::is_bad_input)
             || e.is::<manifold_dp::registry::UnknownName>()
             || e.is::<manifold_dp_arrow::Error>()
     })
@@ -99,6 +99,9 @@ fn main() -> ExitCode {
         Err(err) => {
             eprintln!("error: {err:#}");
             let ledger = err.chain().find_map(|e| e.downcast_ref::<manifold_dp_ledger::LedgerError>());
+            if let Some(manifold_dp_ledger::LedgerError::NotFound { path }) = ledger {
+                eprintln!("Create it with: manifold-dp budget ledger --db {} init", path.display());
+            }
             let bad_input = is_bad_input(&err) || ledger.is_some_and(|e| e.is_bad_input());
             // 4: a release refused by the privacy ledger (over a budget); nothing was recorded or written.
             let refused = ledger.is_some_and(|e| e.is_refusal());

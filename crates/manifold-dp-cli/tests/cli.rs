@@ -109,7 +109,7 @@ fn radius_json(args: &[&str]) -> Value {
 fn radius_json_and_its_inverse_agree() {
     let fwd = radius_json(&["--space", "so3", "--mechanism", "laplace", "--epsilon", "8", "--level", "0.683"]);
     let rho = fwd["radius_rad"].as_f64().unwrap();
-    assert!((rho - 0.436).abs() < 1e-3, "{fwd}"); // MATH.md §1.2
+    assert!((rho - 0.436).abs() < 1e-3, "{fwd}"); // docs/math.md §1.2
     assert!((fwd["radius_deg"].as_f64().unwrap() - rho.to_degrees()).abs() < 1e-9);
     assert_eq!(fwd["guarantee"]["notion"], "metric_dp");
     assert_eq!(fwd["guarantee"]["epsilon"], 8.0);

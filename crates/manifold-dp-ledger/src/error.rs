@@ -43,7 +43,7 @@ impl std::fmt::Display for Overdraft {
 pub enum LedgerError {
     /// `open` was given a path with no file.
     #[error(
-        "{path}: no such ledger; create one with `manifold-dp budget ledger --db {path} init`",
+        "{path}: no such ledger; create it first (it is never created implicitly)",
         path = .path.display()
     )]
     NotFound {

@@ -186,6 +186,14 @@ pub enum Error {
     Unrepresentable(String),
 }
 
+impl Error {
+    /// Whether the caller's input or parameters caused the error (a front end's "bad input"), as opposed to
+    /// a failure of the machine ([`Error::Entropy`]) or of a computation ([`Error::NotConverged`]).
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, Error::Entropy(_) | Error::NotConverged { .. })
+    }
+}
+
 /// Checks that a mechanism budget is a finite, strictly positive number.
 pub(crate) fn check_positive(name: &'static str, value: f64) -> Fallible<f64> {
     if value.is_finite() && value > 0.0 {

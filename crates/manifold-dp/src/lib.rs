@@ -1,6 +1,7 @@
 //! # manifold-dp
 //!
-//! Exact metric differential privacy for data on curved spaces. This release covers the rotation group
+//! Exact metric differential privacy for data on curved spaces: rotations SO(3), spheres S^{n−1} (circles,
+//! times of day, the Earth, unit vectors) and SPD matrices, with one registry of names ([`registry`]). For
 //! SO(3): rotation geometry and conversions ([`space::so3`], [`space::euler`]), the metrics of Huynh (2009)
 //! ([`space::so3_metric`]), the Laplace and Bingham mechanisms ([`mechanism`]) with exact samplers
 //! ([`sample`]), their calibration and guarantees ([`privacy`]) and closed-form or quadrature analysis of

@@ -179,7 +179,7 @@ fn purkayastha_angle_matches_exact_law_across_dimensions_and_concentrations() {
 
 #[test]
 fn purkayastha_law_matches_the_closed_form_normaliser_ratio() {
-    // ∫₀^π e^{−κθ} sin^k θ dθ in closed form (MATH.md §2, `purkayastha_log_normaliser`) against a fine
+    // ∫₀^π e^{−κθ} sin^k θ dθ in closed form (docs/math.md §2, `purkayastha_log_normaliser`) against a fine
     // midpoint sum, and the law's CDF at π/2 against the midpoint sum on [0, π/2] over the closed form.
     for (dim, kappa) in [(3usize, 0.7f64), (4, 2.0), (6, 0.3)] {
         let k = (dim - 2) as i32;

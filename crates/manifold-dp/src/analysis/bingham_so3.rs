@@ -90,7 +90,7 @@ mod tests {
 
     #[test]
     fn matches_math_md_table() {
-        // MATH.md §1.2: (ε, tight κ=2ε mean / r68, paper κ=ε mean / r68).
+        // docs/math.md §1.2: (ε, tight κ=2ε mean / r68, paper κ=ε mean / r68).
         for &(eps, m2, r2, m1, r1) in &[
             (0.5, 2.031, 2.479, 2.124, 2.565),
             (1.0, 1.827, 2.249, 2.031, 2.479),

@@ -1,4 +1,4 @@
-//! The Laplace noise angle on SO(3): density f(θ) = sin²(θ/2)·e^{−εθ}/Z(ε) on [0, π] (MATH.md §1.1).
+//! The Laplace noise angle on SO(3): density f(θ) = sin²(θ/2)·e^{−εθ}/Z(ε) on [0, π] (docs/math.md §1.1).
 //!
 //! Closed forms (derivation in `docs/proofs/laplace_so3.md`): with sin²(t/2) = Σ_{k≥1} (−1)^{k+1}
 //! t^{2k}/(2·(2k)!) and I_n(ρ) = (1/n!)∫₀^ρ tⁿe^{−εt}dt ([`scaled_lower_gamma`]),
@@ -124,7 +124,7 @@ mod tests {
 
     #[test]
     fn matches_math_md_table() {
-        // MATH.md §1.2 table, Laplace column: E[θ] / r68.
+        // docs/math.md §1.2 table, Laplace column: E[θ] / r68.
         for &(eps, mean, r68) in
             &[(0.5, 1.981, 2.412), (1.0, 1.731, 2.119), (3.5, 0.813, 0.958), (8.0, 0.371, 0.436), (32.0, 0.094, 0.110)]
         {

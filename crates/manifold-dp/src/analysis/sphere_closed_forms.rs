@@ -1,4 +1,4 @@
-//! Closed forms for the directional mechanisms on S^{n−1} (MATH.md §2): the Purkayastha normaliser, mean
+//! Closed forms for the directional mechanisms on S^{n−1} (docs/math.md §2): the Purkayastha normaliser, mean
 //! angle, mean cosine and (small-n) angle CDF, and the von Mises–Fisher (VMF) mean cosine and expected
 //! chordal (Euclidean) distance. They serve as fast evaluations and as oracles for the quadrature in
 //! [`SphereAngle`](crate::analysis::sphere_angle::SphereAngle).
@@ -60,7 +60,7 @@ fn log_normaliser(k: usize, kappa: f64) -> f64 {
 }
 
 /// ln Z(κ) for the Purkayastha angle law on S^{dim−1}: Z(κ) = ∫₀^π e^{−κθ} sin^k θ dθ, k = dim − 2, in closed
-/// form (MATH.md §2; it follows from two integrations by parts, see
+/// form (docs/math.md §2; it follows from two integrations by parts, see
 /// [`purkayastha_angle_cdf_closed_form`]):
 ///
 /// - k even: Z = k!·(1 − e^{−κπ}) / (κ·∏_{j=1}^{k/2}(κ² + (2j)²)),

@@ -1,5 +1,5 @@
 //! The empirical privacy auditor: a statistically valid lower bound on the privacy loss a mechanism really
-//! has, compared with the ε·d it claims (method and interpretation: `docs/audit.md`; MATH.md §5).
+//! has, compared with the ε·d it claims (method and interpretation: `docs/audit.md`; docs/math.md §5).
 //!
 //! For every input pair (x, x′) at claimed distance d and every test event S (fixed from an independent
 //! pilot sample, see [`crate::audit::events`]), with n draws from each input and hit counts k_a (draws

@@ -84,12 +84,12 @@ impl AuditRequest {
     }
 }
 
-/// The δ at which the (ε, δ) mechanisms are audited unless `--delta` says otherwise. An audit with n draws
+/// The δ at which the (ε, δ) mechanisms are audited unless the request gives its own. An audit with n draws
 /// per input can only refute claims with δ of order 1/n or more (`docs/audit.md`), so the default is a δ
 /// that a feasible audit resolves, not the 10⁻⁶ a deployment would use.
 pub const DEFAULT_AUDIT_DELTA: f64 = 1e-2;
 
-/// The degree of `generalized-gaussian` unless `--order` says otherwise.
+/// The degree of `generalized-gaussian` unless the request gives its own.
 pub const DEFAULT_GG_ORDER: u32 = 3;
 
 /// The mechanisms that take `delta` (an (ε, δ) claim).
@@ -132,7 +132,9 @@ fn unknown(request: &AuditRequest) -> Error {
 }
 
 fn need_epsilon(request: &AuditRequest) -> Fallible<f64> {
-    request.epsilon.ok_or_else(|| Error::Unattainable(format!("auditing {} needs --epsilon", request.mechanism)))
+    request
+        .epsilon
+        .ok_or_else(|| Error::Unattainable(format!("auditing {} needs the claimed epsilon", request.mechanism)))
 }
 
 /// The distance of a metric between two points of a space, for the pairs (1 for a pure-DP claim: every
@@ -197,17 +199,19 @@ fn split_factor(name: &str) -> Option<(&str, f64)> {
 /// range.
 pub fn build(request: &AuditRequest) -> Fallible<Box<dyn Auditable>> {
     if request.concentration.is_some() && request.mechanism != "bingham" {
-        return Err(Error::Unattainable("--concentration applies to --mechanism bingham only".into()));
+        return Err(Error::Unattainable("a concentration applies to the bingham mechanism only".into()));
     }
     let approx = request.space == AuditSpace::Real && APPROX_DP_NAMES.contains(&request.mechanism.as_str());
     if request.delta.is_some() && !approx {
         return Err(Error::Unattainable(format!(
-            "--delta applies to {} on the real line only",
+            "a delta applies to {} on the real line only",
             APPROX_DP_NAMES.join(", ")
         )));
     }
     if request.order.is_some() && !(request.space == AuditSpace::Real && request.mechanism == "generalized-gaussian") {
-        return Err(Error::Unattainable("--order applies to --mechanism generalized-gaussian on real only".into()));
+        return Err(Error::Unattainable(
+            "an order applies to the generalized-gaussian mechanism on the real line only".into(),
+        ));
     }
     // The space's size is validated before anything is allocated for it (k×k matrices, pairs of n-vectors).
     match request.space {
@@ -704,7 +708,9 @@ fn build_sphere(request: &AuditRequest, dim: usize, name: &str, label: String) -
             sphere_target(dim, m, label, eps, metric(&g), Some((angle, law_cdf(law))))
         }
         "wrapped-laplace" => {
-            return Err(Error::Unattainable("wrapped-laplace works on the circle only (--space circle)".into()));
+            return Err(Error::Unattainable(
+                "wrapped-laplace works on the circle only (space circle or timeofday)".into(),
+            ));
         }
         "planar-laplace" => {
             let mut north = DVector::zeros(dim);

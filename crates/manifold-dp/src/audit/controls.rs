@@ -102,7 +102,7 @@ fn rotate_by<R: CryptoRng + ?Sized>(x: &UnitQuaternion<f64>, theta: f64, rng: &m
 }
 
 /// The Laplace mechanism on SO(3) with the Haar factor sin²(θ/2) left out of the angle law: θ has density
-/// ∝ e^{−εθ} on [0, π] (exact inversion). MATH.md §1.1 calls this a privacy bug: relative to Haar measure the
+/// ∝ e^{−εθ} on [0, π] (exact inversion). docs/math.md §1.1 calls this a privacy bug: relative to Haar measure the
 /// release density behaves like 1/θ² near the input, so no finite ε holds.
 #[derive(Debug, Clone)]
 pub struct LaplaceWithoutSin2 {
@@ -219,7 +219,7 @@ impl Mechanism for TruncatedTail {
 
 /// The SO(3) paper's naive Laplace sampler (θ = 2 arccos √(1 − u) proposals, density ½ sin θ instead of the
 /// Haar angle law, accepted with probability e^{−εθ}, at most 10 000 proposals) claimed as the Laplace
-/// mechanism. Its release density relative to Haar measure behaves like 2/θ near the input (MATH.md §1.1).
+/// mechanism. Its release density relative to Haar measure behaves like 2/θ near the input (docs/math.md §1.1).
 #[derive(Debug, Clone)]
 pub struct PaperNaive {
     claimed: LaplaceSo3,

@@ -1,5 +1,5 @@
 //! The test events of the auditor, fixed from an independent pilot sample before any counting draw
-//! (`docs/audit.md`, MATH.md §5).
+//! (`docs/audit.md`, docs/math.md §5).
 //!
 //! For an input pair (x, x′) every draw z is reduced to its [`Features`]: the exact log-likelihood ratio
 //! ℓ(z) = ln f(z | x) − ln f(z | x′) of the *claimed* mechanism, the distances d(z, x) and d(z, x′) in the

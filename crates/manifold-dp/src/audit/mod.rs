@@ -2,7 +2,7 @@
 //!
 //! - [`auditor`]: a lower confidence bound ε̂ on the privacy loss a mechanism really has, from likelihood-
 //!   ratio and geometric events fixed in advance, exact Clopper–Pearson bounds and a union bound; a
-//!   VIOLATION verdict has false-alarm probability ≤ α by construction (MATH.md §5).
+//!   VIOLATION verdict has false-alarm probability ≤ α by construction (docs/math.md §5).
 //! - [`clopper_pearson`]: exact binomial tails and one-sided Clopper–Pearson bounds.
 //! - [`events`]: the test events and how a pilot sample fixes them.
 //! - [`pairs`]: input pairs per space, edge cases included.

@@ -1,4 +1,4 @@
-//! Riemannian manifolds for the central model (Reimherr, Bharath & Soto, NeurIPS 2021; MATH.md §3): the
+//! Riemannian manifolds for the central model (Reimherr, Bharath & Soto, NeurIPS 2021; docs/math.md §3): the
 //! geometry a Fréchet mean needs ([`Manifold`]), the Karcher mean ([`frechet`]) and its sensitivity
 //! ([`sensitivity`]), for spheres S^d, SO(3) and SPD(k) under the affine-invariant and log-Euclidean metrics.
 //!

@@ -1,4 +1,4 @@
-//! Global sensitivity of the Fréchet mean (Reimherr, Bharath & Soto, Theorem 2; MATH.md §3).
+//! Global sensitivity of the Fréchet mean (Reimherr, Bharath & Soto, Theorem 2; docs/math.md §3).
 //!
 //! Data sets of n points in an open ball B_r(m0) with r < r* = ½·min{inj M, π/(2√κ)} (κ an upper bound on the
 //! sectional curvatures; the second term is absent when κ ≤ 0) have unique Fréchet means, and replacing one

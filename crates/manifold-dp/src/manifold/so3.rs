@@ -1,5 +1,5 @@
 //! SO(3) with the geodesic (rotation-angle) metric θ: isometric to RP³ of radius 2, so sectional curvature
-//! 1/4 and injectivity radius π; Theorem 2 needs data within r < r* = π/2 (MATH.md §3).
+//! 1/4 and injectivity radius π; Theorem 2 needs data within r < r* = π/2 (docs/math.md §3).
 
 use super::Manifold;
 use crate::privacy::Metric;

@@ -40,7 +40,7 @@ pub const MAX_EPSILON: f64 = 1e6;
 
 /// A randomised release of one point of a space.
 ///
-/// `privatize` requires a `CryptoRng`: releases must not use predictable generators (MATH.md §6). Every
+/// `privatize` requires a `CryptoRng`: releases must not use predictable generators (docs/math.md §6). Every
 /// release is float-safe: the f64 pipeline's value is rounded by [`Mechanism::snap`] onto the public grid named
 /// in the guarantee, so its low bits say nothing about the input (`docs/proofs/float_safety.md`).
 pub trait Mechanism {

@@ -1,4 +1,4 @@
-//! The Riemannian Laplace mechanism (Reimherr, Bharath & Soto, Definition 3 and Theorems 1–3; MATH.md §3)
+//! The Riemannian Laplace mechanism (Reimherr, Bharath & Soto, Definition 3 and Theorems 1–3; docs/math.md §3)
 //! and the private Fréchet mean built on it.
 //!
 //! The Laplace law with footpoint η and scale σ has density ∝ e^{−ρ(η, y)/σ} w.r.t. the Riemannian volume.
@@ -239,7 +239,7 @@ impl LaplaceManifold for SpdLogEuclidean {
 }
 
 /// The Riemannian Laplace mechanism on single points (unconditioned): εd-private with ε = 1/σ per unit of the
-/// manifold's distance, because the normaliser is the same at every footpoint (MATH.md §3).
+/// manifold's distance, because the normaliser is the same at every footpoint (docs/math.md §3).
 #[derive(Debug, Clone)]
 pub struct RiemannianLaplace<M: LaplaceManifold> {
     manifold: M,

@@ -446,7 +446,7 @@ pub fn convert(g: &Guarantee, to: Target) -> Fallible<Guarantee> {
             "GDP implies zCDP and (ε, δ)-DP; it bounds no pure ε, and no Rao distance in a given family",
         )),
         (Guarantee::RaoDp { theta, family: RaoFamily::Gaussian }, target) => {
-            // θ-Rao DP in the Gaussian location family with fixed σ is θ-GDP (MATH.md §4).
+            // θ-Rao DP in the Gaussian location family with fixed σ is θ-GDP (docs/math.md §4).
             convert(&Guarantee::Gdp { mu: theta }, target)
         }
         (Guarantee::RaoDp { .. }, _) => Err(refuse(

@@ -70,7 +70,7 @@ fn deserialize_unit<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static s
 
 /// The parametric family a Rao-DP guarantee is measured in. The Fisher–Rao distance is a property of a family,
 /// so θ-Rao DP for a Gaussian means something different from θ-Rao DP for a Laplace; only the Gaussian family
-/// converts to a standard notion (θ-Rao Gaussian = θ-GDP, MATH.md §4).
+/// converts to a standard notion (θ-Rao Gaussian = θ-GDP, docs/math.md §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "family", rename_all = "snake_case")]
 pub enum RaoFamily {

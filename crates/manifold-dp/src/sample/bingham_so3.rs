@@ -1,5 +1,5 @@
 //! Exact sampler of the Bingham noise on SO(3): a unit quaternion q with density ∝ exp(−κ(1 − w²)) =
-//! exp(−κ sin²(θ/2)) with respect to the uniform measure on S³ (MATH.md §1.2).
+//! exp(−κ sin²(θ/2)) with respect to the uniform measure on S³ (docs/math.md §1.2).
 //!
 //! Kent, Ganeiber & Mardia (2013), "A new method to simulate the Bingham and related distributions",
 //! with its optimal angular-central-Gaussian envelope. Here A = κ·diag(1, 1, 1, 0) on (x, y, z, w) (smallest

@@ -89,7 +89,7 @@ pub(crate) fn pow_order(x: f64, order: u32) -> f64 {
 
 /// The Rao constant c_N = √(N²Γ(2 − 1/N)/Γ(1/N)) of the generalized Gaussian location family of degree N:
 /// the Fisher information of the location is c_N²/s², so the Fisher–Rao distance between locations μ and μ′
-/// is c_N·|μ − μ′|/s (MATH.md §4, corrected parametrisation). c₁ = 1 (Laplace), c₂ = √2 (Gaussian, σ = s/√2);
+/// is c_N·|μ − μ′|/s (docs/math.md §4, corrected parametrisation). c₁ = 1 (Laplace), c₂ = √2 (Gaussian, σ = s/√2);
 /// c_N ~ √N as N → ∞. Returns `None` for N = 0.
 pub fn rao_constant(order: u32) -> Option<f64> {
     match order {

@@ -1,5 +1,5 @@
 //! Exact sampler of the Laplace noise rotation on SO(3): axis uniform on S², angle θ ∈ [0, π] with density
-//! f(θ) ∝ sin²(θ/2)·e^{−εθ} (MATH.md §1.1; proof of exactness in `docs/proofs/laplace_so3.md`).
+//! f(θ) ∝ sin²(θ/2)·e^{−εθ} (docs/math.md §1.1; proof of exactness in `docs/proofs/laplace_so3.md`).
 //!
 //! Two rejection samplers of the angle, each exact for every ε; the constructor computes both exact
 //! acceptance rates and keeps the higher one:

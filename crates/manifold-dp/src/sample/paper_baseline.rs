@@ -3,7 +3,7 @@
 //! a privacy guarantee:
 //!
 //! - [`paper_haar_angle`]: θ = 2·arccos(√(1 − u)). Its density is ½ sin θ, not the Haar angle density
-//!   (1 − cos θ)/π (MATH.md §1.1), so anything built on it is not εφ6-private for any ε.
+//!   (1 − cos θ)/π (docs/math.md §1.1), so anything built on it is not εφ6-private for any ε.
 //! - [`PaperNaiveLaplace`]: that proposal accepted with probability e^{−εθ}, with an iteration cap after
 //!   which the last proposal is returned (the cap is what makes the paper's Figure 2 "fail to converge").
 //! - [`PaperGammaLaplace`]: θ ~ Gamma(3, rate ε), the paper's large-ε approximation of the angle law.

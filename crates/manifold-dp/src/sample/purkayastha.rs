@@ -1,4 +1,4 @@
-//! Exact sampler of the Purkayastha distribution on S^{n−1}: density ∝ exp(−κ d∠(μ, x)) (MATH.md §2). Its
+//! Exact sampler of the Purkayastha distribution on S^{n−1}: density ∝ exp(−κ d∠(μ, x)) (docs/math.md §2). Its
 //! angle θ = d∠(μ, X) has density ∝ e^{h(θ)}, h(θ) = k ln sin θ − κθ, k = n − 2, on [0, π]; the direction
 //! orthogonal to μ is uniform.
 //!

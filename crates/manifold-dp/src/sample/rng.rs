@@ -1,4 +1,4 @@
-//! Randomness policy (MATH.md §6).
+//! Randomness policy (docs/math.md §6).
 //!
 //! - Releases use [`os_rng`]: ChaCha12 (rand's `StdRng` algorithm, a CSPRNG) keyed by the operating
 //!   system's entropy source. The mechanisms' `privatize` requires `CryptoRng`.

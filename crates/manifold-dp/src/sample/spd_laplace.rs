@@ -1,5 +1,5 @@
 //! Exact sampler of the Riemannian Laplace distribution on SPD(k) with the affine-invariant metric
-//! ⟨A, B⟩_P = tr(P⁻¹AP⁻¹B), k ∈ {2, 3} (MATH.md §3; proof in `docs/proofs/spd_laplace.md`).
+//! ⟨A, B⟩_P = tr(P⁻¹AP⁻¹B), k ∈ {2, 3} (docs/math.md §3; proof in `docs/proofs/spd_laplace.md`).
 //!
 //! The law with footpoint P̄ and scale σ has density ∝ exp(−ρ(Y, P̄)/σ) w.r.t. the Riemannian volume, where
 //! ρ(P, Q) = ‖log(P^{−½}QP^{−½})‖_F. A draw is

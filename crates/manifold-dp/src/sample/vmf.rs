@@ -1,5 +1,5 @@
 //! Exact sampler of the von Mises–Fisher distribution VMF(μ, κ) on S^{n−1}, n ≥ 2: density ∝ exp(κ μ·x)
-//! (MATH.md §2). The component along μ, W = μ·X, has density ∝ e^{κw}(1 − w²)^{(n−3)/2} on [−1, 1]; the
+//! (docs/math.md §2). The component along μ, W = μ·X, has density ∝ e^{κw}(1 − w²)^{(n−3)/2} on [−1, 1]; the
 //! direction orthogonal to μ is uniform. Everything is computed in terms of t = 1 − W, which keeps full
 //! relative accuracy when κ is large and X is close to μ.
 //!

@@ -172,7 +172,7 @@ mod tests {
 
     #[test]
     fn nalgebra_convention() {
-        // MATH.md: nalgebra's from_euler_angles(r, p, y) equals scipy's from_euler('xyz', [r, p, y]).
+        // docs/math.md: nalgebra's from_euler_angles(r, p, y) equals scipy's from_euler('xyz', [r, p, y]).
         let (r, p, y) = (0.3, -0.7, 2.1);
         let ours = from_euler("xyz".parse().unwrap(), [r, p, y]).unwrap();
         let theirs = UnitQuaternion::from_euler_angles(r, p, y);

@@ -1,4 +1,4 @@
-//! The ways a rotation is written down in a file, as a value: parse a `--format` spelling, decode a
+//! The ways a rotation is written down in a file, as a value: parse its spelling (`quat-wxyz`, `euler:ZYX:deg`, …), decode a
 //! record of numbers into a rotation, encode a rotation back, and name the default columns.
 
 use crate::error::{Error, Fallible};
@@ -17,7 +17,7 @@ pub enum AngleUnit {
     Radians,
 }
 
-/// A rotation representation, spelled as in the CLI's `--format`:
+/// A rotation representation, spelled as every front end spells it:
 /// `quat-wxyz`, `quat-xyzw`, `matrix` (row-major r11…r33), `rotvec` (radians), `euler:SEQ` (degrees)
 /// or `euler:SEQ:rad` / `euler:SEQ:deg`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -109,7 +109,7 @@ impl Gaussian {
     }
 
     /// Every guarantee, with μ = Δ/σ: `Gdp { μ }`; `Zcdp { μ²/2 }`; `RaoDp { μ, Gaussian }` (θ-Rao DP in the
-    /// Gaussian family is exactly θ-GDP, MATH.md §4); `ApproxDp { ε, δ }`, the calibration target for
+    /// Gaussian family is exactly θ-GDP, docs/math.md §4); `ApproxDp { ε, δ }`, the calibration target for
     /// [`Gaussian::classical`] and [`Gaussian::analytic`], else the exact curve's ε at the standard δ.
     pub fn guarantees(&self) -> Vec<Guarantee> {
         let mu = self.mu;

@@ -1,6 +1,6 @@
 //! The generalized Gaussian mechanism of degree N (1 ≤ N ≤ 256): release q(D) + (X₁, …, X_k) with Xᵢ i.i.d. of density
 //! ∝ exp(−(|x|/s)^N), calibrated by the Fisher–Rao distance of its location family in the **corrected**
-//! parametrisation (MATH.md §4): d_R(μ, μ′) = c_N‖μ − μ′‖₂/s with c_N = √(N²Γ(2 − 1/N)/Γ(1/N)).
+//! parametrisation (docs/math.md §4): d_R(μ, μ′) = c_N‖μ − μ′‖₂/s with c_N = √(N²Γ(2 − 1/N)/Γ(1/N)).
 //!
 //! Rao DP is a distance, not a hypothesis-testing bound, so every instance also reports a standard guarantee
 //! (`docs/proofs/scalar_mechanisms.md` §3–§5):

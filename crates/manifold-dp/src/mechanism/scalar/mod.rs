@@ -5,7 +5,7 @@
 //! - [`Gaussian`]: N(0, σ²) noise on a query of ℓ₂ sensitivity Δ: (Δ/σ)-GDP, with the classical and the
 //!   analytic (ε, δ) calibrations.
 //! - [`GeneralizedGaussian`]: noise ∝ exp(−(|x|/s)^N) of degree 1 ≤ N ≤ 256, calibrated by the Rao distance
-//!   (corrected parametrisation, MATH.md §4) and always reported with a standard guarantee beside it.
+//!   (corrected parametrisation, docs/math.md §4) and always reported with a standard guarantee beside it.
 //!
 //! Each mechanism lists every guarantee it satisfies ([`ScalarLaplace::guarantees`] …), never only Rao's
 //! number. Guarantee values are rounded up: single quotients and products by an exact fma residual test
@@ -13,7 +13,7 @@
 //! (special functions, root finding, quadrature) by the margins stated where they are computed.
 //!
 //! **Floating point.** Like every textbook floating-point noise, these outputs are not snapped to a grid
-//! (Mironov 2012, MATH.md §6): for releases that must resist attacks on low-order bits, round the output
+//! (Mironov 2012, docs/math.md §6): for releases that must resist attacks on low-order bits, round the output
 //! to a public grid much coarser than the noise's float resolution.
 
 pub mod gaussian;
