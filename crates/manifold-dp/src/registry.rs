@@ -138,7 +138,7 @@ impl Space {
         let t = s.trim().to_lowercase();
         let examples = match self {
             Space::TimeOfDay => "1h, 30min or 90s",
-            Space::LatLon => "2km, 500m, 3mi or 0.1deg",
+            Space::LatLon => "2km or 500m (also 3mi, 0.1deg)",
             _ => "10deg or 0.2rad",
         };
         let (number, per_unit) = match units(self).into_iter().find(|(u, _)| t.ends_with(u)) {
