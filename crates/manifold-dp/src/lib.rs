@@ -25,6 +25,8 @@
 //!
 //! The library does no file I/O; the `manifold-dp` binary does.
 
+#![warn(missing_docs)]
+
 pub mod analysis;
 pub mod audit;
 pub mod error;
