@@ -132,6 +132,30 @@ fn an_input_without_newlines_is_refused_not_buffered() {
 }
 
 #[test]
+fn a_quoted_field_that_never_closes_is_refused_not_buffered() {
+    // Newlines inside quotes do not end a record, so a field that opens a quote and never closes it is one
+    // endless record however many lines it spans: 20 MiB of short lines after an open quote.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.csv");
+    let mut input = b"angle\n\"0.5\n".to_vec();
+    input.extend(b"1\n".repeat(10 << 20));
+    mdp(&["privatize", "--space", "circle", "--mechanism", "vmf", "--epsilon", "1", "--input", "-", "--output"])
+        .arg(&out)
+        .write_stdin(input)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("longer than 16 MiB"));
+    // Quoted newlines in a short field are fine: the limit is on records, not lines.
+    let ok = dir.path().join("ok.csv");
+    mdp(&["privatize", "--space", "circle", "--mechanism", "vmf", "--epsilon", "1", "--input", "-", "--output"])
+        .arg(&ok)
+        .args(["--columns", "angle"])
+        .write_stdin(b"note,angle\n\"two\nlines\",0.5\n".to_vec())
+        .assert()
+        .success();
+}
+
+#[test]
 fn parameters_outside_the_tested_ranges_are_refused_not_looped_on() {
     // Hangs: Purkayastha at ε = 1e100, Bingham at 1e160 (also via the concentration), GDP conversion at μ = 1e155.
     refused(

@@ -81,29 +81,48 @@ pub struct CsvTable {
     next_line: u64,
 }
 
-/// The longest line a CSV input may have: 16 MiB. A row of 10 000 coordinates takes a few hundred kB; without a
-/// bound, an input with no newline (`/dev/zero`, a binary file) grows one record until memory runs out.
+/// The longest record a CSV input may have: 16 MiB. A row of 10 000 coordinates takes a few hundred kB; without
+/// a bound, an input with no newline (`/dev/zero`, a binary file), or a quoted field that never closes, grows
+/// one record until memory runs out.
 pub const MAX_LINE_BYTES: usize = 16 << 20;
 
-/// Passes bytes through and fails, as a read error, once a line exceeds [`MAX_LINE_BYTES`].
+/// Passes bytes through and fails, as a read error, once a record exceeds [`MAX_LINE_BYTES`]: bytes are
+/// counted since the last newline outside quotes (a newline inside a quoted field does not end the record).
 struct LineCap<R> {
     inner: R,
-    /// Bytes since the last newline.
+    /// Bytes since the last record-ending newline.
     run: usize,
+    /// Inside a quoted field (an escaped quote `""` toggles twice, so it leaves the state unchanged).
+    quoted: bool,
+}
+
+impl<R> LineCap<R> {
+    fn new(inner: R) -> Self {
+        LineCap { inner, run: 0, quoted: false }
+    }
 }
 
 impl<R: Read> Read for LineCap<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
-        let read = &buf[..n];
-        self.run = match read.iter().rposition(|&b| b == b'\n') {
-            Some(last) => n - last - 1,
-            None => self.run + n,
-        };
+        for &b in &buf[..n] {
+            match b {
+                b'"' => self.quoted = !self.quoted,
+                b'\n' if !self.quoted => {
+                    self.run = 0;
+                    continue;
+                }
+                _ => {}
+            }
+            self.run += 1;
+        }
         if self.run > MAX_LINE_BYTES {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
-                format!("a line is longer than {} MiB (is this a CSV file?)", MAX_LINE_BYTES >> 20),
+                format!(
+                    "a record is longer than {} MiB (is this a CSV file? a quoted field that never closes?)",
+                    MAX_LINE_BYTES >> 20
+                ),
             ));
         }
         Ok(n)
@@ -130,11 +149,11 @@ impl TableReader {
         match format {
             FileFormat::Csv => {
                 let (source, total_bytes): (Box<dyn Read + Send>, Option<u64>) = if path == "-" {
-                    (Box::new(LineCap { inner: std::io::stdin(), run: 0 }), None)
+                    (Box::new(LineCap::new(std::io::stdin())), None)
                 } else {
                     let file = open()?;
                     let len = file.metadata().ok().map(|m| m.len());
-                    (Box::new(LineCap { inner: BufReader::with_capacity(1 << 20, file), run: 0 }), len)
+                    (Box::new(LineCap::new(BufReader::with_capacity(1 << 20, file))), len)
                 };
                 let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(source);
                 let header = reader.headers().map_err(|e| BadInput(format!("cannot read {path}: {e}")))?;
