@@ -37,11 +37,13 @@
 #![warn(missing_docs)]
 
 pub mod accounts;
+mod charge;
 mod error;
 mod ledger;
 mod report;
 
 pub use accounts::{Account, REPORT_DELTA, diameter};
+pub use charge::Charge;
 pub use error::{LedgerError, Overdraft};
 pub use ledger::{APPLICATION_ID, Admission, DEFAULT_BUSY_TIMEOUT, Ledger, SCHEMA_VERSION};
 pub use report::{BudgetChange, BudgetEntry, DatasetExport, Export, NotionSpent, Receipt, Release, Spent};

@@ -16,8 +16,6 @@ use manifold_dp_ledger::{Admission, Ledger, LedgerError, NotionSpent, REPORT_DEL
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// `manifold-dp budget ledger`: a privacy ledger that records each release of a data set, holds a budget per
 /// notion, and refuses a release that would go over one.
@@ -562,15 +560,12 @@ pub struct LedgerUse {
     pub allow_unbudgeted: bool,
 }
 
-/// A release to be charged to a ledger: checked when prepared, recorded (once) by [`Charge::record`].
+/// A release to be charged to a ledger (the ledger crate's [`manifold_dp_ledger::Charge`]), with what the
+/// command line adds: the data set label defaulted from the input file, errors naming the ledger and the
+/// flag that would change the answer, and a line on standard error when the release is recorded.
 pub struct Charge {
-    ledger: Mutex<Ledger>,
+    inner: manifold_dp_ledger::Charge,
     db: String,
-    dataset: String,
-    mechanism: String,
-    request_id: Option<String>,
-    admission: Admission,
-    recorded: AtomicBool,
 }
 
 impl Charge {
@@ -595,39 +590,31 @@ impl Charge {
                 })?,
         };
         let admission = Admission { allow_unbudgeted: opt.allow_unbudgeted };
-        let ledger = Ledger::open(db)?;
-        ledger
-            .check_new(&dataset, guarantees, opt.request_id.as_deref(), admission)
-            .map_err(|e| explain_refusal(e, db))?;
-        Ok(Some(Charge {
-            ledger: Mutex::new(ledger),
-            db: db.clone(),
-            dataset,
-            mechanism,
-            request_id: opt.request_id.clone(),
+        let inner = manifold_dp_ledger::Charge::prepare(
+            Ledger::open(db)?,
+            &dataset,
+            &mechanism,
+            guarantees,
+            opt.request_id.as_deref(),
             admission,
-            recorded: AtomicBool::new(false),
-        }))
+        )
+        .map_err(|e| explain_refusal(e, db))?;
+        Ok(Some(Charge { inner, db: db.clone() }))
     }
 
     /// Whether the release has been recorded.
     pub fn is_recorded(&self) -> bool {
-        self.recorded.load(Ordering::SeqCst)
+        self.inner.is_recorded()
     }
 
     /// Records the release with the guarantees its mechanism reports (once; later calls do nothing), just
     /// before its result is published, and says so on standard error unless `quiet`. Refused over budget, or
     /// if another run took the request id meanwhile.
     pub fn record(&self, guarantees: &[Guarantee], quiet: bool) -> Result<()> {
-        let ledger = self.ledger.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if self.recorded.load(Ordering::SeqCst) {
-            return Ok(());
-        }
         let db = &self.db;
-        let receipt = ledger
-            .record_new(&self.dataset, &self.mechanism, guarantees, self.request_id.as_deref(), self.admission)
-            .map_err(|e| explain_refusal(e, db))?;
-        self.recorded.store(true, Ordering::SeqCst);
+        let Some(receipt) = self.inner.record(guarantees).map_err(|e| explain_refusal(e, db))? else {
+            return Ok(());
+        };
         if !quiet {
             let r = &receipt.release;
             let budgets: Vec<String> = receipt
