@@ -111,6 +111,11 @@ class Mechanism:
         ``metric``, ``unit``, and the float-safety ``additive_epsilon`` and ``grid``)."""
         return json.loads(self._native.guarantee_json())
 
+    @property
+    def expected_error(self) -> float:
+        """The expected distance (radians) between a release and its input, from the exact law."""
+        return self._native.mean_error()
+
     def radius(self, level: float = 0.683) -> float:
         """The radius of indistinguishability: the distance (radians) within which a fraction ``level`` of
         releases fall."""

@@ -113,6 +113,7 @@ def test_guarantee_radius_and_sample():
     assert g["notion"] == "metric_dp" and g["epsilon"] == 1.0 and g["unit"] == "rad"
     assert "so3" in g["metric"]
     assert 0 < mech.radius(0.5) < mech.radius(0.9) < np.pi
+    assert mech.radius(0.3) < mech.expected_error < mech.radius(0.9)
     assert mdp.radius("so3", "laplace", epsilon=1.0, level=0.5) == mech.radius(0.5)
     p = mdp.Mechanism("latlon", "purkayastha", protect="2km", level=1).guarantee
     assert abs(p["epsilon"] - 6371.0088 / 2) < 1e-6

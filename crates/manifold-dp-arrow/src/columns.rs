@@ -31,8 +31,6 @@ pub trait PointColumns: Sync {
     type Point: Send + Sync;
     /// The input's value column names.
     fn names(&self) -> &[String];
-    /// Positions of the input's value columns in its schema.
-    fn positions(&self) -> &[usize];
     /// The output table's schema.
     fn output_schema(&self) -> SchemaRef;
     /// The output's value column names.

@@ -173,10 +173,6 @@ impl PointColumns for DirectionColumns {
         &self.names
     }
 
-    fn positions(&self) -> &[usize] {
-        &self.positions
-    }
-
     fn output_schema(&self) -> SchemaRef {
         self.output_schema.clone()
     }

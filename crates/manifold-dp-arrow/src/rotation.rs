@@ -142,10 +142,6 @@ impl PointColumns for RotationColumns {
         &self.names
     }
 
-    fn positions(&self) -> &[usize] {
-        &self.positions
-    }
-
     /// The output table's schema.
     fn output_schema(&self) -> SchemaRef {
         self.output_schema.clone()
