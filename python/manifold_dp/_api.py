@@ -15,6 +15,9 @@ from .errors import BadInputError, BudgetExceededError
 
 Guarantee = Dict[str, Any]
 
+#: The most releases one call to :func:`sample` draws (they are all held in memory).
+MAX_SAMPLES = 100_000_000
+
 
 def _refusal(e: Exception) -> Exception:
     return BudgetExceededError(str(e)) if isinstance(e, _native.BudgetRefused) else e
@@ -230,8 +233,8 @@ def sample(
 ) -> Any:
     """``n`` independent releases of ``center`` (default: the identity rotation as ``quat-xyzw``, the first
     axis, angle 0, hour 0, or 0°N 0°E), as a numpy array in the space's layout."""
-    if n < 1:
-        raise BadInputError("n must be at least 1")
+    if not 1 <= n <= MAX_SAMPLES:
+        raise BadInputError(f"n must be between 1 and {MAX_SAMPLES:.0e} (one call holds them all in memory)")
     if center is None:
         center = {
             "so3": [0.0, 0.0, 0.0, 1.0],

@@ -44,6 +44,8 @@ def test_shapes_types_and_empty_arrays():
 
 
 def test_bad_parameters():
+    bad(lambda: mdp.sample("so3", "laplace", 10**12, epsilon=1.0), text="n must be")
+    bad(lambda: mdp.sample("so3", "laplace", 0, epsilon=1.0), text="n must be")
     bad(lambda: mdp.Mechanism("torus", "laplace", epsilon=1), text="unknown space")
     bad(lambda: mdp.Mechanism("so3", "vmf", epsilon=1), text="is for spheres")
     bad(lambda: mdp.Mechanism("so3", "laplace", epsilon=-1), text="epsilon")
