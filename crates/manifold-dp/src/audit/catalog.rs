@@ -108,17 +108,21 @@ pub fn mechanism_names(space: AuditSpace) -> Vec<&'static str> {
             "control:laplace-no-sin2",
             "control:truncated-tail",
             "control:paper-naive",
+            "control:unsnapped",
         ],
         AuditSpace::Sphere { dim } => {
             let mut v =
                 vec!["vmf", "purkayastha", "planar-laplace", "uniform", "riemannian-laplace", "control:vmf-2eps"];
+            v.push("control:unsnapped");
             if dim == 2 {
                 v.insert(2, "wrapped-laplace");
             }
             v
         }
         AuditSpace::Spd { .. } => vec!["riemannian-laplace", "log-euclidean-laplace"],
-        AuditSpace::Real => vec!["laplace", "gaussian", "generalized-gaussian", "control:gaussian-half-sigma"],
+        AuditSpace::Real => {
+            vec!["laplace", "gaussian", "generalized-gaussian", "control:gaussian-half-sigma", "control:unsnapped"]
+        }
     }
 }
 
@@ -265,8 +269,20 @@ impl Mechanism for ScalarLaplaceOnReals {
         x + self.inner.noise().sample(rng)
     }
 
+    /// Rounds onto the release grid (for callers that snap raw values themselves).
     fn snap(&self, z: &mut f64) {
-        *z = crate::space::grid::round_to_grid(*z, real_grid_log2(self.inner.scale()));
+        *z = crate::space::grid::round_to_grid(*z, self.inner.rounded().grid_log2());
+    }
+
+    /// The library's release: the exact cell of x + L, drawn with integer coins (not a rounded f64 draw).
+    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
+        self.inner.rounded().sample_at(*x, rng)
+    }
+
+    fn privatize_slice<R: rand::CryptoRng + ?Sized>(&self, xs: &mut [f64], rng: &mut R) {
+        for x in xs {
+            *x = self.inner.rounded().sample_at(*x, rng);
+        }
     }
 
     /// −|z − x|/b.
@@ -496,7 +512,7 @@ fn build_real(request: &AuditRequest, name: &str, label: String) -> Fallible<Box
         return build_real_approx(request, name, label);
     }
     let eps = need_epsilon(request)?;
-    if name != "laplace" {
+    if name != "laplace" && name != "control:unsnapped" {
         return Err(unknown(request));
     }
     let m = ScalarLaplaceOnReals::new(ScalarLaplace::for_epsilon(1.0, eps)?);
@@ -512,7 +528,12 @@ fn build_real(request: &AuditRequest, name: &str, label: String) -> Fallible<Box
         cdf_sorted: Box::new(move |s: &[f64]| s.iter().map(|&t| -(-t.max(0.0) / scale).exp_m1()).collect()),
         distance: |a: &f64, b: &f64| (a - b).abs(),
     };
-    Ok(target(m, label, per_unit, claim, pairs::real_pairs(per_unit), Some(reference)))
+    let pairs = pairs::real_pairs(per_unit);
+    Ok(if name == "laplace" {
+        target(m, label, per_unit, claim, pairs, Some(reference))
+    } else {
+        target(controls::Unsnapped(m), label, per_unit, claim, pairs, Some(reference))
+    })
 }
 
 fn so3_target<M>(mechanism: M, label: String, reference_law: Option<Box<dyn AngularLawBox>>) -> Box<dyn Auditable>
@@ -578,6 +599,9 @@ fn build_so3(request: &AuditRequest, name: &str, label: String) -> Fallible<Box<
     let eps = need_epsilon(request)?;
     Ok(match name {
         "laplace" => so3_target(LaplaceSo3::new(eps)?, label, boxed(LaplaceAngle::new(eps)?)),
+        "control:unsnapped" => {
+            so3_target(controls::Unsnapped(LaplaceSo3::new(eps)?), label, boxed(LaplaceAngle::new(eps)?))
+        }
         "bingham" => {
             let m = BinghamSo3::new(eps)?;
             let law = BinghamAngle::new(m.kappa())?;
@@ -719,6 +743,12 @@ fn build_sphere(request: &AuditRequest, dim: usize, name: &str, label: String) -
             let tangent = m.clone();
             let d = move |a: &DVector<f64>, b: &DVector<f64>| (tangent.log_map(a) - tangent.log_map(b)).norm();
             sphere_target(dim, m, label, eps, d, Some((angle, Box::new(folded_gamma_cdf(dim, eps)))))
+        }
+        "control:unsnapped" => {
+            let m = PurkayasthaSphere::new(dim, eps)?;
+            let g = m.guarantee();
+            let law = m.angle_law();
+            sphere_target(dim, controls::Unsnapped(m), label, eps, metric(&g), Some((angle, law_cdf(law))))
         }
         "control:vmf-2eps" => {
             let m = controls::vmf_2eps(dim, eps)?;

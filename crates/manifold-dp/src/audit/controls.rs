@@ -13,6 +13,7 @@
 //! | [`TruncatedTail`] | Laplace on SO(3) | the exact angle law cut at its 1 − m quantile | none (zero density beyond the cut) |
 //! | [`PaperNaive`] | Laplace on SO(3) | the SO(3) paper's naive sampler (wrong Haar angle) | none (density ∝ 1/θ near the input) |
 //! | [`Miscalibrated`] | any mechanism | the same mechanism at another parameter | the other parameter's |
+//! | [`Unsnapped`] (`control:unsnapped`) | the wrapped mechanism, float-safe | its raw f64 pipeline, never rounded | none at the level of single floats (low bits name the input) |
 //! | `control:gaussian-half-sigma` ([`Miscalibrated`], built in [`crate::audit::catalog`]) | Gaussian, analytic (ε, δ) calibration σ | Gaussian with σ/2 | μ = 2/σ-GDP: a δ(ε) far above the claimed δ |
 
 /// Controls are rounded like releases (2^-30 cells), so that only their laws can fail them.
@@ -81,6 +82,35 @@ impl<M: Mechanism> Mechanism for Miscalibrated<M> {
 
     fn name(&self) -> &'static str {
         "control:miscalibrated"
+    }
+}
+
+/// Claims `M` (its guarantee, grid included, and its density) but releases the raw f64 pipeline
+/// ([`Mechanism::privatize_unprotected`]) without rounding: the path every release took before float-safe
+/// rounding. Its low bits depend on the input, so raw-bit events (`llr_resolution` 0) must flag it.
+#[derive(Debug, Clone)]
+pub struct Unsnapped<M>(pub M);
+
+impl<M: Mechanism> Mechanism for Unsnapped<M> {
+    type Point = M::Point;
+
+    fn guarantee(&self) -> Guarantee {
+        self.0.guarantee()
+    }
+
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &M::Point, rng: &mut R) -> M::Point {
+        self.0.privatize_unprotected(x, rng)
+    }
+
+    /// No rounding: the control's whole point.
+    fn snap(&self, _z: &mut M::Point) {}
+
+    fn log_density(&self, z: &M::Point, x: &M::Point) -> f64 {
+        self.0.log_density(z, x)
+    }
+
+    fn name(&self) -> &'static str {
+        "control:unsnapped"
     }
 }
 

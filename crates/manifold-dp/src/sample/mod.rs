@@ -3,16 +3,20 @@
 //!
 //! - [`laplace_so3`]: angle density ∝ sin²(θ/2)·e^{−εθ}, exact rejection with acceptance ≥ 0.948 at every ε.
 //! - [`bingham_so3`]: density ∝ exp(−κ sin²(θ/2)) on S³, Kent–Ganeiber–Mardia with the optimal envelope.
+//! - [`rounded_laplace`]: the real-line Laplace release rounded onto a public grid, drawn exactly with the
+//!   integer coins of [`exact_coins`] (float-safe with no cost in ε).
 //! - [`paper_baseline`]: the SO(3) paper's own samplers, which are *not* exact; for reproduction only.
 //! - [`rng`]: the randomness policy (OS-seeded CSPRNG, seeded generators for experiments, streams).
 
 mod alias;
 pub mod bingham_so3;
+pub mod exact_coins;
 pub mod generalized_gaussian;
 pub mod k_norm;
 pub mod laplace_so3;
 pub mod paper_baseline;
 pub mod purkayastha;
+pub mod rounded_laplace;
 pub mod rng;
 pub mod spd_laplace;
 pub mod sphere;

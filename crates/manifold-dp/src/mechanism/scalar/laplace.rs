@@ -1,15 +1,19 @@
 //! The Laplace mechanism for real-valued queries: release q(D) + (L₁, …, L_k) with Lᵢ i.i.d. of density
 //! e^{−|x|/b}/(2b). On a query of ℓ₁ sensitivity Δ it is pure ε-DP with ε = Δ/b (Dwork, McSherry, Nissim &
 //! Smith 2006); `docs/proofs/scalar_mechanisms.md` §1 proves this and every other guarantee it reports.
+//!
+//! Releases are float-safe at no cost: each coordinate is the exact cell of x + L on the public grid of
+//! spacing 2^(⌊log₂ b⌋ − 20), drawn with integer coins ([`RoundedLaplace`], `docs/proofs/float_safety.md` §8),
+//! which is post-processing of the exact mechanism.
 
 use crate::error::{Error, Fallible, check_positive};
-use crate::mechanism::scalar::add_noise;
 use crate::privacy::Guarantee;
 use crate::privacy::guarantee::RaoFamily;
 use crate::privacy::rounding::{div_up, mul_up};
 use crate::sample::generalized_gaussian::GeneralizedGaussianNoise;
+use crate::sample::rounded_laplace::RoundedLaplace;
+use crate::space::so3::check_finite;
 use rand::CryptoRng;
-use rand::distr::Distribution;
 
 /// The Laplace mechanism: noise of density e^{−|x|/b}/(2b) on each coordinate of a query whose ℓ₁
 /// sensitivity (max ‖q(D) − q(D′)‖₁ over neighbours) is Δ. Pure (Δ/b)-DP; see [`ScalarLaplace::guarantees`] and
@@ -20,11 +24,13 @@ pub struct ScalarLaplace {
     scale: f64,
     epsilon: f64,
     noise: GeneralizedGaussianNoise,
+    rounded: RoundedLaplace,
 }
 
 impl ScalarLaplace {
     /// Laplace noise of scale `scale` = b on a query of ℓ₁ sensitivity `sensitivity` = Δ (both finite and
-    /// > 0). Errors also when Δ/b is so large that ε²/2 overflows.
+    /// > 0). Errors also when Δ/b is so large that ε²/2 overflows, and for b outside [2^-900, 2^900] (where
+    /// the float-safe grid is not proven).
     pub fn new(sensitivity: f64, scale: f64) -> Fallible<Self> {
         let sensitivity = check_positive("sensitivity", sensitivity)?;
         let scale = check_positive("scale", scale)?;
@@ -36,7 +42,8 @@ impl ScalarLaplace {
                 reason: "is too small for the sensitivity: the privacy loss overflows",
             });
         }
-        Ok(ScalarLaplace { sensitivity, scale, epsilon, noise: GeneralizedGaussianNoise::new(1, scale)? })
+        let rounded = RoundedLaplace::new(scale, RoundedLaplace::default_grid_log2(scale))?;
+        Ok(ScalarLaplace { sensitivity, scale, epsilon, noise: GeneralizedGaussianNoise::new(1, scale)?, rounded })
     }
 
     /// The mechanism for pure ε-DP: b = Δ/ε, rounded up so that the reported ε never exceeds `epsilon`.
@@ -61,9 +68,20 @@ impl ScalarLaplace {
         self.epsilon
     }
 
-    /// The noise law of one coordinate (the generalized Gaussian of degree 1 and scale b).
+    /// The noise law of one coordinate (the generalized Gaussian of degree 1 and scale b), as f64 draws:
+    /// `value + noise` is **not float-safe**; for negative controls only.
     pub fn noise(&self) -> &GeneralizedGaussianNoise {
         &self.noise
+    }
+
+    /// The exact rounded law every release is drawn from.
+    pub fn rounded(&self) -> &RoundedLaplace {
+        &self.rounded
+    }
+
+    /// The public grid's spacing 2^(⌊log₂ b⌋ − 20): every released coordinate is a multiple of it.
+    pub fn grid_spacing(&self) -> f64 {
+        self.rounded.spacing()
     }
 
     /// Every guarantee, with ε = Δ/b: `PureDp { ε }`; `ApproxDp { ε, 0 }`; `Zcdp { ε²/2 }` (Bun & Steinke
@@ -79,10 +97,12 @@ impl ScalarLaplace {
         ]
     }
 
-    /// `value` plus independent Laplace(b) noise on each coordinate. Errors (before any noise is drawn) if
-    /// a coordinate is NaN or infinite.
+    /// `value` plus independent Laplace(b) noise on each coordinate, rounded exactly to the nearest multiple
+    /// of [`ScalarLaplace::grid_spacing`] (coordinates beyond 2^100·b are clamped first). Errors (before any
+    /// noise is drawn) if a coordinate is NaN or infinite.
     pub fn release<R: CryptoRng + ?Sized>(&self, value: &[f64], rng: &mut R) -> Fallible<Vec<f64>> {
-        add_noise(value, || self.noise.sample(rng))
+        check_finite(value)?;
+        Ok(value.iter().map(|&x| self.rounded.sample_at(x, rng)).collect())
     }
 
     /// One real value plus Laplace(b) noise.
