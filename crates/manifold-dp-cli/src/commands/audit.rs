@@ -46,8 +46,10 @@ pub struct AuditArgs {
     /// --delta). Negative controls (broken samplers that must be flagged):
     /// control:bingham-4eps, control:laplace-no-sin2, control:truncated-tail, control:paper-naive (so3),
     /// control:vmf-2eps (spheres), and control:NAME-xC for laplace, bingham, vmf, purkayastha claimed at
-    /// epsilon but sampled at C·epsilon, and control:gaussian-half-sigma (real: the analytic Gaussian claimed,
-    /// sampled with sigma/2).
+    /// epsilon but sampled at C·epsilon, control:gaussian-half-sigma (real: the analytic Gaussian claimed,
+    /// sampled with sigma/2), and control:unsnapped (so3: laplace, spheres: purkayastha, real: laplace,
+    /// released from the raw floating-point pipeline without rounding; with --llr-resolution 0 it is flagged
+    /// on real and circle).
     #[arg(long)]
     pub mechanism: String,
     /// The claimed epsilon per radian of the space's distance (per unit on spd:K and real). The mechanism is

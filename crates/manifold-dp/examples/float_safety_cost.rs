@@ -1,0 +1,61 @@
+//! What float safety costs in throughput: releases per second of each mechanism's float-safe path
+//! (`Mechanism::privatize`: the f64 pipeline rounded onto its public grid; for the real-line Laplace the exact
+//! cell drawn with integer coins) beside its raw f64 pipeline (`privatize_unprotected`, the path every release
+//! took before rounding), on one thread with the release generator (ChaCha12, seeded).
+//!
+//! Usage: `cargo run --release -p manifold-dp --example float_safety_cost [DRAWS]` (default 2 000 000 per case;
+//! the best of three rounds counts, wall-clock). Output: CSV `mechanism,raw_per_sec,float_safe_per_sec,ratio`.
+
+use manifold_dp::mechanism::scalar::ScalarLaplace;
+use manifold_dp::mechanism::{BinghamSo3, LaplaceSo3, Mechanism, PurkayasthaSphere, VmfSphere};
+use manifold_dp::sample::rng::seeded_rng_for_experiments;
+use nalgebra::{DVector, UnitQuaternion, Vector3};
+use rand::distr::Distribution;
+use std::hint::black_box;
+use std::time::Instant;
+
+/// Best-of-three rate of `draw` over `n` calls.
+fn rate(n: usize, mut draw: impl FnMut()) -> f64 {
+    (0..3)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..n {
+                draw();
+            }
+            n as f64 / start.elapsed().as_secs_f64()
+        })
+        .fold(0.0, f64::max)
+}
+
+fn compare<M: Mechanism>(name: &str, m: &M, x: M::Point, n: usize) {
+    let mut rng = seeded_rng_for_experiments(1);
+    let raw = rate(n, || {
+        black_box(m.privatize_unprotected(black_box(&x), &mut rng));
+    });
+    let safe = rate(n, || {
+        black_box(m.privatize(black_box(&x), &mut rng));
+    });
+    println!("{name},{raw:.0},{safe:.0},{:.3}", safe / raw);
+}
+
+fn main() {
+    let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(2_000_000);
+    println!("mechanism,raw_per_sec,float_safe_per_sec,ratio");
+    let q = UnitQuaternion::from_scaled_axis(Vector3::new(0.3, -0.2, 0.9));
+    compare("laplace-so3", &LaplaceSo3::new(1.0).unwrap(), q, n);
+    compare("bingham-so3", &BinghamSo3::new(1.0).unwrap(), q, n);
+    let v = DVector::from_vec(vec![0.6, 0.8, 0.0]);
+    compare("vmf-s2", &VmfSphere::new(3, 1.0).unwrap(), v.clone(), n);
+    compare("purkayastha-s2", &PurkayasthaSphere::new(3, 1.0).unwrap(), v, n);
+    let circle = DVector::from_vec(vec![0.6, 0.8]);
+    compare("purkayastha-circle", &PurkayasthaSphere::new(2, 1.0).unwrap(), circle, n);
+    let laplace = ScalarLaplace::for_epsilon(1.0, 1.0).unwrap();
+    let mut rng = seeded_rng_for_experiments(2);
+    let raw = rate(n, || {
+        black_box(black_box(3.25) + laplace.noise().sample(&mut rng));
+    });
+    let safe = rate(n, || {
+        black_box(laplace.rounded().sample_at(black_box(3.25), &mut rng));
+    });
+    println!("laplace-real,{raw:.0},{safe:.0},{:.3}", safe / raw);
+}
