@@ -84,11 +84,22 @@ pub fn cube_face(v: &[f64]) -> usize {
 pub fn snap_cube_map(v: &mut [f64], spacing_log2: i32) {
     let face = cube_face(v);
     let top = v[face];
-    let inv = 1.0 / top.abs();
-    for (i, x) in v.iter_mut().enumerate() {
-        // |u| ≤ 1 and ±1 lie on the grid, so a rounded coordinate stays in [−1, 1].
-        *x = if i == face { top.signum() } else { round_to_grid(*x * inv, spacing_log2) };
+    // |u| ≤ 1 and ±1 lie on the grid, so a rounded coordinate stays in [−1, 1].
+    if spacing_log2 > -51 {
+        // |x/top|·2^-s < 2^51, so the rounding needs no range check; folding 2^-s into the reciprocal gives
+        // the same bits (scaling by powers of two commutes with rounding here).
+        let (up, down) = (pow2(-spacing_log2), pow2(spacing_log2));
+        let inv = up / top.abs();
+        for x in v.iter_mut() {
+            *x = (((*x * inv).abs() + ROUNDER) - ROUNDER).copysign(*x) * down;
+        }
+    } else {
+        let inv = 1.0 / top.abs();
+        for x in v.iter_mut() {
+            *x = round_to_grid(*x * inv, spacing_log2);
+        }
     }
+    v[face] = top.signum();
     // The norm is summed in index order over the chart values alone, so a cell whose representative ties two
     // faces gives the same bits from either face.
     let inv_norm = 1.0 / v.iter().map(|u| u * u).sum::<f64>().sqrt();
@@ -99,15 +110,47 @@ pub fn snap_cube_map(v: &mut [f64], spacing_log2: i32) {
 
 /// Rounds the rotation `q` onto the quaternion cube-map grid of spacing 2^`spacing_log2`: among ±q, the one
 /// whose largest-magnitude component (order x, y, z, w; lowest on ties) is positive, snapped on S³.
+///
+/// Bit for bit [`snap_cube_map`] on (x, y, z, w) followed by the sign rule, written for four components with
+/// selects instead of branches (the face of a noisy rotation is unpredictable, and mispredicted branches
+/// cost more than the arithmetic); tested against the general path.
 #[inline]
 pub fn snap_quaternion(q: &UnitQuaternion<f64>, spacing_log2: i32) -> UnitQuaternion<f64> {
     let mut c: [f64; 4] = q.coords.into();
-    snap_cube_map(&mut c, spacing_log2);
-    // snap_cube_map gives the face component the sign of the input's; q ≡ −q, so take it positive.
-    if c[cube_face(&c)] < 0.0 {
-        c.iter_mut().for_each(|x| *x = -*x);
+    if spacing_log2 <= -51 {
+        // Beyond the rounding trick's range: the general path.
+        snap_cube_map(&mut c, spacing_log2);
+        if c[cube_face(&c)] < 0.0 {
+            c.iter_mut().for_each(|x| *x = -*x);
+        }
+        return UnitQuaternion::new_unchecked(Quaternion::new(c[3], c[0], c[1], c[2]));
     }
-    UnitQuaternion::new_unchecked(Quaternion::new(c[3], c[0], c[1], c[2]))
+    let face = face_of_four(c.map(f64::abs));
+    let top = c[face];
+    // Scaling by powers of two commutes with rounding (no overflow or underflow here), so folding 2^-s into
+    // the face's reciprocal gives the same bits as round_to_grid(x / |top|, s).
+    let (up, down) = (pow2(-spacing_log2), pow2(spacing_log2));
+    let inv = up / top.abs();
+    let mut u = c.map(|x| (((x * inv).abs() + ROUNDER) - ROUNDER).copysign(x) * down);
+    u[face] = top.signum();
+    // Grid values are at least 2^s apart, far more than an ulp, so the largest |uᵢ| (lowest index on ties) is
+    // the largest after normalising: the sign rule can be read before it.
+    let lead = face_of_four(u.map(f64::abs));
+    let sign = if u[lead] < 0.0 { -1.0 } else { 1.0 };
+    let scale = sign / (((u[0] * u[0] + u[1] * u[1]) + u[2] * u[2]) + u[3] * u[3]).sqrt();
+    UnitQuaternion::new_unchecked(Quaternion::new(u[3] * scale, u[0] * scale, u[1] * scale, u[2] * scale))
+}
+
+/// [`cube_face`] for four magnitudes, without branches.
+#[inline]
+fn face_of_four(a: [f64; 4]) -> usize {
+    let (mut face, mut top) = (0usize, a[0]);
+    for (i, &x) in a.iter().enumerate().skip(1) {
+        let above = (x > top) as usize;
+        face += above * (i - face);
+        top = top.max(x);
+    }
+    face
 }
 
 /// Rounds a point of S^{n−1} in place onto `grid` (turns for the circle, the cube map otherwise).
@@ -210,6 +253,67 @@ mod tests {
             assert_eq!(a.coords, b.coords);
             assert_eq!(snap_quaternion(&a, -12).coords, a.coords);
             assert!(a.angle_to(&q) < 1e-3);
+        }
+    }
+
+    #[test]
+    fn quaternion_snap_equals_the_general_cube_map_bit_for_bit() {
+        let reference = |q: &UnitQuaternion<f64>, k: i32| {
+            let mut c: [f64; 4] = q.coords.into();
+            snap_cube_map(&mut c, k);
+            if c[cube_face(&c)] < 0.0 {
+                c.iter_mut().for_each(|x| *x = -*x);
+            }
+            c
+        };
+        let mut rng = crate::sample::rng::seeded_rng_for_experiments(9);
+        let mut cases: Vec<Quaternion<f64>> = (0..200_000)
+            .map(|_| {
+                let mut g = || rng.random::<f64>() * 2.0 - 1.0;
+                Quaternion::new(g(), g(), g(), g())
+            })
+            .collect();
+        // Ties between faces, signed zeros, edges and corners of the cube.
+        for w in [0.5, -0.5, 0.0, -0.0, 1.0] {
+            for x in [0.5, -0.5, 0.0, -0.0] {
+                cases.push(Quaternion::new(w, x, 0.5, -0.5));
+                cases.push(Quaternion::new(w, x, -0.5, 0.0));
+            }
+        }
+        for k in [-4, -23, -30, -50, -51, -60] {
+            for q in &cases {
+                let q = UnitQuaternion::new_normalize(*q);
+                let fast: [f64; 4] = snap_quaternion(&q, k).coords.into();
+                let want = reference(&q, k);
+                assert_eq!(fast.map(f64::to_bits), want.map(f64::to_bits), "{q:?} at 2^{k}");
+            }
+        }
+    }
+
+    #[test]
+    fn cube_map_snap_equals_rounding_each_chart_coordinate() {
+        let mut rng = crate::sample::rng::seeded_rng_for_experiments(10);
+        for n in [2usize, 3, 5] {
+            for k in [-4, -24, -50, -51, -60] {
+                for _ in 0..20_000 {
+                    let v: Vec<f64> = (0..n).map(|_| rng.random::<f64>() * 2.0 - 1.0).collect();
+                    let face = cube_face(&v);
+                    let inv = 1.0 / v[face].abs();
+                    let mut want: Vec<f64> = v
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &x)| if i == face { v[face].signum() } else { round_to_grid(x * inv, k) })
+                        .collect();
+                    let norm = 1.0 / want.iter().map(|u| u * u).sum::<f64>().sqrt();
+                    want.iter_mut().for_each(|x| *x *= norm);
+                    let mut got = v.clone();
+                    snap_cube_map(&mut got, k);
+                    assert_eq!(
+                        got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                        want.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+                    );
+                }
+            }
         }
     }
 }

@@ -7,10 +7,43 @@ use arrow_array::builder::StringBuilder;
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufReader, Read};
-use std::sync::Arc;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Once};
+
+thread_local! {
+    /// Set while this thread runs the parquet crate's decoder under [`contained`].
+    static CONTAINED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` (a call into the parquet crate) and turns a panic into an error message. The crate asserts on
+/// some corrupt pages (a dictionary-encoded page without a dictionary, found by fuzzing) instead of
+/// returning an error; a file is user input, so that must not crash the tool. The panic's default report
+/// is silenced on this thread only while `f` runs; panics anywhere else still print.
+fn contained<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !CONTAINED.with(Cell::get) {
+                default(info)
+            }
+        }));
+    });
+    CONTAINED.with(|c| c.set(true));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    CONTAINED.with(|c| c.set(false));
+    result.map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "the decoder failed".into())
+    })
+}
 
 /// A CSV record whose number of fields differs from the header's (kept raw for a rejects file).
 #[derive(Debug, Clone)]
@@ -181,7 +214,10 @@ impl TableReader {
                 let corrupt = |e: parquet::errors::ParquetError| {
                     BadInput(format!("{path} is not a readable Parquet file (truncated or corrupt?): {e}"))
                 };
-                let builder = ParquetRecordBatchReaderBuilder::try_new(open()?).map_err(corrupt)?;
+                let file = open()?;
+                let builder = contained(|| ParquetRecordBatchReaderBuilder::try_new(file))
+                    .map_err(|m| BadInput(format!("{path} is not a readable Parquet file (corrupt metadata: {m})")))?
+                    .map_err(corrupt)?;
                 // The parquet crate asserts (panics) on negative column offsets or sizes when it reads a column
                 // chunk; a corrupt footer can hold them, so they are refused here first (found by fuzzing).
                 for (g, group) in builder.metadata().row_groups().iter().enumerate() {
@@ -199,7 +235,9 @@ impl TableReader {
                 let schema = builder.schema().clone();
                 let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
                 check_unique(&names, path)?;
-                let reader = builder.with_batch_size(BATCH_ROWS).build().map_err(corrupt)?;
+                let reader = contained(|| builder.with_batch_size(BATCH_ROWS).build())
+                    .map_err(|m| BadInput(format!("{path} is not a readable Parquet file (corrupt metadata: {m})")))?
+                    .map_err(corrupt)?;
                 Ok(TableReader::Parquet { reader, schema, total_rows, next_row: 1, path: path.to_string() })
             }
         }
@@ -225,13 +263,17 @@ impl TableReader {
     pub fn next_batch(&mut self) -> Result<Option<InputBatch>, BadInput> {
         match self {
             TableReader::Csv(t) => t.next_batch(),
-            TableReader::Parquet { reader, next_row, path, .. } => match reader.next() {
-                None => Ok(None),
-                Some(Err(e)) => Err(BadInput(format!(
+            TableReader::Parquet { reader, next_row, path, .. } => match contained(|| reader.next()) {
+                Err(m) => Err(BadInput(format!(
+                    "{path}: cannot read rows after row {} (corrupt file: {m})",
+                    *next_row - 1
+                ))),
+                Ok(None) => Ok(None),
+                Ok(Some(Err(e))) => Err(BadInput(format!(
                     "{path}: cannot read rows after row {} (truncated or corrupt file?): {e}",
                     *next_row - 1
                 ))),
-                Some(Ok(batch)) => {
+                Ok(Some(Ok(batch))) => {
                     let n = batch.num_rows() as u64;
                     let rows = (*next_row..*next_row + n).collect();
                     *next_row += n;
