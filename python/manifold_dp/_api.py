@@ -83,6 +83,11 @@ class Mechanism:
     ``latlon`` (degrees), ``sphere:N``. Mechanisms: ``laplace``, ``bingham`` (so3); ``purkayastha``, ``vmf``,
     ``wrapped-laplace`` (circle and timeofday) on the others.
 
+    Releases are float-safe: rounded onto a public grid chosen from the budget, its small cost in the
+    guarantee. ``snap="1s"`` (or ``"10m"``, ``"0.01deg"``) rounds them again onto a coarser grid whose step is
+    the largest power of two no larger than that distance; this is post-processing and costs nothing, and the
+    guarantee names the grid.
+
     >>> mech = Mechanism("so3", "laplace", protect="10deg", level=1)
     >>> mech.guarantee["notion"]
     'metric_dp'
@@ -97,9 +102,10 @@ class Mechanism:
         protect: Optional[str] = None,
         level: Optional[float] = None,
         concentration: Optional[float] = None,
+        snap: Optional[str] = None,
     ):
         try:
-            self._native = _native.Mechanism(space, mechanism, epsilon, protect, level, concentration)
+            self._native = _native.Mechanism(space, mechanism, epsilon, protect, level, concentration, snap)
         except ValueError as e:
             raise BadInputError(str(e)) from None
         self.space = self._native.space
@@ -221,10 +227,11 @@ def privatize(
     epsilon: Optional[float] = None,
     protect: Optional[str] = None,
     level: Optional[float] = None,
+    snap: Optional[str] = None,
     **kwargs: Any,
 ) -> Any:
-    """``Mechanism(space, mechanism, epsilon or protect/level).privatize(x, **kwargs)`` in one call."""
-    return Mechanism(space, mechanism, epsilon, protect=protect, level=level).privatize(x, **kwargs)
+    """``Mechanism(space, mechanism, epsilon or protect/level, snap=).privatize(x, **kwargs)`` in one call."""
+    return Mechanism(space, mechanism, epsilon, protect=protect, level=level, snap=snap).privatize(x, **kwargs)
 
 
 def sample(

@@ -16,6 +16,7 @@ class Mechanism:
         protect: Optional[str] = None,
         level: Optional[float] = None,
         concentration: Optional[float] = None,
+        snap: Optional[str] = None,
     ) -> None: ...
     @property
     def space(self) -> str: ...

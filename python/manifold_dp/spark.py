@@ -61,6 +61,7 @@ def privatize(
     epsilon: Optional[float] = None,
     protect: Optional[str] = None,
     level: Optional[float] = None,
+    snap: Optional[str] = None,
     columns: Sequence[str],
     format: Optional[str] = None,
     id_column: str,
@@ -76,9 +77,10 @@ def privatize(
 
     ``id_column`` (integers, distinct, non-null; checked with two Spark jobs unless ``check_ids=False``)
     keys each row's noise. A row that is not a point fails the job with an error naming its id and column.
-    ``seed`` replaces the secret key, for experiments only.
+    ``seed`` replaces the secret key, for experiments only. ``snap`` rounds releases onto a coarser public grid
+    at no cost, as in :class:`manifold_dp.Mechanism`.
     """
-    mech = Mechanism(space, mechanism, epsilon, protect=protect, level=level)
+    mech = Mechanism(space, mechanism, epsilon, protect=protect, level=level, snap=snap)
     cols = list(columns)
     missing = [c for c in cols if c not in df.columns]
     if missing:
@@ -96,7 +98,7 @@ def privatize(
     if casts:
         df = df.withColumns(casts)
     # The executors rebuild the mechanism from its parameters (validated above on the driver).
-    params = (space, mechanism, epsilon, protect, level)
+    params = (space, mechanism, epsilon, protect, level, None, snap)
     key = None if seed is not None else _native.fresh_key()
     schema = df.schema
 

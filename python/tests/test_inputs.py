@@ -130,3 +130,17 @@ def test_fresh_keys_give_independent_releases():
     mech = mdp.Mechanism("circle", "purkayastha", epsilon=1.0)
     a, b = mech.privatize(x), mech.privatize(x)
     assert not np.any(a == b)
+
+
+def test_snap_rounds_onto_a_coarser_grid_at_no_cost():
+    plain = mdp.Mechanism("timeofday", "purkayastha", protect="1h", level=1)
+    coarse = mdp.Mechanism("timeofday", "purkayastha", protect="1h", level=1, snap="1s")
+    # One second is 1/86400 turn: the grid is 2^-17 turns; the cost is the float-safe grid's.
+    assert coarse.guarantee["grid"]["spacing_log2"] == -17
+    assert coarse.guarantee["additive_epsilon"] == plain.guarantee["additive_epsilon"]
+    hours = np.array([0.5, 13.25, 23.9, 7.0])
+    out = mdp.privatize(hours, space="timeofday", mechanism="purkayastha", protect="1h", level=1, snap="1s")
+    turns = out / 24.0 * 2**17
+    assert np.allclose(turns, np.round(turns), atol=1e-6)
+    with pytest.raises(mdp.BadInputError, match="finer than the float-safe grid"):
+        mdp.Mechanism("timeofday", "purkayastha", protect="1h", level=1, snap="1e-9s")

@@ -286,3 +286,42 @@ fn sample_writes_each_space_s_header_and_points() {
         .code(2)
         .stderr(predicate::str::contains("--center 91,0"));
 }
+
+#[test]
+fn snap_rounds_releases_onto_a_coarser_public_grid_at_no_cost() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("a.csv");
+    fs::write(&input, "angle\n0.3\n-2.0\n3.0\n1.0\n").unwrap();
+    let (plain, coarse) = (dir.path().join("plain.json"), dir.path().join("coarse.json"));
+    let output = dir.path().join("out.csv");
+    for (report, snap) in [(&plain, None), (&coarse, Some("0.01deg"))] {
+        let mut cmd = bin();
+        cmd.args(["privatize", "--space", "circle", "--mechanism", "purkayastha", "--epsilon", "2", "--seed", "3"])
+            .args(["--input", s(&input), "--output", s(&output), "--force", "--quiet", "--report", s(report)]);
+        if let Some(step) = snap {
+            cmd.args(["--snap", step]);
+        }
+        cmd.assert().success();
+    }
+    // 0.01° is 1/36000 turn: the grid is 2^⌊log₂(1/36000)⌋ = 2^-16 turns, and the cost is the float-safe one.
+    let (plain, coarse) = (read_report(&plain), read_report(&coarse));
+    let g = &coarse["guarantee"];
+    assert_eq!(g["grid"]["spacing_log2"], -16, "{g}");
+    assert_eq!(g["additive_epsilon"], plain["guarantee"]["additive_epsilon"]);
+    let out = fs::read_to_string(&output).unwrap();
+    for line in out.lines().skip(1) {
+        let turns = line.parse::<f64>().unwrap() / std::f64::consts::TAU * 65536.0;
+        assert!((turns - turns.round()).abs() < 1e-6, "{line} is not on the 2^-16 turn grid");
+    }
+    // Finer than the float-safe grid, or not a distance: refused before anything is written.
+    let fresh = dir.path().join("fresh.csv");
+    for (step, needle) in [("1e-9deg", "finer than the float-safe grid"), ("2km", "--snap")] {
+        bin()
+            .args(["privatize", "--space", "circle", "--mechanism", "purkayastha", "--epsilon", "2"])
+            .args(["--input", s(&input), "--output", s(&fresh), "--snap", step])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(needle));
+        assert!(!fresh.exists());
+    }
+}

@@ -64,7 +64,7 @@ struct Mechanism {
 #[pymethods]
 impl Mechanism {
     #[new]
-    #[pyo3(signature = (space, mechanism, epsilon=None, protect=None, level=None, concentration=None))]
+    #[pyo3(signature = (space, mechanism, epsilon=None, protect=None, level=None, concentration=None, snap=None))]
     fn new(
         space: &str,
         mechanism: &str,
@@ -72,6 +72,7 @@ impl Mechanism {
         protect: Option<&str>,
         level: Option<f64>,
         concentration: Option<f64>,
+        snap: Option<&str>,
     ) -> PyResult<Self> {
         let space: Space = space.parse().map_err(bad)?;
         let name: MechanismName = mechanism.parse().map_err(bad)?;
@@ -87,7 +88,11 @@ impl Mechanism {
             }
             _ => return Err(bad("give one budget: epsilon=, protect= with level=, or concentration=")),
         };
-        let inner = PointMechanism::new(space, name, budget).map_err(bad)?;
+        let mut inner = PointMechanism::new(space, name, budget).map_err(bad)?;
+        if let Some(step) = snap {
+            let radians = space.parse_distance(step).map_err(|e| bad(format!("snap={step:?}: {e}")))?;
+            inner = inner.with_output_step(radians).map_err(|e| bad(format!("snap={step:?}: {e}")))?;
+        }
         Ok(Mechanism { inner, space })
     }
 

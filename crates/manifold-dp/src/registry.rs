@@ -297,6 +297,17 @@ pub enum PointMechanism {
 }
 
 impl PointMechanism {
+    /// The same mechanism with releases rounded again onto a coarser public grid whose step is the largest
+    /// power of two no larger than `radians` (per chart coordinate): post-processing of the float-safe
+    /// release, so the guarantee and its ε₀ are unchanged; the guarantee names the coarser grid. Errors if the
+    /// step is finer than the float-safe grid or coarser than a quarter of the chart.
+    pub fn with_output_step(self, radians: f64) -> Fallible<Self> {
+        Ok(match self {
+            PointMechanism::So3(m) => PointMechanism::So3(m.with_output_step(radians)?),
+            PointMechanism::Sphere(m) => PointMechanism::Sphere(m.with_output_step(radians)?),
+        })
+    }
+
     /// The mechanism `name` on `space` with `budget`; refuses a mechanism of another space, a concentration for
     /// anything but Bingham, and SPD (whose releases are means, not points).
     pub fn new(space: Space, name: MechanismName, budget: Budget) -> Fallible<Self> {

@@ -9,9 +9,7 @@
 //! per mechanism (eight mechanisms: < 1e-7 in all).
 
 use manifold_dp::mechanism::scalar::ScalarLaplace;
-use manifold_dp::mechanism::{
-    BinghamSo3, LaplaceSo3, Mechanism, PurkayasthaSphere, VmfSphere, WrappedLaplaceCircle,
-};
+use manifold_dp::mechanism::{BinghamSo3, LaplaceSo3, Mechanism, PurkayasthaSphere, VmfSphere, WrappedLaplaceCircle};
 use manifold_dp::sample::rng::seeded_rng_for_experiments;
 use nalgebra::{DVector, Quaternion, UnitQuaternion};
 use rand::distr::Distribution;
@@ -71,7 +69,11 @@ fn check<M: Mechanism>(
 ) {
     let (a, b) = releases(&x, &x_prime, 1, |p, rng| coords(&m.privatize(p, rng)));
     let (gap, t) = largest_gap(&a, &b);
-    assert!(gap < s + t, "{name}: float-safe releases of inputs one ulp apart differ in their low bits: {gap} >= {}", s + t);
+    assert!(
+        gap < s + t,
+        "{name}: float-safe releases of inputs one ulp apart differ in their low bits: {gap} >= {}",
+        s + t
+    );
     let (a, b) = releases(&x, &x_prime, 2, |p, rng| coords(&m.privatize_unprotected(p, rng)));
     let (raw_gap, _) = largest_gap(&a, &b);
     if control {
@@ -123,7 +125,14 @@ fn sphere_low_bits_say_nothing_about_inputs_one_ulp_apart() {
 fn circle_low_bits_say_nothing_about_inputs_one_ulp_apart() {
     let pair = (DVector::from_vec(vec![0.6, 0.8]), DVector::from_vec(vec![0.6, 0.8f64.next_up()]));
     let pk = PurkayasthaSphere::new(2, 1.0).unwrap();
-    check("purkayastha on the circle", &pk, pair.clone(), vector_coords, slack(pk.guarantee().additive_epsilon()), true);
+    check(
+        "purkayastha on the circle",
+        &pk,
+        pair.clone(),
+        vector_coords,
+        slack(pk.guarantee().additive_epsilon()),
+        true,
+    );
     let wl = WrappedLaplaceCircle::new(1.0).unwrap();
     check("wrapped laplace", &wl, pair.clone(), vector_coords, slack(wl.guarantee().additive_epsilon()), true);
     let vmf = VmfSphere::new(2, 1.0).unwrap();

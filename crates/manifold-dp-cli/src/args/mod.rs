@@ -325,6 +325,12 @@ pub struct PrivatizeArgs {
     /// column names.
     #[arg(long)]
     pub output_as: Option<String>,
+    /// Round the releases onto a coarser public grid, of step at most this distance (1s or 1min on
+    /// timeofday, 10m on latlon, 0.01deg elsewhere): the largest power-of-two step no larger, in the grid's
+    /// chart. It is post-processing of the float-safe release, so it costs nothing; the guarantee names the
+    /// grid. It cannot be finer than the float-safe grid.
+    #[arg(long, value_name = "DISTANCE")]
+    pub snap: Option<String>,
     /// Set invalid rows aside, unchanged, in this file (.csv or .parquet) instead of stopping at the first.
     #[arg(long, value_name = "REJECTS")]
     pub skip_invalid: Option<String>,

@@ -39,10 +39,14 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
     let out_fmt = FileFormat::resolve(args.output_format, &args.output, "--output-format")?;
     let space = args.mechanism.space;
     // Everything that can be refused without reading the data is checked before the file is opened.
-    let mech = match epsilon {
+    let mut mech = match epsilon {
         Some(eps) => args.mechanism.for_epsilon(eps)?,
         None => args.mechanism.build()?.expect("budget() found --epsilon or --concentration"),
     };
+    if let Some(step) = &args.snap {
+        let radians = space.parse_distance(step).map_err(|e| BadInput(format!("--snap: {e}")))?;
+        mech = mech.with_output_step(radians).map_err(|e| BadInput(format!("--snap {step}: {e}")))?;
+    }
     if args.output_as.is_some() && space != Space::So3 {
         return Err(BadInput("--output-as applies to --space so3 only".into()).into());
     }

@@ -24,6 +24,14 @@ pub struct BinghamSo3 {
 }
 
 impl BinghamSo3 {
+    /// The same mechanism with releases rounded again onto a coarser public grid of step at most `radians`
+    /// ([`crate::privacy::float_safety::Rounding::coarsened`]): post-processing, the guarantee is unchanged
+    /// but names the coarser grid.
+    pub fn with_output_step(mut self, radians: f64) -> crate::error::Fallible<Self> {
+        self.rounding = self.rounding.coarsened(radians)?;
+        Ok(self)
+    }
+
     /// The mechanism for budget `epsilon` per radian of φ6, with the tight κ = 2ε.
     pub fn new(epsilon: f64) -> Fallible<Self> {
         Self::with_concentration(bingham_kappa_for_epsilon(epsilon)?)

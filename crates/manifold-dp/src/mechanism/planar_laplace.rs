@@ -26,6 +26,14 @@ pub struct TangentPlanarLaplace {
 }
 
 impl TangentPlanarLaplace {
+    /// The same mechanism with releases rounded again onto a coarser public grid of step at most `radians`
+    /// ([`crate::privacy::float_safety::Rounding::coarsened`]): post-processing, the guarantee is unchanged
+    /// but names the coarser grid.
+    pub fn with_output_step(mut self, radians: f64) -> crate::error::Fallible<Self> {
+        self.rounding = self.rounding.coarsened(radians)?;
+        Ok(self)
+    }
+
     /// The mechanism at `reference` (a unit vector of dimension ≥ 2; see
     /// [`crate::space::sphere::unit_vector`]) for `epsilon` (finite, > 0) per radian of tangent-plane
     /// distance. The noise radius is Gamma(n − 1, 1/ε) and its direction uniform in the tangent space.

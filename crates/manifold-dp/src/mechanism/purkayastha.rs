@@ -21,6 +21,14 @@ pub struct PurkayasthaSphere {
 }
 
 impl PurkayasthaSphere {
+    /// The same mechanism with releases rounded again onto a coarser public grid of step at most `radians`
+    /// ([`crate::privacy::float_safety::Rounding::coarsened`]): post-processing, the guarantee is unchanged
+    /// but names the coarser grid.
+    pub fn with_output_step(mut self, radians: f64) -> crate::error::Fallible<Self> {
+        self.rounding = self.rounding.coarsened(radians)?;
+        Ok(self)
+    }
+
     /// The mechanism on S^{dim−1} ⊂ R^dim (dim ≥ 2) for budget `epsilon` (finite, > 0) per radian: κ = ε.
     pub fn new(dim: usize, epsilon: f64) -> Fallible<Self> {
         let epsilon = crate::error::check_epsilon_range("epsilon", epsilon)?;

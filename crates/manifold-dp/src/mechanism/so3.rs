@@ -26,6 +26,15 @@ pub enum So3Mechanism {
 }
 
 impl So3Mechanism {
+    /// The same mechanism with releases rounded again onto a coarser grid of step at most `radians` of
+    /// rotation angle (post-processing; see [`LaplaceSo3::with_output_step`]).
+    pub fn with_output_step(self, radians: f64) -> Fallible<Self> {
+        Ok(match self {
+            So3Mechanism::Laplace(m) => So3Mechanism::Laplace(m.with_output_step(radians)?),
+            So3Mechanism::Bingham(m) => So3Mechanism::Bingham(m.with_output_step(radians)?),
+        })
+    }
+
     /// The mechanism of `kind` for budget ε per radian (Bingham with the tight κ = 2ε).
     pub fn for_epsilon(kind: So3Kind, epsilon: f64) -> Fallible<Self> {
         Ok(match kind {

@@ -43,6 +43,16 @@ pub enum SphereMechanism {
 }
 
 impl SphereMechanism {
+    /// The same mechanism with releases rounded again onto a coarser grid of step at most `radians` of
+    /// great-circle angle (post-processing; see [`VmfSphere::with_output_step`]).
+    pub fn with_output_step(self, radians: f64) -> Fallible<Self> {
+        Ok(match self {
+            SphereMechanism::Vmf(m) => SphereMechanism::Vmf(m.with_output_step(radians)?),
+            SphereMechanism::Purkayastha(m) => SphereMechanism::Purkayastha(m.with_output_step(radians)?),
+            SphereMechanism::WrappedLaplace(m) => SphereMechanism::WrappedLaplace(m.with_output_step(radians)?),
+        })
+    }
+
     /// The mechanism of `kind` on S^{dim−1} for ε per unit of its metric (per unit chord for VMF, per radian
     /// otherwise; either way at least ε per radian of great-circle distance).
     pub fn for_epsilon(kind: SphereKind, dim: usize, epsilon: f64) -> Fallible<Self> {

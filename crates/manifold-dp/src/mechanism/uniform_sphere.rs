@@ -17,6 +17,14 @@ pub struct UniformSphere {
 }
 
 impl UniformSphere {
+    /// The same mechanism with releases rounded again onto a coarser public grid of step at most `radians`
+    /// ([`crate::privacy::float_safety::Rounding::coarsened`]): post-processing, the guarantee is unchanged
+    /// but names the coarser grid.
+    pub fn with_output_step(mut self, radians: f64) -> crate::error::Fallible<Self> {
+        self.rounding = self.rounding.coarsened(radians)?;
+        Ok(self)
+    }
+
     /// The baseline on S^{dim−1} (dim ≥ 2).
     pub fn new(dim: usize) -> Fallible<Self> {
         let dim = crate::space::sphere::check_dim(dim)?;

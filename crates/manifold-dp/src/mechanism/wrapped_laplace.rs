@@ -23,6 +23,14 @@ pub struct WrappedLaplaceCircle {
 }
 
 impl WrappedLaplaceCircle {
+    /// The same mechanism with releases rounded again onto a coarser public grid of step at most `radians`
+    /// ([`crate::privacy::float_safety::Rounding::coarsened`]): post-processing, the guarantee is unchanged
+    /// but names the coarser grid.
+    pub fn with_output_step(mut self, radians: f64) -> crate::error::Fallible<Self> {
+        self.rounding = self.rounding.coarsened(radians)?;
+        Ok(self)
+    }
+
     /// The mechanism for `epsilon` (finite, > 0) per radian: Laplace scale 1/ε.
     pub fn new(epsilon: f64) -> Fallible<Self> {
         let epsilon = crate::error::check_epsilon_range("epsilon", epsilon)?;

@@ -7,7 +7,8 @@
 //! ε₀ = sup_C ln P*(C⁺)/P*(C⁻) ≤ L·diam(C⁺) + ln(vol C⁺ / vol C⁻), L the log-Lipschitz constant of the
 //! output density (§3 of the proof).
 
-use crate::privacy::guarantee::{Chart, Grid, Guarantee, Metric};
+use crate::error::{Error, Fallible};
+use crate::privacy::guarantee::{Chart, Grid, Guarantee, Metric, short};
 use crate::privacy::rounding::{add_up, fn_up, mul_up};
 use crate::space::grid::{snap_direction, snap_quaternion};
 use nalgebra::UnitQuaternion;
@@ -85,11 +86,15 @@ pub fn additive_epsilon(grid: Grid, dim: usize, lipschitz: f64) -> f64 {
     add_up(add_up(mul_up(lipschitz, diameter), jacobian), volume)
 }
 
-/// How a mechanism makes its releases float-safe: its grid and the additive ε₀ the rounding costs.
+/// How a mechanism makes its releases float-safe: its grid and the additive ε₀ the rounding costs, and
+/// optionally a coarser public grid the float-safe release is rounded onto afterwards.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rounding {
     grid: Grid,
     additive_epsilon: f64,
+    /// A coarser grid of the same chart, applied to the representative of the float-safe cell: a function of
+    /// that cell, hence post-processing (ε₀ unchanged).
+    coarse: Option<Grid>,
 }
 
 impl Rounding {
@@ -106,11 +111,49 @@ impl Rounding {
     }
 
     fn on(grid: Grid, dim: usize, lipschitz: f64) -> Self {
-        Rounding { grid, additive_epsilon: additive_epsilon(grid, dim, lipschitz) }
+        Rounding { grid, additive_epsilon: additive_epsilon(grid, dim, lipschitz), coarse: None }
     }
 
-    /// The grid.
+    /// The same rounding followed by the coarser grid whose step is the largest power of two no larger than
+    /// `radians` of the space's angle (per chart coordinate: turns are 2π rad, a cube-map step of ℓ at most ℓ
+    /// rad, a quaternion step of ℓ at most 2ℓ rad of rotation). Rounding the float-safe release again is
+    /// post-processing: the guarantee and ε₀ do not change. Errors if the step is finer than the float-safe
+    /// grid (which it cannot refine) or coarser than a quarter of the chart.
+    pub fn coarsened(self, radians: f64) -> Fallible<Self> {
+        let per_unit = match self.grid.chart {
+            Chart::Turns => TAU,
+            Chart::CubeMap => 1.0,
+            Chart::QuaternionCubeMap => 2.0,
+        };
+        if !(radians.is_finite() && radians > 0.0) {
+            return Err(Error::InvalidParameter { name: "output step", value: radians, reason: "must be > 0" });
+        }
+        let spacing_log2 = (radians / per_unit).log2().floor().clamp(-1100.0, 1100.0) as i32;
+        if spacing_log2 < self.grid.spacing_log2 {
+            return Err(Error::Unattainable(format!(
+                "an output step of {} rad is finer than the float-safe grid ({} rad per step): ask for a coarser \
+                 one, or leave the step out",
+                short(radians),
+                short(self.grid.spacing() * per_unit)
+            )));
+        }
+        if spacing_log2 > -2 {
+            return Err(Error::Unattainable(format!(
+                "an output step of {} rad is coarser than the grid allows (at most {} rad per step)",
+                short(radians),
+                short(0.25 * per_unit)
+            )));
+        }
+        Ok(Rounding { coarse: Some(Grid { chart: self.grid.chart, spacing_log2 }), ..self })
+    }
+
+    /// The grid releases lie on (the coarser one, if set).
     pub fn grid(&self) -> Grid {
+        self.coarse.unwrap_or(self.grid)
+    }
+
+    /// The float-safe grid the ε₀ is proven for (finer than or equal to [`Rounding::grid`]).
+    pub fn float_safe_grid(&self) -> Grid {
         self.grid
     }
 
@@ -121,19 +164,25 @@ impl Rounding {
 
     /// The release guarantee: ε per unit of `metric`, plus ε₀, on the grid.
     pub fn guarantee(&self, epsilon: f64, metric: Metric) -> Guarantee {
-        Guarantee::snapped_metric_dp(epsilon, metric, self.additive_epsilon, self.grid)
+        Guarantee::snapped_metric_dp(epsilon, metric, self.additive_epsilon, self.grid())
     }
 
     /// Rounds a direction (a positive multiple of a unit vector) onto the grid, in place.
     #[inline]
     pub fn snap_direction(&self, v: &mut [f64]) {
-        snap_direction(self.grid, v)
+        snap_direction(self.grid, v);
+        if let Some(coarse) = self.coarse {
+            snap_direction(coarse, v)
+        }
     }
 
     /// Rounds a rotation onto the grid.
     #[inline]
     pub fn snap_rotation(&self, q: &mut UnitQuaternion<f64>) {
-        *q = snap_quaternion(q, self.grid.spacing_log2)
+        *q = snap_quaternion(q, self.grid.spacing_log2);
+        if let Some(coarse) = self.coarse {
+            *q = snap_quaternion(q, coarse.spacing_log2)
+        }
     }
 }
 
@@ -173,5 +222,40 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_coarser_output_grid_is_post_processing() {
+        use crate::space::grid::{snap_direction, snap_quaternion};
+        let fine = Rounding::for_directions(2, 1.0, 1.0);
+        // One second of a day: 2^⌊log₂(1/86400)⌋ = 2^-17 turns.
+        let coarse = fine.coarsened(TAU / 86_400.0).unwrap();
+        assert_eq!(coarse.grid(), Grid { chart: Chart::Turns, spacing_log2: -17 });
+        assert_eq!(coarse.float_safe_grid(), fine.grid());
+        assert_eq!(coarse.additive_epsilon(), fine.additive_epsilon());
+        let g = coarse.guarantee(1.0, Metric::SphereSurface);
+        assert_eq!(g.grid(), Some(coarse.grid()));
+        assert_eq!(g.additive_epsilon(), fine.additive_epsilon());
+        // Releases lie on the coarse grid: snapping them onto it again changes no bit.
+        let mut rng = crate::sample::rng::seeded_rng_for_experiments(4);
+        use rand::RngExt;
+        for _ in 0..1000 {
+            let a: f64 = rng.random::<f64>() * TAU;
+            let mut v = [a.cos(), a.sin()];
+            coarse.snap_direction(&mut v);
+            let once = v;
+            snap_direction(coarse.grid(), &mut v);
+            assert_eq!(v, once);
+        }
+        let rot = Rounding::for_rotations(1.0, 1.0).coarsened(1e-3).unwrap();
+        assert_eq!(rot.grid().spacing_log2, (1e-3f64 / 2.0).log2().floor() as i32);
+        let mut q = nalgebra::UnitQuaternion::from_scaled_axis(nalgebra::Vector3::new(0.3, -1.0, 0.2));
+        rot.snap_rotation(&mut q);
+        assert_eq!(snap_quaternion(&q, rot.grid().spacing_log2), q);
+        // Finer than the float-safe grid, too coarse, or not a step: refused.
+        assert!(fine.coarsened(1e-12).is_err());
+        assert!(fine.coarsened(4.0).is_err());
+        assert!(fine.coarsened(0.0).is_err() && fine.coarsened(f64::NAN).is_err());
+        assert!(Rounding::for_directions(3, 1.0, 1.0).coarsened(1e-6).is_ok());
     }
 }

@@ -108,14 +108,17 @@ mod tests {
     fn coins_have_their_laws() {
         let mut rng = seeded_rng_for_experiments(7);
         let n = 200_000;
-        let count = |f: &mut dyn FnMut(&mut ReleaseRng) -> bool, rng: &mut ReleaseRng| {
-            (0..n).filter(|_| f(rng)).count()
-        };
+        let count =
+            |f: &mut dyn FnMut(&mut ReleaseRng) -> bool, rng: &mut ReleaseRng| (0..n).filter(|_| f(rng)).count();
         assert!(close(count(&mut |r| bernoulli_ratio(3, 7, r), &mut rng), n, 3.0 / 7.0));
         assert!(close(count(&mut |r| bernoulli_dyadic(5, 3, r), &mut rng), n, 5.0 / 8.0));
         assert!(close(count(&mut |r| bernoulli_pow2(2, r), &mut rng), n, 0.25));
         assert!(close(count(&mut |r| bernoulli_exp_neg_one(r), &mut rng), n, (-1.0f64).exp()));
-        assert!(close(count(&mut |r| bernoulli_exp_neg(r, |q| bernoulli_ratio(2, 5, q)), &mut rng), n, (-0.4f64).exp()));
+        assert!(close(
+            count(&mut |r| bernoulli_exp_neg(r, |q| bernoulli_ratio(2, 5, q)), &mut rng),
+            n,
+            (-0.4f64).exp()
+        ));
         // Negative control: the same check refuses a coin of the wrong probability.
         assert!(!close(count(&mut |r| bernoulli_ratio(3, 8, r), &mut rng), n, 3.0 / 7.0));
         // P(G ≥ j) = e^{−j s/t} at j = 1, 2 for s/t = 3/5.

@@ -9,9 +9,7 @@
 //! S = −1 it is n₀ when E < φ·w, else n₀ − 1 − G.
 
 use crate::error::{Error, Fallible};
-use crate::sample::exact_coins::{
-    bernoulli_dyadic, bernoulli_exp_neg, bernoulli_pow2, bernoulli_ratio, geometric_exp,
-};
+use crate::sample::exact_coins::{bernoulli_dyadic, bernoulli_exp_neg, bernoulli_pow2, bernoulli_ratio, geometric_exp};
 use rand::Rng;
 
 /// Scales b outside [2^-900, 2^900] are refused, so that every grid of spacing 2^(⌊log₂ b⌋ + j), −20 ≤ j ≤ 8,
@@ -39,11 +37,7 @@ fn decompose(x: f64) -> (i64, i32) {
     let sign = if bits >> 63 == 1 { -1 } else { 1 };
     let biased = ((bits >> 52) & 0x7ff) as i32;
     let fraction = (bits & ((1 << 52) - 1)) as i64;
-    if biased == 0 {
-        (sign * fraction, -1074)
-    } else {
-        (sign * (fraction | 1 << 52), biased - 1075)
-    }
+    if biased == 0 { (sign * fraction, -1074) } else { (sign * (fraction | 1 << 52), biased - 1075) }
 }
 
 /// φ = frac(x/h + ½) as an exact coin.

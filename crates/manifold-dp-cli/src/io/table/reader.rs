@@ -264,10 +264,9 @@ impl TableReader {
         match self {
             TableReader::Csv(t) => t.next_batch(),
             TableReader::Parquet { reader, next_row, path, .. } => match contained(|| reader.next()) {
-                Err(m) => Err(BadInput(format!(
-                    "{path}: cannot read rows after row {} (corrupt file: {m})",
-                    *next_row - 1
-                ))),
+                Err(m) => {
+                    Err(BadInput(format!("{path}: cannot read rows after row {} (corrupt file: {m})", *next_row - 1)))
+                }
                 Ok(None) => Ok(None),
                 Ok(Some(Err(e))) => Err(BadInput(format!(
                     "{path}: cannot read rows after row {} (truncated or corrupt file?): {e}",
