@@ -78,7 +78,7 @@ pub fn bernoulli_exp_neg_one<R: Rng + ?Sized>(rng: &mut R) -> bool {
 /// {0, …, t − 1} kept with probability e^{−U/t} and V the number of Bernoulli(e^{−1}) successes before the
 /// first failure is geometric with P(X ≥ x) = e^{−x/t}, and G = ⌊X/s⌋ (CKS20 Algorithm 2, unsigned).
 pub fn geometric_exp<R: Rng + ?Sized>(s: u128, t: u128, rng: &mut R) -> u128 {
-    debug_assert!(s >= 1 && t >= 1 && t <= 1 << 64);
+    debug_assert!(s >= 1 && (1..=1 << 64).contains(&t));
     loop {
         let u = uniform_below(t, rng);
         if !bernoulli_exp_neg(rng, |r| bernoulli_ratio(u, t, r)) {

@@ -29,8 +29,8 @@ pub struct ScalarLaplace {
 
 impl ScalarLaplace {
     /// Laplace noise of scale `scale` = b on a query of ℓ₁ sensitivity `sensitivity` = Δ (both finite and
-    /// > 0). Errors also when Δ/b is so large that ε²/2 overflows, and for b outside [2^-900, 2^900] (where
-    /// the float-safe grid is not proven).
+    /// positive). Errors also when Δ/b is so large that ε²/2 overflows, and for b outside [2^-900, 2^900]
+    /// (where the float-safe grid is not proven).
     pub fn new(sensitivity: f64, scale: f64) -> Fallible<Self> {
         let sensitivity = check_positive("sensitivity", sensitivity)?;
         let scale = check_positive("scale", scale)?;
