@@ -12,9 +12,10 @@
 //! ([`crate::privacy::rounding`]: ε = Δ/b is the smallest double ≥ the real quotient), numerical values
 //! (special functions, root finding, quadrature) by the margins stated where they are computed.
 //!
-//! **Floating point.** Like every textbook floating-point noise, these outputs are not snapped to a grid
-//! (Mironov 2012, docs/math.md §6): for releases that must resist attacks on low-order bits, round the output
-//! to a public grid much coarser than the noise's float resolution.
+//! **Floating point.** [`ScalarLaplace`] releases are float-safe at no cost: the exact cell of x + L on a
+//! public grid, drawn with integer coins (`docs/proofs/float_safety.md` §8). The [`Gaussian`] and
+//! [`GeneralizedGaussian`] outputs are still plain f64 noise, **not float-safe** (Mironov 2012, docs/math.md
+//! §6): their low-order bits can depend on the input.
 
 pub mod gaussian;
 pub mod generalized_gaussian;
