@@ -7,6 +7,12 @@
 //! value when the mechanism meets its guarantee; Hoeffding gives P(|D̄_f| ≥ s + t) ≤ 2e^{−nt²/2}, so with
 //! t = √(2 ln(2F/α)/n) and a union over the features the check fails falsely with probability ≤ α = 1e-8
 //! per mechanism (eight mechanisms: < 1e-7 in all).
+//!
+//! The second attack is Mironov's reachability test carried to the pipeline's last step: recompute the
+//! release from the public input x and the noise that x implies (SO(3): x∘(x̄∘z); S²: z's coordinates in x's
+//! tangent frame, recombined as the sampler does) and ask whether z's exact bits come back. The raw pipeline
+//! reproduces its own releases far more often than releases built around x′; on the grid both rates agree.
+//! The same Hoeffding bound, one feature, α = 1e-8 per mechanism.
 
 use manifold_dp::mechanism::scalar::ScalarLaplace;
 use manifold_dp::mechanism::{BinghamSo3, LaplaceSo3, Mechanism, PurkayasthaSphere, VmfSphere, WrappedLaplaceCircle};
@@ -90,14 +96,67 @@ fn vector_coords(v: &DVector<f64>) -> Vec<f64> {
     v.iter().copied().collect()
 }
 
+/// The reachability check: the share of releases of x (float-safe, then raw) for which `reproduced(z)` holds,
+/// minus the share among releases of x′. The float-safe path must stay within `s` + t; the raw path (the
+/// negative control) must exceed it.
+fn check_reachability<M: Mechanism>(
+    name: &str,
+    m: &M,
+    (x, x_prime): (&M::Point, &M::Point),
+    reproduced: impl Fn(&M::Point) -> bool,
+    s: f64,
+) {
+    const N: usize = 500_000;
+    let t = (2.0 * (2.0f64 / ALPHA).ln() / N as f64).sqrt();
+    let mut rng = seeded_rng_for_experiments(5);
+    let mut gap = |raw: bool| {
+        let mut diff = 0i64;
+        for _ in 0..N {
+            let (z, z_prime) = if raw {
+                (m.privatize_unprotected(x, &mut rng), m.privatize_unprotected(x_prime, &mut rng))
+            } else {
+                (m.privatize(x, &mut rng), m.privatize(x_prime, &mut rng))
+            };
+            diff += reproduced(&z) as i64 - reproduced(&z_prime) as i64;
+        }
+        (diff as f64 / N as f64).abs()
+    };
+    let (safe, raw) = (gap(false), gap(true));
+    assert!(safe < s + t, "{name}: float-safe releases of x are reproduced from x more often: {safe} >= {}", s + t);
+    assert!(raw > s + t, "{name}: the raw path (negative control) was not detected: {raw} <= {}", s + t);
+    eprintln!("{name}: reachability gap float-safe {safe:.4}, raw {raw:.4}, threshold {:.4}", s + t);
+}
+
+/// SO(3): the raw release is x∘n; is z = x∘(x̄∘z) to the bit?
+fn so3_reproduced(x: &UnitQuaternion<f64>) -> impl Fn(&UnitQuaternion<f64>) -> bool + '_ {
+    move |z| (x * (x.conjugate() * z)).coords == z.coords
+}
+
+/// S²: the raw release is cos·x + c·e₁ + s·e₂ in the sampler's tangent frame of x (`sample::sphere`);
+/// project z onto x, e₁, e₂ and recombine the same way.
+fn s2_reproduced(x: &DVector<f64>) -> impl Fn(&DVector<f64>) -> bool + '_ {
+    let (a, b, c) = (x[0], x[1], x[2]);
+    let sigma = 1.0f64.copysign(c);
+    let h = -1.0 / (sigma + c);
+    let ab = a * b * h;
+    let e1 = [1.0 + sigma * a * a * h, sigma * ab, -sigma * a];
+    let e2 = [ab, sigma + b * b * h, -b];
+    move |z| {
+        let dot = |e: &[f64; 3]| e[0] * z[0] + e[1] * z[1] + e[2] * z[2];
+        let (cos, u, v) = (x.dot(z), dot(&e1), dot(&e2));
+        (0..3).all(|i| cos * x[i] + u * e1[i] + v * e2[i] == z[i])
+    }
+}
+
 /// e^{ε·d + ε₀} − 1 for a guarantee's additive ε₀ and ε·d ≤ 1e-12.
 fn slack(additive: f64) -> f64 {
     (additive + 1e-12).exp_m1()
 }
 
 /// The raw SO(3) and S² pipelines are not told apart by low-bit tallies at this sample size (their rounding
-/// errors look alike from both inputs), so there the float-safe path is checked without a control; the
-/// circle's and the real line's raw paths are, and serve as the statistic's negative controls.
+/// errors look alike from both inputs), so there the tallies check the float-safe path without a control,
+/// and the reachability check, which does catch the raw paths, has them as its controls; the circle's and
+/// the real line's raw paths are caught by the tallies themselves.
 #[test]
 fn so3_low_bits_say_nothing_about_inputs_one_ulp_apart() {
     let x = UnitQuaternion::new_unchecked(Quaternion::new(0.8, 0.36, 0.48, 0.0));
@@ -108,6 +167,8 @@ fn so3_low_bits_say_nothing_about_inputs_one_ulp_apart() {
     let bingham = BinghamSo3::new(1.0).unwrap();
     let s = slack(bingham.guarantee().additive_epsilon());
     check("bingham on SO(3)", &bingham, (x, x_prime), quaternion_coords, s, false);
+    check_reachability("laplace on SO(3)", &laplace, (&x, &x_prime), so3_reproduced(&x), s);
+    check_reachability("bingham on SO(3)", &bingham, (&x, &x_prime), so3_reproduced(&x), s);
 }
 
 #[test]
@@ -118,7 +179,10 @@ fn sphere_low_bits_say_nothing_about_inputs_one_ulp_apart() {
     let s = slack(vmf.guarantee().additive_epsilon());
     check("vmf on S2", &vmf, (x.clone(), x_prime.clone()), vector_coords, s, false);
     let pk = PurkayasthaSphere::new(3, 1.0).unwrap();
-    check("purkayastha on S2", &pk, (x, x_prime), vector_coords, slack(pk.guarantee().additive_epsilon()), false);
+    let s = slack(pk.guarantee().additive_epsilon());
+    check("purkayastha on S2", &pk, (x.clone(), x_prime.clone()), vector_coords, s, false);
+    check_reachability("vmf on S2", &vmf, (&x, &x_prime), s2_reproduced(&x), s);
+    check_reachability("purkayastha on S2", &pk, (&x, &x_prime), s2_reproduced(&x), s);
 }
 
 #[test]
