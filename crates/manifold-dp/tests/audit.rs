@@ -224,9 +224,10 @@ fn false_alarm_rate_is_at_most_alpha() {
     assert!(violations <= critical, "{violations} violations in {RUNS} runs at alpha = {alpha} (critical {critical})");
 }
 
-/// Raw-bit events (`llr_resolution` 0: likelihood-ratio level sets of the computed f64 values, which pick
-/// releases by how they round): every float-safe release path passes, and the raw f64 pipeline
-/// (`control:unsnapped`) is flagged on the real line and the circle (issue 15).
+/// Raw-bit mode (`llr_resolution` 0: likelihood-ratio level sets of the computed f64 values, which pick
+/// releases by how they round; a pair one ulp apart; events "z is reproduced bit for bit from a's pipeline"):
+/// every float-safe release path passes, and the raw f64 pipeline (`control:unsnapped`) is flagged on the real
+/// line, the circle, S² and SO(3) (issue 15).
 #[test]
 fn raw_bit_events_pass_float_safe_releases_and_flag_the_unsnapped_control() {
     let config = AuditConfig { llr_resolution: 0.0, ..AuditConfig::with_samples(SAMPLES, ALPHA) };
@@ -245,9 +246,9 @@ fn raw_bit_events_pass_float_safe_releases_and_flag_the_unsnapped_control() {
         let r = audit_with(space, name, 1.0, &config, 7);
         assert_eq!(r.verdict, Verdict::NoViolationFound, "raw bits: {}", describe(&r));
     }
-    for space in [AuditSpace::Real, circle] {
+    for space in [AuditSpace::Real, circle, s2, AuditSpace::So3] {
         let r = audit_with(space, "control:unsnapped", 1.0, &config, 7);
         assert_eq!(r.verdict, Verdict::Violation, "raw bits: {}", describe(&r));
-        assert!(r.epsilon_lower_bound > 1.3, "raw bits: {}", describe(&r));
+        assert!(r.epsilon_lower_bound > 1.1, "raw bits: {}", describe(&r));
     }
 }

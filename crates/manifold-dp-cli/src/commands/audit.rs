@@ -48,8 +48,8 @@ pub struct AuditArgs {
     /// control:vmf-2eps (spheres), and control:NAME-xC for laplace, bingham, vmf, purkayastha claimed at
     /// epsilon but sampled at C·epsilon, control:gaussian-half-sigma (real: the analytic Gaussian claimed,
     /// sampled with sigma/2), and control:unsnapped (so3: laplace, spheres: purkayastha, real: laplace,
-    /// released from the raw floating-point pipeline without rounding; with --llr-resolution 0 it is flagged
-    /// on real and circle).
+    /// released from the raw floating-point pipeline without rounding; --llr-resolution 0 flags it on every
+    /// space).
     #[arg(long)]
     pub mechanism: String,
     /// The claimed epsilon per radian of the space's distance (per unit on spd:K and real). The mechanism is
@@ -81,8 +81,10 @@ pub struct AuditArgs {
     /// Worker threads, 1 to 256 (default: all cores). The result does not depend on it.
     #[arg(long, value_parser = crate::args::parse_threads)]
     pub threads: Option<usize>,
-    /// Resolution of the likelihood-ratio events relative to epsilon·d (0: compare raw floating-point values,
-    /// which also audits how the implementation rounds; see docs/audit.md).
+    /// Resolution of the likelihood-ratio events relative to epsilon·d. 0 is the raw-bit mode, which audits
+    /// how the implementation rounds: raw floating-point likelihood ratios, a pair of inputs one ulp apart,
+    /// and reachability events (is a release, to the bit, what the pipeline gives from an input?); see
+    /// docs/audit.md, "Floating point".
     #[arg(long, default_value_t = DEFAULT_LLR_RESOLUTION)]
     pub llr_resolution: f64,
     /// Print one JSON object instead of text.

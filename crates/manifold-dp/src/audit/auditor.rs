@@ -61,6 +61,16 @@ pub trait AuditPoint: Clone + Send + Sync {
     /// Whether every coordinate is finite (a non-finite release falls in the `non-finite` event only, and no
     /// density or distance is evaluated on it).
     fn is_finite_point(&self) -> bool;
+
+    /// The input one unit in the last place away (one coordinate moved to its next double), for the raw-bit
+    /// mode's pair whose true privacy loss is e^{ε·10⁻¹⁶} ≈ 1.
+    fn one_ulp_away(&self) -> Self;
+
+    /// Whether this release is, to the bit, what the space's raw pipeline gives when its last step is redone
+    /// from input `x` and the noise that x implies (Mironov's reachability test; `false` where the space
+    /// defines none). A set defined by public x, so a valid event for any mechanism; it has power against
+    /// unrounded pipelines of that shape (`docs/proofs/float_safety.md` §9).
+    fn reproduced_from(&self, x: &Self) -> bool;
 }
 
 impl AuditPoint for UnitQuaternion<f64> {
@@ -70,6 +80,17 @@ impl AuditPoint for UnitQuaternion<f64> {
 
     fn is_finite_point(&self) -> bool {
         self.coords.iter().all(|c| c.is_finite())
+    }
+
+    /// w moved up one ulp (not renormalised: the mechanisms take the quaternion as given).
+    fn one_ulp_away(&self) -> Self {
+        let q = self.quaternion();
+        UnitQuaternion::new_unchecked(nalgebra::Quaternion::new(q.w.next_up(), q.i, q.j, q.k))
+    }
+
+    /// Every SO(3) release is x∘n: is x∘(x̄∘z) = z bit for bit?
+    fn reproduced_from(&self, x: &Self) -> bool {
+        (x * (x.conjugate() * self)).coords == self.coords
     }
 }
 
@@ -88,6 +109,21 @@ impl AuditPoint for DVector<f64> {
     fn is_finite_point(&self) -> bool {
         self.iter().all(|c| c.is_finite())
     }
+
+    /// The largest-magnitude coordinate moved away from zero by one ulp.
+    fn one_ulp_away(&self) -> Self {
+        let mut v = self.clone();
+        let i = v.iamax();
+        v[i] = if v[i] >= 0.0 { v[i].next_up() } else { v[i].next_down() };
+        v
+    }
+
+    /// On S² the sphere samplers' last step ([`crate::sample::sphere::s2_reproduces`]); no test elsewhere.
+    fn reproduced_from(&self, x: &Self) -> bool {
+        self.len() == 3
+            && x.len() == 3
+            && crate::sample::sphere::s2_reproduces([x[0], x[1], x[2]], [self[0], self[1], self[2]])
+    }
 }
 
 impl AuditPoint for DMatrix<f64> {
@@ -98,6 +134,17 @@ impl AuditPoint for DMatrix<f64> {
     fn is_finite_point(&self) -> bool {
         self.iter().all(|c| c.is_finite())
     }
+
+    /// The first diagonal entry moved up one ulp (still symmetric and positive definite).
+    fn one_ulp_away(&self) -> Self {
+        let mut m = self.clone();
+        m[(0, 0)] = m[(0, 0)].next_up();
+        m
+    }
+
+    fn reproduced_from(&self, _x: &Self) -> bool {
+        false
+    }
 }
 
 impl AuditPoint for f64 {
@@ -107,6 +154,16 @@ impl AuditPoint for f64 {
 
     fn is_finite_point(&self) -> bool {
         self.is_finite()
+    }
+
+    fn one_ulp_away(&self) -> Self {
+        self.next_up()
+    }
+
+    /// No test on the real line (redoing x + L from z − x succeeds for almost any x); its raw path is caught
+    /// by the raw likelihood-ratio events instead.
+    fn reproduced_from(&self, _x: &Self) -> bool {
+        false
     }
 }
 
@@ -188,9 +245,10 @@ pub struct AuditConfig {
     pub levels: EventLevels,
     /// Resolution of the likelihood-ratio events, relative to ε·d: ℓ is rounded to the grid
     /// `llr_resolution`·ε·d (ε·d = 1 when it is 0) before it is compared with a threshold, so that the events
-    /// are level sets of the *exact* ℓ and not of its last bits. Default 2⁻³⁰. 0 compares raw floating-point
-    /// values: the events may then pick releases by how their computed ℓ rounds, which audits the
-    /// floating-point implementation itself (`docs/audit.md`, "Floating point").
+    /// are level sets of the *exact* ℓ and not of its last bits. Default 2⁻³⁰. 0 is the raw-bit mode, which
+    /// audits the floating-point implementation itself: raw ℓ values (events may pick releases by how their
+    /// computed ℓ rounds), a pair one ulp apart ([`AuditPoint::one_ulp_away`]) and the reachability events
+    /// ([`AuditPoint::reproduced_from`]) (`docs/audit.md`, "Floating point").
     pub llr_resolution: f64,
 }
 
@@ -478,12 +536,13 @@ where
     /// Total draws an audit with `config` makes (for progress bars).
     pub fn total_draws(&self, config: &AuditConfig) -> u64 {
         let gof = if self.reference.is_some() { config.gof_samples } else { 0 };
-        2 * self.pairs.len() as u64 * (config.samples + config.pilot_samples) + gof
+        let pairs = self.pairs.len() + usize::from(config.llr_resolution == 0.0 && !self.pairs.is_empty());
+        2 * pairs as u64 * (config.samples + config.pilot_samples) + gof
     }
 
-    fn features(&self, z: &M::Point, pair: &InputPair<M::Point>, grid: f64) -> Features {
+    fn features(&self, z: &M::Point, pair: &InputPair<M::Point>, grid: f64, raw_bits: bool) -> Features {
         if !z.is_finite_point() {
-            return Features { llr: f64::NAN, dist_x: f64::NAN, dist_x_prime: f64::NAN, finite: false };
+            return Features::not_finite();
         }
         let m = &self.mechanism;
         let llr = m.log_density(z, &pair.x) - m.log_density(z, &pair.x_prime);
@@ -492,7 +551,30 @@ where
             dist_x: z.audit_distance(&pair.x),
             dist_x_prime: z.audit_distance(&pair.x_prime),
             finite: true,
+            reproduced: raw_bits && z.reproduced_from(&pair.x),
+            reproduced_prime: raw_bits && z.reproduced_from(&pair.x_prime),
         }
+    }
+
+    /// The pairs an audit with `config` tests: the target's, and in raw-bit mode (`llr_resolution` 0) the
+    /// first pair's x against itself one ulp away.
+    fn pairs_for(&self, config: &AuditConfig) -> Vec<InputPair<M::Point>> {
+        let mut pairs = self.pairs.clone();
+        if config.llr_resolution == 0.0
+            && let Some(first) = self.pairs.first()
+        {
+            let x_prime = first.x.one_ulp_away();
+            // The claim's metric is not known here; the space's own distance bounds it for one-ulp moves (and
+            // a larger distance only makes the test more lenient).
+            let distance = first.x.audit_distance(&x_prime).max(f64::EPSILON);
+            pairs.push(InputPair {
+                label: format!("{} vs itself one ulp away", first.label.split(" vs ").next().unwrap_or("x")),
+                x: first.x.clone(),
+                x_prime,
+                distance,
+            });
+        }
+        pairs
     }
 
     /// The rounding grid of ℓ for `pair`.
@@ -524,7 +606,9 @@ where
                 reason: "the claimed delta must lie in [0, 1)",
             });
         }
-        for p in &self.pairs {
+        let pairs = self.pairs_for(config);
+        let raw_bits = config.llr_resolution == 0.0;
+        for p in &pairs {
             if !(p.distance >= 0.0 && p.distance.is_finite()) {
                 return Err(Error::InvalidParameter {
                     name: "pair distance",
@@ -534,29 +618,31 @@ where
             }
         }
         let draw = |phase: u64, pair: usize, side: usize, chunk: u64, len: u64| -> Vec<Features> {
-            let p = &self.pairs[pair];
+            let p = &pairs[pair];
             let input = if side == 0 { &p.x } else { &p.x_prime };
             let mut rng = key.stream(stream_id(phase, pair, side, chunk));
             let grid = self.grid(config, p);
-            let out = (0..len).map(|_| self.features(&self.mechanism.privatize(input, &mut rng), p, grid)).collect();
+            let out = (0..len)
+                .map(|_| self.features(&self.mechanism.privatize(input, &mut rng), p, grid, raw_bits))
+                .collect();
             progress(len);
             out
         };
 
         // 1. Pilot: fix the events of every pair.
-        let pilot_jobs: Vec<(usize, usize, u64, u64)> = (0..self.pairs.len())
+        let pilot_jobs: Vec<(usize, usize, u64, u64)> = (0..pairs.len())
             .flat_map(|i| (0..2).flat_map(move |s| chunks(config.pilot_samples).map(move |(c, n)| (i, s, c, n))))
             .collect();
         let pilot: Vec<Vec<Features>> = pilot_jobs.par_iter().map(|&(i, s, c, n)| draw(1, i, s, c, n)).collect();
-        let mut pilot_by = vec![[Vec::new(), Vec::new()]; self.pairs.len()];
+        let mut pilot_by = vec![[Vec::new(), Vec::new()]; pairs.len()];
         for (&(i, s, _, _), block) in pilot_jobs.iter().zip(pilot) {
             pilot_by[i][s].extend(block);
         }
         let events: Vec<Vec<Event>> = pilot_by
             .iter()
-            .zip(&self.pairs)
+            .zip(&pairs)
             .map(|([at_x, at_xp], p)| {
-                let mut e = events_from_pilot(at_x, at_xp, &config.levels);
+                let mut e = events_from_pilot(at_x, at_xp, &config.levels, raw_bits);
                 if delta > 0.0 {
                     e.extend(claim_llr_events(at_x, at_xp, self.epsilon * p.distance));
                 }
@@ -566,19 +652,19 @@ where
         drop(pilot_by);
 
         // 2. Counting: hits[pair][event][side].
-        let count_jobs: Vec<(usize, usize, u64, u64)> = (0..self.pairs.len())
+        let count_jobs: Vec<(usize, usize, u64, u64)> = (0..pairs.len())
             .flat_map(|i| (0..2).flat_map(move |s| chunks(config.samples).map(move |(c, n)| (i, s, c, n))))
             .collect();
         let partial: Vec<Vec<u64>> = count_jobs
             .par_iter()
             .map(|&(i, s, c, n)| {
-                let p = &self.pairs[i];
+                let p = &pairs[i];
                 let input = if s == 0 { &p.x } else { &p.x_prime };
                 let mut rng = key.stream(stream_id(2, i, s, c));
                 let mut hits = vec![0u64; events[i].len()];
                 let grid = self.grid(config, p);
                 for _ in 0..n {
-                    let f = self.features(&self.mechanism.privatize(input, &mut rng), p, grid);
+                    let f = self.features(&self.mechanism.privatize(input, &mut rng), p, grid, raw_bits);
                     for (h, e) in hits.iter_mut().zip(&events[i]) {
                         *h += u64::from(e.contains(&f));
                     }
@@ -613,7 +699,7 @@ where
         let outcomes: Vec<TestOutcome> = jobs
             .par_iter()
             .map(|&(i, j)| {
-                let pair = &self.pairs[i];
+                let pair = &pairs[i];
                 let event = &events[i][j];
                 let (a, b) = if event.forward { (0, 1) } else { (1, 0) };
                 let (ka, kb) = (hits[i][j][a], hits[i][j][b]);
@@ -673,12 +759,14 @@ where
             _ => None,
         };
 
-        Ok(self.summarise(config, alpha_privacy, alpha_per_bound, tests, outcomes, gof))
+        Ok(self.summarise(config, pairs.len(), alpha_privacy, alpha_per_bound, tests, outcomes, gof))
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn summarise(
         &self,
         config: &AuditConfig,
+        pairs_tested: usize,
         alpha_privacy: f64,
         alpha_per_bound: f64,
         tests: usize,
@@ -737,7 +825,7 @@ where
             alpha: config.alpha,
             alpha_privacy,
             alpha_per_bound,
-            pairs_tested: self.pairs.len(),
+            pairs_tested,
             tests,
             verdict: if violating.is_some() {
                 Verdict::Violation

@@ -12,7 +12,10 @@
 //! - `ball`: S = {d(z, a) ≤ r}, P_a(S) ≈ q (small balls around a: catch densities that blow up at a);
 //! - `far`: S = {d(z, b) ≥ r}, P_b(S) ≈ q for small q, and the pilot's largest d(z, b) (catch tails that
 //!   are cut off: a release that can never be far from b but can be from a);
-//! - `non-finite`: S = {z is not a finite point} (NaN or ∞ releases; empty for a correct sampler).
+//! - `non-finite`: S = {z is not a finite point} (NaN or ∞ releases; empty for a correct sampler);
+//! - `reproduced` (raw-bit mode only, `llr_resolution` 0): S = {z is, to the bit, what the space's raw
+//!   pipeline gives when its last step is redone from a} (Mironov's reachability test, with power against
+//!   unrounded releases; `docs/proofs/float_safety.md` §9).
 
 use serde::Serialize;
 
@@ -27,9 +30,25 @@ pub struct Features {
     pub dist_x_prime: f64,
     /// Whether z is a finite point.
     pub finite: bool,
+    /// Whether z is reproduced from x's pipeline (raw-bit mode; false otherwise).
+    pub reproduced: bool,
+    /// Whether z is reproduced from x′'s pipeline.
+    pub reproduced_prime: bool,
 }
 
 impl Features {
+    /// The features of a release that is not a finite point.
+    pub fn not_finite() -> Self {
+        Features {
+            llr: f64::NAN,
+            dist_x: f64::NAN,
+            dist_x_prime: f64::NAN,
+            finite: false,
+            reproduced: false,
+            reproduced_prime: false,
+        }
+    }
+
     /// The features seen from direction `forward` (a = x, b = x′) or backward (a = x′, b = x):
     /// (ℓ_ab, d(z, a), d(z, b)).
     fn directed(&self, forward: bool) -> (f64, f64, f64) {
@@ -58,6 +77,8 @@ pub enum EventKind {
     },
     /// {z not finite}.
     NonFinite,
+    /// {z reproduced bit for bit from a's pipeline}.
+    Reproduced,
 }
 
 /// One test event: a set of outputs and the direction a → b in which the claim P_a(S) ≤ e^{εd}P_b(S) is
@@ -86,6 +107,13 @@ impl Event {
             EventKind::Ball { radius } => dist_a <= radius,
             EventKind::Far { radius } => dist_b >= radius,
             EventKind::NonFinite => false,
+            EventKind::Reproduced => {
+                if self.forward {
+                    f.reproduced
+                } else {
+                    f.reproduced_prime
+                }
+            }
         }
     }
 
@@ -103,6 +131,9 @@ impl Event {
                 format!("d(z, {b}) >= {radius:.6} [pilot P_{b} = {}]", short(self.pilot_level))
             }
             EventKind::NonFinite => format!("z not finite [tested P_{a} <= e^(eps d) P_{b}]"),
+            EventKind::Reproduced => {
+                format!("z reproduced bit for bit from {a}'s pipeline [pilot P_{a} = {}]", short(self.pilot_level))
+            }
         }
     }
 }
@@ -127,9 +158,9 @@ impl Default for EventLevels {
 }
 
 impl EventLevels {
-    /// Events per direction (and so per pair: twice this).
-    pub fn per_direction(&self) -> usize {
-        2 * self.central.len() + self.tail.len() + 2
+    /// Events per direction (and so per pair: twice this); one more in raw-bit mode.
+    pub fn per_direction(&self, raw_bits: bool) -> usize {
+        2 * self.central.len() + self.tail.len() + 2 + usize::from(raw_bits)
     }
 }
 
@@ -142,9 +173,15 @@ fn upper_quantile(sorted_desc: &[f64], q: f64) -> f64 {
 
 /// The events of one pair from its pilot draws at x (`at_x`) and at x′ (`at_x_prime`), for both directions.
 /// Non-finite pilot values are ignored when setting thresholds. With no finite pilot draw at an input, only
-/// the `non-finite` events of that direction remain informative (their thresholds are set to +∞).
-pub fn events_from_pilot(at_x: &[Features], at_x_prime: &[Features], levels: &EventLevels) -> Vec<Event> {
-    let mut events = Vec::with_capacity(2 * levels.per_direction());
+/// the `non-finite` events of that direction remain informative (their thresholds are set to +∞). `raw_bits`
+/// adds the `reproduced` event of each direction.
+pub fn events_from_pilot(
+    at_x: &[Features],
+    at_x_prime: &[Features],
+    levels: &EventLevels,
+    raw_bits: bool,
+) -> Vec<Event> {
+    let mut events = Vec::with_capacity(2 * levels.per_direction(raw_bits));
     for forward in [true, false] {
         let (at_a, at_b) = if forward { (at_x, at_x_prime) } else { (at_x_prime, at_x) };
         let collect = |draws: &[Features], pick: fn((f64, f64, f64)) -> f64, descending: bool| {
@@ -184,6 +221,11 @@ pub fn events_from_pilot(at_x: &[Features], at_x_prime: &[Features], levels: &Ev
         };
         events.push(Event { forward, kind: EventKind::Far { radius }, pilot_level: level });
         events.push(Event { forward, kind: EventKind::NonFinite, pilot_level: 0.0 });
+        if raw_bits {
+            let hits = at_a.iter().filter(|f| if forward { f.reproduced } else { f.reproduced_prime }).count();
+            let pilot_level = hits as f64 / at_a.len().max(1) as f64;
+            events.push(Event { forward, kind: EventKind::Reproduced, pilot_level });
+        }
     }
     events
 }
@@ -218,22 +260,24 @@ mod tests {
                     dist_x: i as f64,
                     dist_x_prime: 1000.0 - i as f64,
                     finite: true,
+                    reproduced: false,
+                    reproduced_prime: false,
                 })
                 .collect()
         };
         let (x, xp) = (at(0.0), at(500.0));
-        let events = events_from_pilot(&x, &xp, &EventLevels::default());
-        assert_eq!(events.len(), 2 * EventLevels::default().per_direction());
+        let events = events_from_pilot(&x, &xp, &EventLevels::default(), false);
+        assert_eq!(events.len(), 2 * EventLevels::default().per_direction(false));
         let frac = |e: &Event, draws: &[Features]| draws.iter().filter(|f| e.contains(f)).count() as f64 / 1000.0;
         for e in &events {
             let (a, b) = if e.forward { (&x, &xp) } else { (&xp, &x) };
             match e.kind {
                 EventKind::Llr { .. } | EventKind::Ball { .. } => assert_eq!(frac(e, a), e.pilot_level, "{e:?}"),
                 EventKind::Far { .. } => assert_eq!(frac(e, b), e.pilot_level, "{e:?}"),
-                EventKind::NonFinite => assert_eq!(frac(e, a), 0.0),
+                EventKind::NonFinite | EventKind::Reproduced => assert_eq!(frac(e, a), 0.0),
             }
         }
-        let nan = Features { llr: f64::NAN, dist_x: f64::NAN, dist_x_prime: f64::NAN, finite: false };
+        let nan = Features::not_finite();
         assert_eq!(events.iter().filter(|e| e.contains(&nan)).count(), 2);
         assert!(events[0].label().starts_with("ln f(z|x) - ln f(z|x') >= "));
     }

@@ -104,6 +104,16 @@ fn point_at_angle_by_projection<R: Rng + ?Sized>(mu: &[f64], cos: f64, sin: f64,
 /// within about an ulp) without a final renormalisation.
 #[inline(always)]
 pub(crate) fn s2_point_at_angle(mu: [f64; 3], cos: f64, sin: f64, dir: (f64, f64)) -> [f64; 3] {
+    let ([x, y, z], e1, e2) = s2_frame(mu);
+    let (c, s) = dir;
+    let (c, s) = (sin * c, sin * s);
+    [cos * x + c * e1[0] + s * e2[0], cos * y + c * e1[1] + s * e2[1], cos * z + c * e1[2] + s * e2[2]]
+}
+
+/// The centre (normalised if it is off the unit sphere by more than 4 ulps) and the orthonormal tangent frame
+/// (e₁, e₂) at it that [`s2_point_at_angle`] combines.
+#[inline(always)]
+fn s2_frame(mu: [f64; 3]) -> ([f64; 3], [f64; 3], [f64; 3]) {
     let [x, y, z] = mu;
     let (xx, yy) = (x * x, y * y);
     let m2 = xx + yy + z * z;
@@ -121,11 +131,19 @@ pub(crate) fn s2_point_at_angle(mu: [f64; 3], cos: f64, sin: f64, dir: (f64, f64
     let sigma = 1.0f64.copysign(z);
     let a = -1.0 / (sigma + z);
     let b = x * y * a;
-    let e1 = [1.0 + sigma * xx * a, sigma * b, -sigma * x];
-    let e2 = [b, sigma + yy * a, -y];
-    let (c, s) = dir;
-    let (c, s) = (sin * c, sin * s);
-    [cos * x + c * e1[0] + s * e2[0], cos * y + c * e1[1] + s * e2[1], cos * z + c * e1[2] + s * e2[2]]
+    ([x, y, z], [1.0 + sigma * xx * a, sigma * b, -sigma * x], [b, sigma + yy * a, -y])
+}
+
+/// Whether `z` is, to the bit, what the S² sampler's last step gives from centre `mu` and z's own
+/// coordinates in mu's tangent frame (cos = μ·z, c = e₁·z, s = e₂·z, recombined as
+/// [`s2_point_at_angle`] does). The raw f64 pipeline reproduces its own releases far more often than releases
+/// built around another centre, even one ulp away: Mironov's reachability attack, used by the auditor's
+/// raw-bit mode (`docs/proofs/float_safety.md` §9).
+pub fn s2_reproduces(mu: [f64; 3], z: [f64; 3]) -> bool {
+    let ([x, y, w], e1, e2) = s2_frame(mu);
+    let dot = |e: [f64; 3]| e[0] * z[0] + e[1] * z[1] + e[2] * z[2];
+    let (cos, c, s) = (dot([x, y, w]), dot(e1), dot(e2));
+    [cos * x + c * e1[0] + s * e2[0], cos * y + c * e1[1] + s * e2[1], cos * w + c * e1[2] + s * e2[2]] == z
 }
 
 /// 1/√m2, out of line: the compiler must not compute it speculatively on the hot path (the square root and
