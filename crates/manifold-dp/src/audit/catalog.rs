@@ -520,7 +520,8 @@ fn build_real(request: &AuditRequest, name: &str, label: String) -> Fallible<Box
     let scale = m.inner.scale();
     let claim = format!(
         "metric DP on the real line, epsilon = {per_unit} per unit of |x - x'| (pure epsilon-DP with epsilon = {eps} \
-         for a query of sensitivity 1)"
+         for a query of sensitivity 1; outputs on the grid of spacing 2^{})",
+        m.inner.rounded().grid_log2()
     );
     let reference = ReferenceLaw {
         quantity: "absolute noise |z - x|",
