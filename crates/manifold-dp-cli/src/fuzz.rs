@@ -138,7 +138,6 @@ fn fuzz_space_and_mechanism_names() {
     fuzz("names", near, |b| {
         let t = text(b);
         let _ = t.parse::<Space>();
-        let _ = t.parse::<Space>();
         let _ = crate::commands::audit::parse_count(&t);
         let _ = t.parse::<Representation>();
         let _ = t.parse::<MechanismName>();

@@ -15,7 +15,6 @@ use manifold_dp::audit::{AuditConfig, AuditReport, TestOutcome, Verdict};
 use manifold_dp::privacy::Guarantee;
 use manifold_dp::privacy::guarantee::{short, short_down, short_up};
 use manifold_dp::sample::rng::StreamKey;
-use manifold_dp::space::sphere::MAX_SPHERE_DIM;
 use serde_json::json;
 use std::io::Write;
 use std::process::ExitCode;
@@ -108,34 +107,9 @@ pub(crate) fn parse_count(s: &str) -> std::result::Result<u64, String> {
     Ok(n)
 }
 
+/// The space, by the library's registry (and `real`).
 pub(crate) fn parse_space(s: &str) -> Result<AuditSpace, BadInput> {
-    let bad = || {
-        BadInput(format!(
-            "unknown space {s:?}: use so3, circle, timeofday, latlon, sphere:N (2 <= N <= {MAX_SPHERE_DIM}), spd:K \
-             (2 <= K <= 64) or real"
-        ))
-    };
-    Ok(match s.trim() {
-        "so3" => AuditSpace::So3,
-        "circle" | "timeofday" => AuditSpace::Sphere { dim: 2 },
-        "latlon" => AuditSpace::Sphere { dim: 3 },
-        "real" => AuditSpace::Real,
-        t => {
-            if let Some(n) = t.strip_prefix("sphere:") {
-                match n.parse::<usize>() {
-                    Ok(dim) if (2..=MAX_SPHERE_DIM).contains(&dim) => AuditSpace::Sphere { dim },
-                    _ => return Err(bad()),
-                }
-            } else if let Some(k) = t.strip_prefix("spd:") {
-                match k.parse::<usize>() {
-                    Ok(k) if (2..=64).contains(&k) => AuditSpace::Spd { k },
-                    _ => return Err(bad()),
-                }
-            } else {
-                return Err(bad());
-            }
-        }
-    })
+    s.parse().map_err(|e: manifold_dp::registry::UnknownName| BadInput(e.to_string()))
 }
 
 /// Runs the audit and returns the exit code (0 or 3); errors are bad arguments or internal failures.

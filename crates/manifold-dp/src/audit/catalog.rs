@@ -46,6 +46,26 @@ pub enum AuditSpace {
     Real,
 }
 
+impl std::str::FromStr for AuditSpace {
+    type Err = crate::registry::UnknownName;
+
+    /// The registry's spaces ([`crate::registry::Space`]: so3, circle, timeofday, latlon, sphere:N, spd:K),
+    /// and `real`, the line of scalar queries, which only the auditor has.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        use crate::registry::{Space, UnknownName};
+        if s.trim().eq_ignore_ascii_case("real") {
+            return Ok(AuditSpace::Real);
+        }
+        Ok(match s.parse::<Space>().map_err(|e| UnknownName(format!("{e}, or real (scalar queries)")))? {
+            Space::So3 => AuditSpace::So3,
+            Space::Circle | Space::TimeOfDay => AuditSpace::Sphere { dim: 2 },
+            Space::LatLon => AuditSpace::Sphere { dim: 3 },
+            Space::Sphere(dim) => AuditSpace::Sphere { dim },
+            Space::Spd(k) => AuditSpace::Spd { k },
+        })
+    }
+}
+
 impl std::fmt::Display for AuditSpace {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -817,6 +837,28 @@ fn build_spd(request: &AuditRequest, k: usize, name: &str, label: String) -> Fal
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn audit_spaces_are_the_registry_s_and_real() {
+        for (text, space) in [
+            ("so3", AuditSpace::So3),
+            ("SO3", AuditSpace::So3),
+            ("timeofday", AuditSpace::Sphere { dim: 2 }),
+            ("circle", AuditSpace::Sphere { dim: 2 }),
+            ("latlon", AuditSpace::Sphere { dim: 3 }),
+            ("sphere:10", AuditSpace::Sphere { dim: 10 }),
+            ("spd:1", AuditSpace::Spd { k: 1 }),
+            (" real ", AuditSpace::Real),
+        ] {
+            assert_eq!(text.parse::<AuditSpace>().unwrap(), space, "{text}");
+        }
+        for bad in ["bogus", "spd:65", "sphere:1", "spd:4294967296", ""] {
+            let e = bad.parse::<AuditSpace>().unwrap_err().to_string();
+            assert!(e.contains("or real"), "{bad}: {e}");
+        }
+        // The catalog refuses what the samplers do not cover, with the library's reason.
+        assert!(build(&AuditRequest::new(AuditSpace::Spd { k: 1 }, "riemannian-laplace", Some(1.0))).is_err());
+    }
 
     #[test]
     fn every_listed_name_builds_and_unknown_names_are_refused() {
