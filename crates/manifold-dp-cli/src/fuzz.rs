@@ -231,7 +231,7 @@ fn decode_all<C: PointColumns>(reader: &mut TableReader, columns: &C) {
 
 /// Reads `path` as `format` and decodes it as every space (and, on so3, every representation).
 fn read_as_every_space(path: &str, format: FileFormat) {
-    let open = || TableReader::open(path, format, true);
+    let open = || TableReader::open(path, format, None, true);
     let Ok(reader) = open() else { return };
     let schema = reader.schema();
     for space in [Space::Circle, Space::TimeOfDay, Space::LatLon, Space::Sphere(3)] {

@@ -325,3 +325,43 @@ fn snap_rounds_releases_onto_a_coarser_public_grid_at_no_cost() {
         assert!(!fresh.exists());
     }
 }
+
+#[test]
+fn tab_and_semicolon_separated_files_keep_their_separator() {
+    let dir = tempfile::tempdir().unwrap();
+    // TSV by extension, in and out.
+    let input = dir.path().join("places.tsv");
+    fs::write(&input, "id\tlat\tlon\tnote\n1\t48.85\t2.35\ta, b\n2\t-33.9\t151.2\tc\n").unwrap();
+    let output = dir.path().join("out.tsv");
+    bin()
+        .args(["privatize", "--space", "latlon", "--mechanism", "purkayastha", "--protect", "2km", "--level", "1"])
+        .args(["--seed", "1", "--quiet", "--input", s(&input), "--output", s(&output)])
+        .assert()
+        .success();
+    let out = fs::read_to_string(&output).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "id\tlat\tlon\tnote");
+    let first: Vec<&str> = lines[1].split('\t').collect();
+    assert_eq!((first[0], first[3]), ("1", "a, b"), "{out}");
+    assert!((first[1].parse::<f64>().unwrap() - 48.85).abs() < 0.5);
+    // --delimiter ';' for input, output and the rejected rows, which keep the input's separator.
+    let input = dir.path().join("places.csv");
+    fs::write(&input, "id;lat;lon\n1;48.85;2.35\n2;x;151.2\n").unwrap();
+    let (output, rejects) = (dir.path().join("out.csv"), dir.path().join("rejects.csv"));
+    bin()
+        .args(["privatize", "--space", "latlon", "--mechanism", "purkayastha", "--protect", "2km", "--level", "1"])
+        .args(["--seed", "1", "--quiet", "--delimiter", ";", "--input", s(&input), "--output", s(&output)])
+        .args(["--skip-invalid", s(&rejects)])
+        .assert()
+        .success();
+    let out = fs::read_to_string(&output).unwrap();
+    assert!(out.starts_with("id;lat;lon\n1;48."), "{out}");
+    assert_eq!(fs::read_to_string(&rejects).unwrap(), "id;lat;lon\n2;x;151.2\n");
+    // A separator that can appear in numbers is refused.
+    bin()
+        .args(["privatize", "--space", "latlon", "--mechanism", "purkayastha", "--epsilon", "1", "--delimiter", "."])
+        .args(["--input", s(&input), "--output", s(&dir.path().join("never.csv"))])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot separate fields"));
+}

@@ -2,7 +2,7 @@
 
 pub mod units;
 
-use crate::io::table::FileFormat;
+use crate::io::table::{FileFormat, parse_delimiter};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use manifold_dp::registry::{Budget, MechanismName, PointMechanism, Space};
 
@@ -257,9 +257,13 @@ pub struct MeanArgs {
     /// Input CSV or Parquet file.
     #[arg(long)]
     pub input: String,
-    /// Input file format (default: from the extension).
+    /// Input file format (default: from the extension: .csv, .tsv, .parquet).
     #[arg(long, value_enum)]
     pub input_format: Option<FileFormat>,
+    /// The field separator of a CSV input (default: a comma; a tab for .tsv): one character such as ; or |,
+    /// or tab.
+    #[arg(long, value_parser = parse_delimiter)]
+    pub delimiter: Option<u8>,
     /// How rotations are written (so3 only): quat-wxyz (default), quat-xyzw, matrix, rotvec, euler:SEQ[:deg].
     #[arg(long)]
     pub format: Option<String>,
@@ -309,6 +313,10 @@ pub struct PrivatizeArgs {
     /// Output file format, when the extension does not say.
     #[arg(long, value_enum)]
     pub output_format: Option<FileFormat>,
+    /// The field separator of CSV input and output, rejects included (default: a comma; a tab for .tsv): one
+    /// character such as ; or |, or tab.
+    #[arg(long, value_parser = parse_delimiter)]
+    pub delimiter: Option<u8>,
     /// How values are written. so3: quat-wxyz (default), quat-xyzw, matrix (r11…r33 row-major), rotvec
     /// (radians), euler:SEQ (degrees; euler:SEQ:rad for radians; SEQ: xyz, zyx, zxz… lowercase extrinsic,
     /// uppercase intrinsic, as in scipy). circle: rad (default) or deg. timeofday: each field may be decimal

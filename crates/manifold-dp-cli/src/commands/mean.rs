@@ -119,7 +119,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
                 repr.decode(&values, &Tolerance::default()).map_err(|e| BadInput(format!("--center: {e}")))?
             };
             let radius = Space::So3.parse_distance(&args.radius)?;
-            let reader = TableReader::open(path, in_fmt, false)?;
+            let reader = TableReader::open(path, in_fmt, args.delimiter, false)?;
             let cols = RotationColumns::locate(&reader.schema(), repr, columns, repr)
                 .map_err(|e| crate::codec_error(path, e))?;
             let data = read_all(reader, path, |b| cols.decode(b))?;
@@ -142,7 +142,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
             }
             let center = unit_vector_default(&values).map_err(|e| BadInput(format!("--center: {e}")))?;
             let radius = Space::Sphere(n).parse_distance(&args.radius)?;
-            let reader = TableReader::open(path, in_fmt, false)?;
+            let reader = TableReader::open(path, in_fmt, args.delimiter, false)?;
             let cols = DirectionColumns::locate(&reader.schema(), Space::Sphere(n), None, columns)
                 .map_err(|e| crate::codec_error(path, e))?;
             let data = read_all(reader, path, |b| cols.decode(b))?;
@@ -170,7 +170,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
                     args.radius
                 ))
             })?;
-            let reader = TableReader::open(path, in_fmt, false)?;
+            let reader = TableReader::open(path, in_fmt, args.delimiter, false)?;
             let cols = SpdColumns::locate(&reader.schema(), k, columns).map_err(|e| crate::codec_error(path, e))?;
             let data = read_all(reader, path, |b| cols.decode(b))?;
             let encode = |m: &DMatrix<f64>| to_row_major(m);

@@ -69,7 +69,7 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
         .context("cannot start worker threads")?;
     let job = Job { args: &args, in_fmt, out_fmt, key: &key, charge: charge.as_ref().map(|c| (c, guarantee)) };
     pool.install(|| {
-        let reader = TableReader::open(&args.input, in_fmt, args.skip_invalid.is_some())?;
+        let reader = TableReader::open(&args.input, in_fmt, args.delimiter, args.skip_invalid.is_some())?;
         let codec = Codec::locate(
             &reader.schema(),
             space,
@@ -138,23 +138,33 @@ enum Rejects {
 }
 
 impl Rejects {
-    fn create(path: &str, in_fmt: FileFormat, reader: &TableReader, force: bool) -> Result<Self> {
+    fn create(
+        path: &str,
+        in_fmt: FileFormat,
+        delimiter: Option<u8>,
+        reader: &TableReader,
+        force: bool,
+    ) -> Result<Self> {
         let fmt = FileFormat::resolve(None, path, "--skip-invalid").unwrap_or(in_fmt);
-        match in_fmt {
-            FileFormat::Csv => {
-                if fmt != FileFormat::Csv {
+        match in_fmt.delimiter(delimiter) {
+            Some(separator) => {
+                if fmt == FileFormat::Parquet {
                     return Err(BadInput(format!(
                         "--skip-invalid {path}: rows of a CSV input are set aside as CSV (they may not even have the \
                          right number of fields); name it .csv"
                     ))
                     .into());
                 }
-                let mut w = csv::WriterBuilder::new().flexible(true).from_writer(Output::open(path, force)?);
+                // Rejected rows keep the input's separator, so they can be fixed and fed back as they are.
+                let mut w = csv::WriterBuilder::new()
+                    .flexible(true)
+                    .delimiter(separator)
+                    .from_writer(Output::open(path, force)?);
                 let schema = reader.schema();
                 w.write_record(schema.fields().iter().map(|f| f.name().as_str()))?;
                 Ok(Rejects::Csv(Box::new(w)))
             }
-            FileFormat::Parquet => Ok(Rejects::Table(TableWriter::create(path, fmt, reader.schema(), force, &[])?)),
+            None => Ok(Rejects::Table(TableWriter::create(path, fmt, None, reader.schema(), force, &[])?)),
         }
     }
 
@@ -230,12 +240,18 @@ impl Job<'_> {
         if (args.output == "-" || Output::is_special(&args.output)) && !skipping && args.input != "-" {
             // Nothing (not even the header) goes to a stream before every row is known to be valid: a first
             // pass reads them all.
-            validate_all(&args.input, in_fmt, columns)?;
+            validate_all(&args.input, in_fmt, args.delimiter, columns)?;
         }
-        let mut writer =
-            TableWriter::create(&args.output, out_fmt, columns.output_schema(), args.force, &columns.output_names())?;
+        let mut writer = TableWriter::create(
+            &args.output,
+            out_fmt,
+            args.delimiter,
+            columns.output_schema(),
+            args.force,
+            &columns.output_names(),
+        )?;
         let mut rejects = match &args.skip_invalid {
-            Some(path) => Some(Rejects::create(path, in_fmt, &reader, args.force)?),
+            Some(path) => Some(Rejects::create(path, in_fmt, args.delimiter, &reader, args.force)?),
             None => None,
         };
         let mut report_out = match &args.report {
@@ -433,8 +449,8 @@ fn rejection(input: &InputBatch, i: usize, problem: Problem) -> Rejection {
 }
 
 /// Reads every row of `path` and fails on the first one that is not a point, as the release would.
-fn validate_all(path: &str, fmt: FileFormat, columns: &Codec) -> Result<()> {
-    let mut reader = TableReader::open(path, fmt, false)?;
+fn validate_all(path: &str, fmt: FileFormat, delimiter: Option<u8>, columns: &Codec) -> Result<()> {
+    let mut reader = TableReader::open(path, fmt, delimiter, false)?;
     while let Some(input) = reader.next_batch()? {
         let problems = columns.problems(&input.batch).map_err(|e| crate::codec_error(path, e))?;
         if let Some((i, problem)) = problems.first() {

@@ -5,7 +5,7 @@ pub mod format;
 pub mod reader;
 pub mod writer;
 
-pub use format::FileFormat;
+pub use format::{FileFormat, parse_delimiter};
 pub use reader::{InputBatch, TableReader};
 pub use writer::TableWriter;
 

@@ -177,10 +177,11 @@ fn check_unique(names: &[String], path: &str) -> Result<(), BadInput> {
 impl TableReader {
     /// Opens `path` (`-`: standard input, CSV only). `keep_malformed`: collect CSV records with the wrong
     /// number of fields instead of failing on the first.
-    pub fn open(path: &str, format: FileFormat, keep_malformed: bool) -> Result<Self, BadInput> {
+    pub fn open(path: &str, format: FileFormat, delimiter: Option<u8>, keep_malformed: bool) -> Result<Self, BadInput> {
         let open = || File::open(path).map_err(|e| BadInput(format!("cannot read {path}: {e}")));
         match format {
-            FileFormat::Csv => {
+            FileFormat::Csv | FileFormat::Tsv => {
+                let delimiter = format.delimiter(delimiter).unwrap_or(b',');
                 let (source, total_bytes): (Box<dyn Read + Send>, Option<u64>) = if path == "-" {
                     (Box::new(LineCap::new(std::io::stdin())), None)
                 } else {
@@ -188,7 +189,7 @@ impl TableReader {
                     let len = file.metadata().ok().map(|m| m.len());
                     (Box::new(LineCap::new(BufReader::with_capacity(1 << 20, file))), len)
                 };
-                let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(source);
+                let mut reader = csv::ReaderBuilder::new().flexible(true).delimiter(delimiter).from_reader(source);
                 let header = reader.headers().map_err(|e| BadInput(format!("cannot read {path}: {e}")))?;
                 if header.is_empty() {
                     return Err(BadInput(format!("{path} is empty: expected a header row naming the columns")));

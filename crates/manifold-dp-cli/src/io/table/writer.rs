@@ -29,15 +29,17 @@ impl TableWriter {
     pub fn create(
         path: &str,
         format: FileFormat,
+        delimiter: Option<u8>,
         schema: SchemaRef,
         force: bool,
         noisy_columns: &[String],
     ) -> Result<Self> {
         let out = Output::open(path, force)?;
         match format {
-            FileFormat::Csv => {
+            FileFormat::Csv | FileFormat::Tsv => {
                 let stream = out.is_stream();
-                let mut w = arrow_csv::WriterBuilder::new().with_header(true).build(out);
+                let delimiter = format.delimiter(delimiter).unwrap_or(b',');
+                let mut w = arrow_csv::WriterBuilder::new().with_header(true).with_delimiter(delimiter).build(out);
                 // Writes the header even if no row follows.
                 w.write(&RecordBatch::new_empty(schema.clone())).context("cannot write the CSV header")?;
                 Ok(TableWriter::Csv(Box::new(w), stream))
