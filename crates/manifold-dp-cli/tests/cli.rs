@@ -194,3 +194,20 @@ fn help_teaches() {
     cmd().arg("--help").assert().success().stdout(predicate::str::contains("per radian"));
     cmd().args(["radius", "--help"]).assert().success().stdout(predicate::str::contains("--radius 10deg"));
 }
+
+#[test]
+fn help_examples_keep_one_command_per_line() {
+    // clap folds doc comments into one paragraph unless told not to; each example must stay on its own line.
+    for (command, example) in [
+        ("privatize", "\n  manifold-dp privatize --space latlon --mechanism purkayastha --protect 2km --level 1 \\\n"),
+        ("mean", "\n  manifold-dp mean --space so3 --center identity --radius 30deg --epsilon 1 --input poses.csv\n"),
+        ("radius", "\n  manifold-dp radius --space so3 --mechanism laplace --epsilon 8 --level 0.683\n"),
+        ("audit", "\n  manifold-dp audit --space so3 --mechanism laplace --epsilon 1\n"),
+        ("budget", "\n  manifold-dp budget compose --notion pure 0.1 --times 10\n"),
+        ("sample", "\n  manifold-dp sample --space so3 --mechanism laplace --epsilon 8 -n 5 --seed 1\n"),
+    ] {
+        let out = Command::cargo_bin("manifold-dp").unwrap().args([command, "--help"]).output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains(example), "{command} --help:\n{text}");
+    }
+}

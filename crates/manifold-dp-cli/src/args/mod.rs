@@ -23,6 +23,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    #[command(verbatim_doc_comment)]
     /// Draw private releases of one point (noise around --center) as CSV: w,x,y,z on so3, angle (radians)
     /// on circle, hours on timeofday, lat,lon on latlon, x1,…,xN on sphere:N.
     ///
@@ -30,6 +31,7 @@ pub enum Command {
     ///   manifold-dp sample --space so3 --mechanism laplace --epsilon 8 -n 5 --seed 1
     ///   manifold-dp sample --space latlon --mechanism purkayastha --epsilon 3000 --center 48.85,2.35 -n 5
     Sample(SampleArgs),
+    #[command(verbatim_doc_comment)]
     /// Radius of indistinguishability: the angle within which a fraction --level of releases fall
     /// (given --epsilon), or the epsilon that achieves a given --radius.
     ///
@@ -38,6 +40,7 @@ pub enum Command {
     ///   manifold-dp radius --space so3 --mechanism laplace --radius 10deg --level 0.683 --json
     ///   manifold-dp radius --space latlon --mechanism purkayastha --radius 2km --level 0.9
     Radius(RadiusArgs),
+    #[command(verbatim_doc_comment)]
     /// Privatize a CSV or Parquet file of rotations, angles, times of day, locations or unit vectors; every
     /// other column passes through unchanged.
     ///
@@ -54,6 +57,7 @@ pub enum Command {
     ///   manifold-dp privatize --mechanism laplace --epsilon 5.7 --input poses.csv --output out.csv \
     ///       --format euler:ZYX:deg --columns yaw,pitch,roll --report report.json
     Privatize(PrivatizeArgs),
+    #[command(verbatim_doc_comment)]
     /// Release the Fréchet mean of a whole file of rotations, unit vectors or SPD (covariance) matrices with
     /// pure epsilon-DP (the central model), by the Riemannian Laplace mechanism.
     ///
@@ -80,8 +84,9 @@ pub enum Command {
     ///   manifold-dp budget compose --notion gdp 0.5 0.5 0.3 --delta 1e-6
     ///   manifold-dp budget convert --from gdp 1.0 --to approx --delta 1e-6
     ///   manifold-dp budget convert --from metric 5.73 --metric so3_geodesic --to pure --diameter 3.14159
-    #[command(subcommand)]
+    #[command(subcommand, verbatim_doc_comment)]
     Budget(BudgetCommand),
+    #[command(verbatim_doc_comment)]
     /// Audit a mechanism's privacy claim empirically: a lower confidence bound on the privacy it really loses,
     /// from likelihood-ratio events fixed in advance, exact Clopper-Pearson bounds and a union bound (false
     /// alarms <= --alpha), beside a goodness-of-fit check of its noise law. Exits 3 when the claim is refuted.
@@ -296,7 +301,7 @@ pub struct PrivatizeArgs {
     #[arg(long, conflicts_with_all = ["epsilon", "concentration"], requires = "level", allow_hyphen_values = true)]
     pub protect: Option<String>,
     /// Privacy level ℓ for --protect: outputs change in probability by at most a factor exp(ℓ) between
-    /// rotations --protect apart.
+    /// inputs --protect apart (a privacy level, not a probability; radius --level is a probability).
     #[arg(long, requires = "protect", allow_hyphen_values = true)]
     pub level: Option<f64>,
     /// Input file (.csv or .parquet; - reads CSV from standard input).
@@ -369,7 +374,8 @@ pub struct RadiusArgs {
     /// 1h on timeofday; 2km on latlon).
     #[arg(long, conflicts_with_all = ["epsilon", "concentration"])]
     pub radius: Option<String>,
-    /// Probability level p, e.g. 0.683 or 68.3%.
+    /// Probability level p, e.g. 0.683 or 68.3%: the fraction of releases within the radius (a probability,
+    /// not the privacy level of privatize --level).
     #[arg(long)]
     pub level: String,
     /// Print one JSON object instead of text.
