@@ -287,9 +287,11 @@ def audit(
 
 @dataclass(frozen=True)
 class MeanResult:
-    """A private Fréchet mean: ``mean`` (in the input's layout), its pure-DP ``guarantee``, the
-    ``sensitivity`` Δ and noise scale ``sigma`` (radians, or the SPD distance), the ``expected_error`` and
-    the number of rows ``n``."""
+    """A private Fréchet mean: ``mean`` (in the input's layout: a quaternion in the input's format, ``[lat, lon]``
+    in degrees, an angle, hours, a unit vector or a K×K matrix), its pure-DP ``guarantee``, the ``sensitivity``
+    Δ and noise scale ``sigma`` (radians, or the SPD distance), the ``expected_error``, the number of rows ``n``
+    the mean is over, and how many rows outside the ball were ``dropped`` or ``clipped`` (counts for you, the
+    curator: they are not private, so do not publish them)."""
 
     mean: Any
     guarantee: Guarantee
@@ -298,6 +300,8 @@ class MeanResult:
     expected_error: float
     conditioned: bool
     n: int
+    dropped: int = 0
+    clipped: int = 0
 
 
 def _distance(space: str, r: Union[float, str]) -> float:
@@ -307,6 +311,65 @@ def _distance(space: str, r: Union[float, str]) -> float:
         except ValueError as e:
             raise BadInputError(str(e)) from None
     return float(r)
+
+
+def _mean_plan(
+    space: str,
+    center: Any,
+    radius: Union[float, str],
+    outside: str,
+    format: Optional[str],
+    columns: Optional[Sequence[str]],
+    metric: str,
+) -> Any:
+    """The native plan of a mean (also built on Spark's executors from the same arguments)."""
+    if isinstance(center, str):
+        if center != "identity":
+            raise BadInputError(f"center={center!r}: give the point's values, or 'identity' (so3 and spd:K)")
+        c = None
+    else:
+        c = [float(v) for v in np.asarray(center, dtype=np.float64).ravel()]
+    try:
+        return _native.MeanPlan(space, c, _distance(space, radius), outside, format, columns, metric)
+    except ValueError as e:
+        raise BadInputError(str(e)) from None
+
+
+def _release_mean(
+    plan: Any,
+    at: List[float],
+    counts: Any,
+    epsilon: float,
+    conditioning: str,
+    seed: Optional[int],
+    ledger: Optional[Ledger],
+    dataset: Optional[str],
+    request_id: Optional[str],
+    allow_unbudgeted: bool,
+    what: str,
+) -> Dict[str, Any]:
+    """Draws the noise once at the exact mean ``at`` of ``counts = (used, dropped, clipped)`` rows and records
+    the release in the ledger (also when the draw is not representable: that outcome is a function of the
+    draw)."""
+    used, dropped, clipped = counts
+    try:
+        out = json.loads(plan.release(at, used, float(epsilon), conditioning, seed))
+    except _native.DrawUnrepresentable as e:
+        if ledger is not None:
+            ledger._record(dataset, what, {"notion": "pure_dp", "epsilon": float(epsilon)}, request_id,
+                           allow_unbudgeted)
+        raise BadInputError(str(e)) from None
+    except ValueError as e:
+        raise BadInputError(str(e)) from None
+    if ledger is not None:
+        ledger._record(dataset, what, out["guarantee"], request_id, allow_unbudgeted)
+    out["dropped"], out["clipped"] = dropped, clipped
+    return out
+
+
+def _mean_result(out: Dict[str, Any], m: Any) -> MeanResult:
+    return MeanResult(m, out["guarantee"], out["sensitivity"], out["sigma"], out["expected_error"],
+                      out["conditioned"], out["n"], out["dropped"], out["clipped"])
 
 
 def mean(
@@ -328,26 +391,27 @@ def mean(
     allow_unbudgeted: bool = False,
 ) -> MeanResult:
     """The Fréchet mean of the rows of ``x`` with pure ε-DP (Riemannian Laplace mechanism), for so3
-    (quaternions with ``format=``, or a scipy ``Rotation``), sphere:N ``(n, N)`` and spd:K ``(n, K, K)``.
+    (quaternions with ``format=``, or a scipy ``Rotation``), sphere:N ``(n, N)``, latlon ``(n, 2)`` degrees,
+    circle ``(n,)`` radians (``format="deg"`` for degrees), timeofday ``(n,)`` hours and spd:K ``(n, K, K)``;
+    or a pyarrow/pandas table with ``columns=``.
 
-    ``center`` (public, chosen without looking at the data; ``"identity"`` on so3 and spd:K) and ``radius``
-    (every row lies within it: radians or text like ``"30deg"``; a plain number on spd:K) bound one row's
-    influence. ``outside="error"`` refuses a row outside the ball, naming it.
+    ``center`` (public, chosen without looking at the data: ``"identity"`` on so3 and spd:K, else the point in
+    the input's layout, e.g. ``[45.0, 10.0]`` on latlon or ``8.0`` on timeofday) and ``radius`` (every row
+    used lies within it: radians or text with a unit like ``"30deg"``, ``"300km"``, ``"2h"``; a plain number on
+    spd:K) bound one row's influence. A row outside the ball is, by ``outside=``:
+
+    - ``"error"``: refused, naming it (nothing is released);
+    - ``"clip"``: moved onto the ball along the geodesic from the centre; the guarantee is unchanged;
+    - ``"drop"``: left out; the mean is over the rows in the ball and their number sets the noise, so the
+      guarantee protects rows in the ball, not whether a row lies outside it (see ``docs/mean.md``).
+
+    >>> res = mdp.mean(angles_deg, space="circle", format="deg", center=0.0, radius="40deg", epsilon=1.0,
+    ...                outside="clip")
+    >>> res.mean, res.guarantee, res.clipped
     """
-    if outside != "error":
-        raise BadInputError(
-            f"outside={outside!r} is not available yet; every row must lie within the radius (outside='error')"
-        )
     _charge_plan(ledger, dataset)
-    r = _distance(space, radius)
     if cv.is_rotation(x):
         x, format = np.atleast_2d(x.as_quat()), "quat-xyzw"
-    if isinstance(center, str):
-        if center != "identity":
-            raise BadInputError(f"center={center!r}: give the point's values, or 'identity'")
-        c = None
-    else:
-        c = [float(v) for v in np.asarray(center, dtype=np.float64).ravel()]
     if isinstance(x, (pa.Table, pa.RecordBatch)) or cv.is_pandas(x):
         table = pa.Table.from_pandas(x, preserve_index=False) if cv.is_pandas(x) else x
         batch = table if isinstance(table, pa.RecordBatch) else table.combine_chunks().to_batches()[0]
@@ -356,18 +420,20 @@ def mean(
         arr = cv.numeric(x)
         width, format = cv.array_width(space, format, arr.shape)
         batch, cols, column_index, shape = cv.array_to_batch(arr, width), cv.names(width), True, arr.shape
+    plan = _mean_plan(space, center, radius, outside, format, cols, metric)
     if ledger is not None:
         ledger._check(dataset, {"notion": "pure_dp", "epsilon": float(epsilon)}, request_id, allow_unbudgeted)
     try:
-        out = json.loads(_native.mean(batch, space, c, r, float(epsilon), format, cols, conditioning, metric, seed))
+        at, (_, used, dropped, clipped, problem) = plan.fit(batch)
     except ValueError as e:
-        if len(e.args) == 3 and isinstance(e.args[0], int):  # (row, column, reason) of the first bad row
-            cv.raise_rejected([e.args], 0, column_index)
         raise BadInputError(str(e)) from None
-    if ledger is not None:
-        ledger._record(dataset, f"mean {space}", out["guarantee"], request_id, allow_unbudgeted)
+    if problem is not None:
+        cv.raise_rejected([problem], 0, column_index)
+    out = _release_mean(plan, at, (used, dropped, clipped), epsilon, conditioning, seed, ledger, dataset,
+                        request_id, allow_unbudgeted, f"mean {space}")
     m = np.asarray(out["mean"], dtype=np.float64)
     if shape is not None and len(shape) == 3:
         m = m.reshape(shape[1:])
-    return MeanResult(m, out["guarantee"], out["sensitivity"], out["sigma"], out["expected_error"],
-                      out["conditioned"], out["n"])
+    elif space in ("circle", "timeofday"):
+        m = float(m[0])
+    return _mean_result(out, m)

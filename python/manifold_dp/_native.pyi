@@ -64,15 +64,33 @@ def audit(
 ) -> str: ...
 def fresh_key() -> bytes: ...
 def parse_distance(space: str, text: str) -> float: ...
-def mean(
-    batch: pa.RecordBatch,
-    space: str,
-    center: Optional[Sequence[float]],
-    radius: float,
-    epsilon: float,
-    format: Optional[str] = None,
-    columns: Optional[Sequence[str]] = None,
-    conditioning: str = "auto",
-    metric: str = "affine",
-    seed: Optional[int] = None,
-) -> str: ...
+Rejected = Tuple[int, Optional[str], str]
+Pass = Tuple[Optional[List[float]], int, int, int, Optional[Rejected]]
+
+class MeanPlan:
+    def __init__(
+        self,
+        space: str,
+        center: Optional[Sequence[float]],
+        radius: float,
+        outside: str = "error",
+        format: Optional[str] = None,
+        columns: Optional[Sequence[str]] = None,
+        metric: str = "affine",
+    ) -> None: ...
+    def start(self) -> List[float]: ...
+    def run_pass(self, batch: pa.RecordBatch, base: Sequence[float]) -> Pass: ...
+    @staticmethod
+    def merge(passes: Sequence[Pass]) -> Pass: ...
+    def step(self, base: Sequence[float], summed: Pass, iterations: int) -> Tuple[bool, Optional[List[float]]]: ...
+    def release(
+        self,
+        mean: Sequence[float],
+        n: int,
+        epsilon: float,
+        conditioning: str = "auto",
+        seed: Optional[int] = None,
+    ) -> str: ...
+    def fit(self, batch: pa.RecordBatch) -> Tuple[List[float], Pass]: ...
+
+class DrawUnrepresentable(ValueError): ...

@@ -14,19 +14,28 @@ written.
 ``out`` is a lazy DataFrame with ``df``'s schema. With ``ledger=`` and ``dataset=`` the release is checked and
 charged once, on the driver, before the DataFrame is returned: further actions on it cost nothing more (they
 are the same release).
+
+:func:`mean` releases the private Fréchet mean of a distributed table: each Karcher step is one Spark job of
+per-partition tangent-space sums, added on the driver in partition order; the noise is drawn once, on the
+driver, when the iteration has converged.
+
+>>> res = mdps.mean(df, space="latlon", center=[45.0, 10.0], radius="300km", epsilon=1.0,
+...                 columns=["lat", "lon"], outside="clip")
+>>> res.mean, res.guarantee, res.clipped
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Iterator, List, Optional, Sequence, Union
 
+import numpy as np
 import pyarrow as pa
 
 from . import _native
-from ._api import Ledger, Mechanism
+from ._api import Ledger, MeanResult, Mechanism, _charge_plan, _distance, _mean_plan, _mean_result, _release_mean
 from .errors import BadInputError
 
-__all__ = ["privatize"]
+__all__ = ["mean", "privatize"]
 
 
 def _check_ids(df: Any, id_column: str) -> None:
@@ -120,3 +129,127 @@ def privatize(
         ledger._check(dataset, mech.guarantee, request_id, allow_unbudgeted)
         ledger._record(dataset, f"spark privatize {space} {mechanism}", mech.guarantee, request_id, allow_unbudgeted)
     return df.mapInArrow(release, schema)
+
+
+# One row per partition and Karcher step: its pass (see ``_native.MeanPlan.run_pass``), and where its first
+# unusable row is.
+_PASS_SCHEMA = pa.schema(
+    [
+        ("part", pa.int32()),
+        ("sum", pa.list_(pa.float64())),
+        ("used", pa.int64()),
+        ("dropped", pa.int64()),
+        ("clipped", pa.int64()),
+        ("row", pa.int64()),
+        ("col", pa.string()),
+        ("reason", pa.string()),
+        ("ident", pa.string()),
+    ]
+)
+_PASS_DDL = ("part int, sum array<double>, used long, dropped long, clipped long, row long, col string, "
+             "reason string, ident string")
+
+
+def mean(
+    df: Any,
+    *,
+    space: str,
+    center: Any,
+    radius: Union[float, str],
+    epsilon: float,
+    columns: Sequence[str],
+    format: Optional[str] = None,
+    outside: str = "error",
+    conditioning: str = "auto",
+    metric: str = "affine",
+    id_column: Optional[str] = None,
+    seed: Optional[int] = None,
+    ledger: Optional[Ledger] = None,
+    dataset: Optional[str] = None,
+    request_id: Optional[str] = None,
+    allow_unbudgeted: bool = False,
+) -> MeanResult:
+    """The private Fréchet mean of the rows of a Spark DataFrame, with the arguments, guarantee and result of
+    :func:`manifold_dp.mean` (``outside="error"|"drop"|"clip"``; ``.dropped`` and ``.clipped`` count the rows
+    outside the ball).
+
+    Each Karcher step runs one Spark job: every partition sums log_base(x) over its rows, and the driver adds
+    the sums in partition order and steps. The value columns are cached for the iteration and released after.
+    The noise is drawn once, on the driver; with ``ledger=`` and ``dataset=`` the release is checked before the
+    first job and charged once, on the driver. A row that is not a point (or, with ``outside="error"``, lies
+    outside the ball) stops it with an error naming the row by ``id_column`` when given, else by partition.
+    """
+    from pyspark import StorageLevel, TaskContext
+
+    cols = list(columns)
+    missing = [c for c in cols + ([id_column] if id_column else []) if c not in df.columns]
+    if missing:
+        raise BadInputError(f"no column {missing[0]!r}; the columns are: {df.columns}", column=missing[0])
+    _charge_plan(ledger, dataset)
+    plan = _mean_plan(space, center, radius, outside, format, cols, metric)
+    if ledger is not None:
+        ledger._check(dataset, {"notion": "pure_dp", "epsilon": float(epsilon)}, request_id, allow_unbudgeted)
+    # The executors rebuild the plan from the same arguments (validated above on the driver).
+    c = None if isinstance(center, str) else [float(v) for v in np.asarray(center, dtype=np.float64).ravel()]
+    args = (space, c, _distance(space, radius), outside, format, cols, metric)
+    data = df.select(*(cols + ([id_column] if id_column else []))).persist(StorageLevel.MEMORY_AND_DISK)
+
+    def run(base: List[float]) -> Any:
+        def partial(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            native = _native.MeanPlan(*args)
+            part = TaskContext.get().partitionId()
+            passes = []
+            offset = 0
+            for batch in batches:
+                if batch.num_rows == 0:
+                    continue
+                p = native.run_pass(batch, base)
+                if p[4] is not None:
+                    row, column, reason = p[4]
+                    ident = str(batch.column(id_column)[row].as_py()) if id_column else None
+                    yield pa.RecordBatch.from_pylist(
+                        [{"part": part, "row": offset + row, "col": column, "reason": reason, "ident": ident}],
+                        _PASS_SCHEMA,
+                    )
+                    return
+                passes.append(p)
+                offset += batch.num_rows
+            total, used, dropped, clipped, _ = _native.MeanPlan.merge(passes)
+            yield pa.RecordBatch.from_pylist(
+                [{"part": part, "sum": total, "used": used, "dropped": dropped, "clipped": clipped}], _PASS_SCHEMA
+            )
+
+        rows = sorted(data.mapInArrow(partial, _PASS_DDL).collect(), key=lambda r: r["part"])
+        for r in rows:
+            if r["reason"] is not None:
+                where = f"{id_column} = {r['ident']}" if id_column else f"partition {r['part']}, row {r['row']}"
+                col = f", column {r['col']!r}" if r["col"] else ""
+                raise BadInputError(f"{where}{col}: {r['reason']}", column=r["col"])
+        return _native.MeanPlan.merge(
+            [(list(r["sum"]) if r["sum"] is not None else None, r["used"], r["dropped"], r["clipped"], None)
+             for r in rows]
+        )
+
+    try:
+        base, iterations = plan.start(), 0
+        while True:
+            summed = run(base)
+            try:
+                converged, following = plan.step(base, summed, iterations)
+            except ValueError as e:
+                raise BadInputError(str(e)) from None
+            if converged:
+                break
+            base, iterations = following, iterations + 1
+    finally:
+        data.unpersist()
+    _, used, dropped, clipped, _ = summed
+    out = _release_mean(plan, base, (used, dropped, clipped), epsilon, conditioning, seed, ledger, dataset,
+                        request_id, allow_unbudgeted, f"spark mean {space}")
+    m = np.asarray(out["mean"], dtype=np.float64)
+    if space.startswith("spd:"):
+        k = int(space.split(":", 1)[1])
+        m = m.reshape(k, k)
+    elif space in ("circle", "timeofday"):
+        m = float(m[0])
+    return _mean_result(out, m)

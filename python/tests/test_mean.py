@@ -27,5 +27,35 @@ def test_a_row_outside_the_ball_is_named():
     with pytest.raises(mdp.BadInputError) as e:
         mdp.mean(v, space="sphere:3", center=[1, 0, 0], radius="30deg", epsilon=1.0)
     assert e.value.row == 1 and "outside the radius" in str(e.value)
-    with pytest.raises(mdp.BadInputError):
-        mdp.mean(v, space="sphere:3", center=[1, 0, 0], radius="30deg", epsilon=1.0, outside="clip")
+
+    # Clipped: row 1 moves onto the ball's edge; n and the guarantee are those of two rows in the ball.
+    clip = mdp.mean(v, space="sphere:3", center=[1, 0, 0], radius="30deg", epsilon=1.0, outside="clip", seed=1)
+    assert (clip.n, clip.clipped, clip.dropped) == (2, 1, 0)
+    inside = mdp.mean(v[:1].repeat(2, axis=0), space="sphere:3", center=[1, 0, 0], radius="30deg", epsilon=1.0)
+    assert clip.guarantee == inside.guarantee and clip.sensitivity == inside.sensitivity
+    # Dropped: the mean is over the one row left, and its noise is calibrated for n = 1.
+    drop = mdp.mean(v, space="sphere:3", center=[1, 0, 0], radius="30deg", epsilon=1.0, outside="drop", seed=1)
+    assert (drop.n, drop.clipped, drop.dropped) == (1, 0, 1) and drop.sensitivity > clip.sensitivity
+    with pytest.raises(mdp.BadInputError, match="no rows lie in the ball"):
+        mdp.mean(v[1:], space="sphere:3", center=[1, 0, 0], radius="30deg", epsilon=1.0, outside="drop")
+    with pytest.raises(mdp.BadInputError, match="error.*drop.*clip"):
+        mdp.mean(v, space="sphere:3", center=[1, 0, 0], radius="30deg", epsilon=1.0, outside="clamp")
+
+
+def test_directions_in_the_units_people_use():
+    # Latitude/longitude in degrees, radius in km; a pandas table with its own column names.
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"la": [44.5, 45.0, 45.5, 45.0], "lo": [10.0, 9.5, 10.0, 10.5], "other": list("abcd")})
+    res = mdp.mean(df, space="latlon", center=[45.0, 10.0], radius="300km", epsilon=1e4, columns=["la", "lo"],
+                   seed=4)
+    assert res.mean.shape == (2,) and np.allclose(res.mean, [45.0, 10.0], atol=0.05), res.mean
+    # Times of day across midnight, in hours: the mean of 23:00 and 01:00 is midnight, not noon.
+    res = mdp.mean(np.array([23.0, 1.0, 23.5, 0.5]), space="timeofday", center=0.0, radius="2h", epsilon=1e4,
+                   seed=5)
+    assert isinstance(res.mean, float) and min(res.mean, 24 - res.mean) < 0.05, res.mean
+    # Angles in degrees.
+    res = mdp.mean(np.array([350.0, 10.0, 0.0]), space="circle", format="deg", center=0.0, radius="30deg",
+                   epsilon=1e4, seed=6)
+    assert min(res.mean, 360 - res.mean) < 0.5, res.mean
+    with pytest.raises(mdp.BadInputError, match="lat,lon"):
+        mdp.mean(df, space="latlon", center="identity", radius="300km", epsilon=1.0, columns=["la", "lo"])

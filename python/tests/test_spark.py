@@ -113,3 +113,46 @@ def test_a_bad_row_fails_the_job_naming_its_id(spark, identities):
     bad = identities.withColumn("w", F.when(F.col("id") == 1234, 7.0).otherwise(F.col("w")))
     with pytest.raises(Exception, match=r"id = 1234.*norm"):
         release(bad, check_ids=False).collect()
+
+
+@pytest.fixture(scope="module")
+def places(spark):
+    """20 000 latitude/longitude rows near (45 N, 10 E), a few of them far away, with ids."""
+    import pandas as pd
+
+    rng = np.random.default_rng(11)
+    lat, lon = 45.0 + rng.normal(scale=0.5, size=N), 10.0 + rng.normal(scale=0.7, size=N)
+    lat[:25], lon[:25] = 48.0, 20.0  # about 800 km away: outside a 300 km ball
+    pdf = pd.DataFrame({"id": np.arange(N), "lat": lat, "lon": lon})
+    return pdf, spark.createDataFrame(pdf).repartition(3)
+
+
+def test_the_distributed_mean_is_the_single_machine_mean(spark, places):
+    pdf, df = places
+    kw = dict(space="latlon", center=[45.0, 10.0], radius="300km", epsilon=1.0, columns=["lat", "lon"], seed=7)
+    for outside in ("clip", "drop"):
+        dist = mdps.mean(df, outside=outside, **kw)
+        single = mdp.mean(pdf, outside=outside, **kw)
+        # The same noise (seeded) at the same exact mean, up to the order of floating-point additions.
+        assert np.allclose(dist.mean, single.mean, rtol=0, atol=1e-9), (dist.mean, single.mean)
+        assert (dist.n, dist.dropped, dist.clipped) == (single.n, single.dropped, single.clipped)
+        assert dist.guarantee == single.guarantee and dist.sensitivity == single.sensitivity
+    assert (dist.n, dist.dropped) == (N - 25, 25)
+    # Repartitioned, the mean is the same up to rounding.
+    again = mdps.mean(df.repartition(5), outside="drop", **kw)
+    assert np.allclose(again.mean, dist.mean, rtol=0, atol=1e-9)
+
+
+def test_the_distributed_mean_names_bad_rows_and_charges_once(spark, places, tmp_path):
+    _, df = places
+    kw = dict(space="latlon", center=[45.0, 10.0], radius="300km", epsilon=1.0, columns=["lat", "lon"])
+    with pytest.raises(mdp.BadInputError, match=r"id = \d+: the point is at distance .* outside the radius"):
+        mdps.mean(df, id_column="id", **kw)
+    led = mdp.Ledger(tmp_path / "m.sqlite")
+    led.set_budget("places", {"notion": "pure_dp", "epsilon": 1.5})
+    res = mdps.mean(df, outside="clip", ledger=led, dataset="places", **kw)
+    assert res.clipped == 25 and res.guarantee["notion"] == "pure_dp"
+    assert abs(res.mean[0] - 45.0) < 0.2 and abs(res.mean[1] - 10.0) < 0.2
+    assert len(led.releases("places")) == 1
+    with pytest.raises(mdp.BudgetExceededError):
+        mdps.mean(df, outside="clip", ledger=led, dataset="places", **kw)

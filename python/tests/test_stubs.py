@@ -34,7 +34,7 @@ def test_every_signature_matches():
     for node in stub_tree().body:
         if isinstance(node, ast.FunctionDef):
             assert params(node) == list(inspect.signature(getattr(_native, node.name)).parameters), node.name
-        if isinstance(node, ast.ClassDef) and node.name != "BudgetRefused":
+        if isinstance(node, ast.ClassDef) and node.name not in ("BudgetRefused", "DrawUnrepresentable"):
             cls = getattr(_native, node.name)
             for item in node.body:
                 if not isinstance(item, ast.FunctionDef):

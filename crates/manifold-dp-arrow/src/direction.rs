@@ -22,6 +22,17 @@ pub const MAX_TURNS: f64 = 1e6;
 /// slack); anything else is reported, not wrapped.
 pub const MAX_LONGITUDE_DEG: f64 = 360.0;
 
+/// The default value columns of a direction space: angle; time; lat,lon; x1,…,xN (none for so3 and spd:K).
+pub fn default_names(space: Space) -> Vec<String> {
+    match space {
+        Space::Circle => vec!["angle".into()],
+        Space::TimeOfDay => vec!["time".into()],
+        Space::LatLon => vec!["lat".into(), "lon".into()],
+        Space::Sphere(n) => (1..=n).map(|i| format!("x{i}")).collect(),
+        Space::So3 | Space::Spd(_) => Vec::new(),
+    }
+}
+
 /// How the values of a space are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Form {
@@ -74,12 +85,7 @@ impl DirectionColumns {
                 unreachable!("rotations and SPD matrices are read by RotationColumns and SpdColumns")
             }
         };
-        let defaults: Vec<String> = match form {
-            Form::Angle { .. } => vec!["angle".into()],
-            Form::TimeOfDay => vec!["time".into()],
-            Form::LatLon => vec!["lat".into(), "lon".into()],
-            Form::Unit(n) => (1..=n).map(|i| format!("x{i}")).collect(),
-        };
+        let defaults = default_names(space);
         let names = columns.map(<[String]>::to_vec).unwrap_or_else(|| defaults.clone());
         if names.len() != defaults.len() {
             let what = format!("space {space} ({})", defaults.join(","));

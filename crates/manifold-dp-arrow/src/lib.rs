@@ -8,6 +8,7 @@
 //!   ([`spd`]); one parallel decode ([`columns::decode_rows`]).
 //! - Validation as data: a bad row is a [`Problem`] (row, column, reason), a bad table an [`Error`]; no exit
 //!   codes, no command-line flags.
+//! - [`MeanPlan`]: a private Fréchet mean over batches, in passes that many workers can share.
 //! - [`privatize_batch`]: decode, release each valid row with noise keyed by (release key, row identity), and
 //!   encode, every other column unchanged. A row's noise depends only on the key and its identity (its index
 //!   in the table, or the value of an id column), so re-batching, thread counts and recomputation never change
@@ -36,12 +37,14 @@ pub mod clock;
 pub mod columns;
 pub mod direction;
 mod error;
+pub mod mean;
 pub mod rotation;
 pub mod spd;
 
 pub use columns::{Decoded, PointColumns, Problem};
 pub use direction::DirectionColumns;
 pub use error::Error;
+pub use mean::{MeanFit, MeanPass, MeanPlan, MeanRelease, MeanStep, SpdMetric};
 pub use rotation::RotationColumns;
 pub use spd::SpdColumns;
 

@@ -5,12 +5,12 @@
 
 use arrow_array::RecordBatch;
 use arrow_pyarrow::PyArrowType;
-use manifold_dp::manifold::{So3, SpdAffine, SpdLogEuclidean, Sphere};
-use manifold_dp::mechanism::{Conditioning, LaplaceManifold, PrivateFrechetMean};
+use manifold_dp::manifold::Outside;
+use manifold_dp::mechanism::Conditioning;
 use manifold_dp::privacy::Guarantee;
 use manifold_dp::registry::{Budget, MechanismName, PointMechanism, Space};
 use manifold_dp::sample::rng::{StreamKey, os_rng, seeded_rng_for_experiments};
-use manifold_dp_arrow::{Codec, DirectionColumns, PointColumns, RotationColumns, RowIds, SpdColumns};
+use manifold_dp_arrow::{Codec, MeanPass, MeanStep, RowIds, SpdMetric};
 use manifold_dp_ledger::{Admission, Ledger as SqlLedger, LedgerError};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -18,6 +18,12 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 create_exception!(_native, BudgetRefused, PyRuntimeError, "A release refused by the privacy ledger.");
+create_exception!(
+    _native,
+    DrawUnrepresentable,
+    PyValueError,
+    "A noise draw that double precision cannot represent: it is a function of the draw, so it costs a release."
+);
 
 fn bad(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -213,131 +219,140 @@ fn fresh_key(py: Python<'_>) -> PyResult<Py<PyBytes>> {
     Ok(PyBytes::new(py, &key.to_bytes()).unbind())
 }
 
-/// The private Fréchet mean of the rows of `batch` (pure ε-DP, Riemannian Laplace): returns JSON with `mean`,
-/// `guarantee`, `sensitivity`, `sigma`, `expected_error`, `conditioned`, `n`, or the first bad row as
-/// `(row, column, reason)` in `rejected`.
-#[pyfunction]
-#[pyo3(signature = (batch, space, center, radius, epsilon, format=None, columns=None, conditioning="auto", metric="affine", seed=None))]
-#[allow(clippy::too_many_arguments)]
-fn mean(
-    py: Python<'_>,
-    batch: PyArrowType<RecordBatch>,
-    space: &str,
-    center: Option<Vec<f64>>,
-    radius: f64,
-    epsilon: f64,
-    format: Option<&str>,
-    columns: Option<Vec<String>>,
-    conditioning: &str,
-    metric: &str,
-    seed: Option<u64>,
-) -> PyResult<String> {
-    let batch = batch.0;
-    let space: Space = space.parse().map_err(bad)?;
-    let conditioning = match conditioning {
-        "auto" => Conditioning::Auto,
-        "none" => Conditioning::Unconditioned,
-        "ball" => Conditioning::Ball,
-        other => return Err(bad(format!("conditioning {other:?}: use auto, none or ball"))),
-    };
-    let columns = columns.as_deref();
-    let run = |py: Python<'_>| -> PyResult<String> {
-        match space {
-            Space::So3 => {
-                let repr = format.unwrap_or("quat-wxyz").parse().map_err(bad)?;
-                let cols = RotationColumns::locate(&batch.schema(), repr, columns, repr).map_err(bad)?;
-                let c = match &center {
-                    Some(c) => repr.decode(c, &Default::default()).map_err(bad)?,
-                    None => nalgebra::UnitQuaternion::identity(),
-                };
-                let points = decoded(cols.decode(&batch).map_err(bad)?)?;
-                release(py, So3, c, radius, epsilon, conditioning, &points, seed, |q| repr.encode(q))
-            }
-            Space::Sphere(n) => {
-                let cols = DirectionColumns::locate(&batch.schema(), space, None, columns).map_err(bad)?;
-                let c =
-                    center.as_deref().ok_or_else(|| bad("a sphere has no identity: give the centre's coordinates"))?;
-                let c = manifold_dp::space::sphere::unit_vector_default(c).map_err(bad)?;
-                let points = decoded(cols.decode(&batch).map_err(bad)?)?;
-                let m = Sphere::new(n).map_err(bad)?;
-                release(py, m, c, radius, epsilon, conditioning, &points, seed, |v| v.as_slice().to_vec())
-            }
-            Space::Spd(k) => {
-                let cols = SpdColumns::locate(&batch.schema(), k, columns).map_err(bad)?;
-                let tol = manifold_dp::space::spd::DEFAULT_SYMMETRY_TOLERANCE;
-                let c = match &center {
-                    Some(c) => manifold_dp::space::spd::spd_from_row_major(c, k, tol).map_err(bad)?,
-                    None => nalgebra::DMatrix::identity(k, k),
-                };
-                let points = decoded(cols.decode(&batch).map_err(bad)?)?;
-                let encode = |m: &nalgebra::DMatrix<f64>| manifold_dp::space::spd::to_row_major(m);
-                match metric {
-                    "affine" => {
-                        let m = SpdAffine::new(k).map_err(bad)?;
-                        release(py, m, c, radius, epsilon, conditioning, &points, seed, encode)
-                    }
-                    "log-euclidean" => {
-                        let m = SpdLogEuclidean::new(k).map_err(bad)?;
-                        release(py, m, c, radius, epsilon, conditioning, &points, seed, encode)
-                    }
-                    other => Err(bad(format!("metric {other:?}: use affine or log-euclidean"))),
-                }
-            }
-            other => Err(bad(format!("mean on space {other} is not available yet: use so3, sphere:N or spd:K"))),
+/// A row that is not usable for a mean, as Python receives it: (row, column or None, reason).
+fn problem_tuple(problem: &Option<(usize, manifold_dp_arrow::Problem)>) -> Option<Rejected> {
+    problem.as_ref().map(|(row, p)| (*row, p.column.clone(), p.reason.clone()))
+}
+
+/// A pass as Python holds it: (sum or None, used, dropped, clipped, problem or None).
+type PassTuple = (Option<Vec<f64>>, u64, u64, u64, Option<Rejected>);
+
+fn pass_tuple(p: MeanPass) -> PassTuple {
+    let problem = problem_tuple(&p.problem);
+    (p.sum, p.used, p.dropped, p.clipped, problem)
+}
+
+fn pass_from(t: PassTuple) -> MeanPass {
+    let (sum, used, dropped, clipped, problem) = t;
+    let problem = problem.map(|(row, column, reason)| (row, manifold_dp_arrow::Problem { column, reason }));
+    MeanPass { sum, used, dropped, clipped, problem }
+}
+
+fn conditioning(name: &str) -> PyResult<Conditioning> {
+    match name {
+        "auto" => Ok(Conditioning::Auto),
+        "none" => Ok(Conditioning::Unconditioned),
+        "ball" => Ok(Conditioning::Ball),
+        other => Err(bad(format!("conditioning {other:?}: use auto, none or ball"))),
+    }
+}
+
+/// A private Fréchet mean over Arrow batches, in passes (one Karcher step per pass) that Spark executors can
+/// share: `start`, then `run_pass` on each part of the data, `merge`, `step` until converged, and `release`.
+#[pyclass(frozen, module = "manifold_dp._native")]
+struct MeanPlan {
+    inner: manifold_dp_arrow::MeanPlan,
+}
+
+#[pymethods]
+impl MeanPlan {
+    #[new]
+    #[pyo3(signature = (space, center, radius, outside="error", format=None, columns=None, metric="affine"))]
+    fn new(
+        space: &str,
+        center: Option<Vec<f64>>,
+        radius: f64,
+        outside: &str,
+        format: Option<&str>,
+        columns: Option<Vec<String>>,
+        metric: &str,
+    ) -> PyResult<Self> {
+        let space: Space = space.parse().map_err(bad)?;
+        let outside: Outside = outside.parse().map_err(bad)?;
+        let metric: SpdMetric = metric.parse().map_err(bad)?;
+        let inner = manifold_dp_arrow::MeanPlan::new(
+            space,
+            format,
+            columns.as_deref(),
+            center.as_deref(),
+            radius,
+            outside,
+            metric,
+        )
+        .map_err(bad)?;
+        Ok(MeanPlan { inner })
+    }
+
+    /// The first base point: the centre's coordinates.
+    fn start(&self) -> Vec<f64> {
+        self.inner.start()
+    }
+
+    /// One pass over `batch` at `base`: (sum, used, dropped, clipped, problem).
+    fn run_pass(&self, py: Python<'_>, batch: PyArrowType<RecordBatch>, base: Vec<f64>) -> PyResult<PassTuple> {
+        let batch = batch.0;
+        py.detach(|| self.inner.pass(&batch, &base)).map(pass_tuple).map_err(bad)
+    }
+
+    /// The passes of the parts of the data, added in the order given.
+    #[staticmethod]
+    fn merge(passes: Vec<PassTuple>) -> PassTuple {
+        let mut total = MeanPass::default();
+        for p in passes {
+            total.merge(pass_from(p));
         }
-    };
-    run(py)
-}
-
-/// The points of a decoded batch, or the first bad row as a `ValueError` carrying `(row, column, reason)`.
-fn decoded<P>(d: manifold_dp_arrow::Decoded<P>) -> PyResult<Vec<P>> {
-    if let Some((row, p)) = d.problems.into_iter().next() {
-        return Err(PyValueError::new_err((row, p.column, p.reason)));
+        pass_tuple(total)
     }
-    Ok(d.points)
-}
 
-#[allow(clippy::too_many_arguments)]
-fn release<M: LaplaceManifold + Sync>(
-    py: Python<'_>,
-    manifold: M,
-    center: M::Point,
-    radius: f64,
-    epsilon: f64,
-    conditioning: Conditioning,
-    points: &[M::Point],
-    seed: Option<u64>,
-    encode: impl Fn(&M::Point) -> Vec<f64>,
-) -> PyResult<String>
-where
-    M::Point: Sync + Send,
-{
-    if points.is_empty() {
-        return Err(bad("no rows: there is no mean to release"));
+    /// The Karcher step at `base` after `iterations` steps: (converged, next base or None).
+    fn step(&self, base: Vec<f64>, summed: PassTuple, iterations: usize) -> PyResult<(bool, Option<Vec<f64>>)> {
+        match self.inner.step(&base, &pass_from(summed), iterations).map_err(bad)? {
+            MeanStep::Converged { .. } => Ok((true, None)),
+            MeanStep::Next(next) => Ok((false, Some(next))),
+        }
     }
-    let mech = PrivateFrechetMean::new(manifold, center, radius, points.len(), epsilon, conditioning).map_err(bad)?;
-    let mut rng = match seed {
-        Some(s) => seeded_rng_for_experiments(s),
-        None => os_rng().map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
-    };
-    let private = py.detach(|| mech.release(points, &mut rng)).map_err(|e| match e {
-        manifold_dp::Error::OutsideBall { index, distance, radius } => PyValueError::new_err((
-            index,
-            None::<String>,
-            format!("the point is at distance {distance} from the centre, outside the radius {radius}"),
-        )),
-        e => bad(e),
-    })?;
-    Ok(serde_json::json!({
-        "mean": encode(&private),
-        "guarantee": mech.guarantee(),
-        "sensitivity": mech.sensitivity(),
-        "sigma": mech.sigma(),
-        "expected_error": mech.expected_error(),
-        "conditioned": mech.conditioned(),
-        "n": points.len(),
-    })
-    .to_string())
+
+    /// Draws the noise once at the converged `mean` of `n` rows: JSON with `mean`, `guarantee`,
+    /// `sensitivity`, `sigma`, `expected_error`, `conditioned`, `n`.
+    #[pyo3(signature = (mean, n, epsilon, conditioning="auto", seed=None))]
+    fn release(
+        &self,
+        py: Python<'_>,
+        mean: Vec<f64>,
+        n: u64,
+        epsilon: f64,
+        conditioning: &str,
+        seed: Option<u64>,
+    ) -> PyResult<String> {
+        let conditioning = self::conditioning(conditioning)?;
+        let mut rng = match seed {
+            Some(s) => seeded_rng_for_experiments(s),
+            None => os_rng().map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
+        };
+        let out = py.detach(|| self.inner.release(&mean, n, epsilon, conditioning, &mut rng)).map_err(|e| match e {
+            manifold_dp_arrow::Error::Library(e @ manifold_dp::Error::Unrepresentable(_)) => {
+                DrawUnrepresentable::new_err(e.to_string())
+            }
+            e => bad(e),
+        })?;
+        Ok(serde_json::json!({
+            "mean": out.mean,
+            "guarantee": out.guarantee,
+            "sensitivity": out.sensitivity,
+            "sigma": out.sigma,
+            "expected_error": out.expected_error,
+            "conditioned": out.conditioned,
+            "n": out.n,
+        })
+        .to_string())
+    }
+
+    /// The exact mean of the rows of `batch` on this machine: (mean coordinates, pass at the mean).
+    fn fit(&self, py: Python<'_>, batch: PyArrowType<RecordBatch>) -> PyResult<(Vec<f64>, PassTuple)> {
+        let batch = batch.0;
+        let fit = py.detach(|| self.inner.fit(std::slice::from_ref(&batch))).map_err(bad)?;
+        Ok((fit.mean, pass_tuple(fit.pass)))
+    }
 }
 
 /// A privacy ledger (an SQLite file): budgets per data set, and every release recorded against them.
@@ -422,9 +437,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Mechanism>()?;
     m.add_class::<Ledger>()?;
     m.add_function(wrap_pyfunction!(fresh_key, m)?)?;
-    m.add_function(wrap_pyfunction!(mean, m)?)?;
+    m.add_class::<MeanPlan>()?;
     m.add_function(wrap_pyfunction!(parse_distance, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;
     m.add("BudgetRefused", m.py().get_type::<BudgetRefused>())?;
+    m.add("DrawUnrepresentable", m.py().get_type::<DrawUnrepresentable>())?;
     Ok(())
 }

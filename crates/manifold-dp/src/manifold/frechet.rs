@@ -59,19 +59,47 @@ pub fn frechet_mean<M: Manifold + ?Sized>(
     if xs.is_empty() {
         return Err(Error::InvalidParameter { name: "n", value: 0.0, reason: "a mean needs at least one point" });
     }
-    let tolerance = check_positive("tolerance", options.tolerance)?;
+    check_positive("tolerance", options.tolerance)?;
     let mut mean = start.clone();
     let mut iterations = 0;
     loop {
-        let step = m.mean_log(&mean, xs);
-        let gradient_norm = step.norm();
-        if gradient_norm <= tolerance {
-            return Ok(FrechetMean { mean, iterations, gradient_norm });
+        match karcher_step(m, &mean, &m.mean_log(&mean, xs), iterations, options)? {
+            KarcherStep::Converged { gradient_norm } => return Ok(FrechetMean { mean, iterations, gradient_norm }),
+            KarcherStep::Next(next) => mean = next,
         }
-        if iterations == options.max_iterations || !gradient_norm.is_finite() {
-            return Err(Error::NotConverged { iterations, gradient_norm, tolerance });
-        }
-        mean = m.exp(&mean, &step);
         iterations += 1;
     }
+}
+
+/// The outcome of one Karcher step.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KarcherStep<P> {
+    /// ‖(1/n) Σ log_base x_i‖ ≤ tolerance: the base point is the mean.
+    Converged {
+        /// ‖(1/n) Σ log_base x_i‖.
+        gradient_norm: f64,
+    },
+    /// The next point, exp_base((1/n) Σ log_base x_i).
+    Next(P),
+}
+
+/// One step of the Karcher iteration at `base` from its gradient (1/n) Σ log_base(x_i) (however it was
+/// summed: [`Manifold::mean_log`] on one machine, [`Manifold::sum_log`] per chunk on many), after `iterations`
+/// earlier steps. [`Error::NotConverged`] once `options.max_iterations` steps did not reach the tolerance.
+pub fn karcher_step<M: Manifold + ?Sized>(
+    m: &M,
+    base: &M::Point,
+    gradient: &nalgebra::DVector<f64>,
+    iterations: usize,
+    options: KarcherOptions,
+) -> Fallible<KarcherStep<M::Point>> {
+    let tolerance = check_positive("tolerance", options.tolerance)?;
+    let gradient_norm = gradient.norm();
+    if gradient_norm <= tolerance {
+        return Ok(KarcherStep::Converged { gradient_norm });
+    }
+    if iterations >= options.max_iterations || !gradient_norm.is_finite() {
+        return Err(Error::NotConverged { iterations, gradient_norm, tolerance });
+    }
+    Ok(KarcherStep::Next(m.exp(base, gradient)))
 }

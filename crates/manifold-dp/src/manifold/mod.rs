@@ -6,13 +6,15 @@
 //! base point (ambient tangent vectors on S^d, body rotation vectors on SO(3), whitened symmetric matrices
 //! flattened row by row on SPD(k)). That is all the Karcher iteration needs, so it is written once.
 
+pub mod ball;
 pub mod frechet;
 pub mod sensitivity;
 pub mod so3;
 pub mod spd;
 pub mod sphere;
 
-pub use frechet::{FrechetMean, KarcherOptions, check_ball, frechet_mean};
+pub use ball::{Outside, Placed};
+pub use frechet::{FrechetMean, KarcherOptions, KarcherStep, check_ball, frechet_mean, karcher_step};
 pub use sensitivity::{empirical_log_spread, frechet_sensitivity, h_factor, max_radius};
 pub use so3::So3;
 pub use spd::{SpdAffine, SpdLogEuclidean};
@@ -47,11 +49,17 @@ pub trait Manifold: Send + Sync {
     /// (1/n) Σ log_base(x_i): the negative Riemannian gradient of the Fréchet function ½·mean ρ²(·, x_i).
     /// Manifolds override it when the base point's work can be shared across the data.
     fn mean_log(&self, base: &Self::Point, xs: &[Self::Point]) -> DVector<f64> {
+        self.sum_log(base, xs) / xs.len() as f64
+    }
+
+    /// Σ log_base(x_i) over a non-empty chunk of the data: what one worker of a distributed Karcher step
+    /// computes (the sums of the chunks add up to n times [`Manifold::mean_log`]).
+    fn sum_log(&self, base: &Self::Point, xs: &[Self::Point]) -> DVector<f64> {
         let mut sum = self.log(base, &xs[0]);
         for x in &xs[1..] {
             sum += self.log(base, x);
         }
-        sum / xs.len() as f64
+        sum
     }
 
     /// The injectivity radius (∞ for Hadamard manifolds such as SPD(k)).

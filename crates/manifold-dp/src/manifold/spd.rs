@@ -93,6 +93,15 @@ impl Manifold for SpdAffine {
         flatten(sum / xs.len() as f64)
     }
 
+    fn sum_log(&self, p: &DMatrix<f64>, xs: &[DMatrix<f64>]) -> DVector<f64> {
+        let (_, p_inv_sqrt) = sqrt_and_inv_sqrt(p);
+        let mut sum = DMatrix::zeros(self.k, self.k);
+        for x in xs {
+            sum += logm(&congruence(&p_inv_sqrt, x));
+        }
+        flatten(sum)
+    }
+
     fn injectivity_radius(&self) -> f64 {
         f64::INFINITY
     }
@@ -159,6 +168,14 @@ impl Manifold for SpdLogEuclidean {
             sum += logm(x);
         }
         flatten(sum / xs.len() as f64 - logm(p))
+    }
+
+    fn sum_log(&self, p: &DMatrix<f64>, xs: &[DMatrix<f64>]) -> DVector<f64> {
+        let mut sum = DMatrix::zeros(self.k, self.k);
+        for x in xs {
+            sum += logm(x);
+        }
+        flatten(sum - logm(p) * xs.len() as f64)
     }
 
     fn injectivity_radius(&self) -> f64 {

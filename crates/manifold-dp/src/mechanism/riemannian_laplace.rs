@@ -451,12 +451,24 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         }
         check_ball(&self.manifold, data, &self.center, self.radius)?;
         let mean = frechet_mean(&self.manifold, data, &self.center, self.options)?;
-        let mut y = self.privatize_mean(&mean.mean, rng);
+        self.release_mean(&mean.mean, rng)
+    }
+
+    /// Releases a Fréchet mean computed elsewhere (by a distributed Karcher iteration with this release's
+    /// [`PrivateFrechetMean::options`], over exactly n points in the ball): the noise draw, the
+    /// representability check and the float-safe rounding of [`PrivateFrechetMean::release`].
+    pub fn release_mean<R: CryptoRng + ?Sized>(&self, mean: &M::Point, rng: &mut R) -> Fallible<M::Point> {
+        let mut y = self.privatize_mean(mean, rng);
         self.manifold.check_representable(&y)?;
         if let Some(r) = self.manifold.rounding(self.sigma) {
             self.manifold.snap_point(&r, &mut y);
         }
         Ok(y)
+    }
+
+    /// The Karcher stopping rule whose tolerance the sensitivity accounts for.
+    pub fn options(&self) -> KarcherOptions {
+        self.options
     }
 
     /// The noise step alone, at an exact mean computed elsewhere (experiments and reproduction).

@@ -1,0 +1,637 @@
+//! A private Fréchet mean of the rows of Arrow batches, computed in passes that any number of workers can
+//! share. One Karcher step is one pass: each worker sums log_base(x_i) over its rows ([`MeanPlan::pass`]),
+//! the sums are added ([`MeanPass::merge`]), and the coordinator steps ([`MeanPlan::step`]). When the step
+//! converges, the coordinator draws the noise once ([`MeanPlan::release`]). On one machine
+//! [`MeanPlan::fit`] runs the same loop over batches held in memory, so both give the same mean up to the
+//! order of floating-point additions.
+//!
+//! Points travel between workers as plain coordinates: a quaternion (w, x, y, z), a unit vector, or an SPD
+//! matrix row by row. The mean is returned in the table's own form (the rotation format, degrees of
+//! latitude/longitude, an angle, hours, a matrix row by row).
+
+use crate::columns::{DECODE_CHUNK, Decoded, PointColumns, Problem};
+use crate::{DirectionColumns, Error, RotationColumns, SpdColumns};
+use arrow_array::{Array, ArrayRef, Float64Array, RecordBatch};
+use manifold_dp::Error as LibError;
+use manifold_dp::manifold::ball::{Outside, Placed, place};
+use manifold_dp::manifold::sensitivity::check_radius;
+use manifold_dp::manifold::{KarcherOptions, KarcherStep, So3, SpdAffine, SpdLogEuclidean, Sphere, karcher_step};
+use manifold_dp::mechanism::{Conditioning, LaplaceManifold, PrivateFrechetMean};
+use manifold_dp::privacy::Guarantee;
+use manifold_dp::registry::Space;
+use manifold_dp::space::representation::Representation;
+use manifold_dp::space::so3::Tolerance;
+use manifold_dp::space::spd::{DEFAULT_SYMMETRY_TOLERANCE, spd_from_row_major, to_row_major};
+use nalgebra::{DMatrix, DVector, Quaternion, UnitQuaternion};
+use rand::CryptoRng;
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// The metric of SPD(K) a mean is taken in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SpdMetric {
+    /// The affine-invariant metric ‖log(P^{-1/2} Q P^{-1/2})‖_F.
+    #[default]
+    Affine,
+    /// The log-Euclidean metric ‖log P − log Q‖_F.
+    LogEuclidean,
+}
+
+impl std::str::FromStr for SpdMetric {
+    type Err = LibError;
+
+    fn from_str(s: &str) -> Result<Self, LibError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "affine" => Ok(SpdMetric::Affine),
+            "log-euclidean" => Ok(SpdMetric::LogEuclidean),
+            _ => Err(LibError::NotApplicable(format!("SPD metric {s:?}: use affine or log-euclidean"))),
+        }
+    }
+}
+
+/// The geometry of a mean and its public centre.
+#[derive(Debug, Clone)]
+enum Geometry {
+    So3 { repr: Representation, center: UnitQuaternion<f64> },
+    Sphere { m: Sphere, center: DVector<f64> },
+    SpdAffine { m: SpdAffine, center: DMatrix<f64> },
+    SpdLogEuclidean { m: SpdLogEuclidean, center: DMatrix<f64> },
+}
+
+/// Points as the coordinates that travel between workers.
+trait Coordinates: LaplaceManifold {
+    fn coordinates(&self, p: &Self::Point) -> Vec<f64>;
+    fn point_at(&self, v: &[f64]) -> Result<Self::Point, Error>;
+}
+
+fn wrong_length(expected: usize, got: usize) -> Error {
+    Error::Library(LibError::WrongLength { expected, got })
+}
+
+impl Coordinates for So3 {
+    fn coordinates(&self, q: &UnitQuaternion<f64>) -> Vec<f64> {
+        vec![q.w, q.i, q.j, q.k]
+    }
+    fn point_at(&self, v: &[f64]) -> Result<UnitQuaternion<f64>, Error> {
+        match v {
+            &[w, i, j, k] => Ok(UnitQuaternion::new_normalize(Quaternion::new(w, i, j, k))),
+            _ => Err(wrong_length(4, v.len())),
+        }
+    }
+}
+
+impl Coordinates for Sphere {
+    fn coordinates(&self, p: &DVector<f64>) -> Vec<f64> {
+        p.as_slice().to_vec()
+    }
+    fn point_at(&self, v: &[f64]) -> Result<DVector<f64>, Error> {
+        if v.len() != self.ambient() {
+            return Err(wrong_length(self.ambient(), v.len()));
+        }
+        Ok(manifold_dp::space::sphere::unit_vector_default(v)?)
+    }
+}
+
+macro_rules! spd_coordinates {
+    ($t:ty) => {
+        impl Coordinates for $t {
+            fn coordinates(&self, p: &DMatrix<f64>) -> Vec<f64> {
+                to_row_major(p)
+            }
+            fn point_at(&self, v: &[f64]) -> Result<DMatrix<f64>, Error> {
+                Ok(spd_from_row_major(v, self.k(), DEFAULT_SYMMETRY_TOLERANCE)?)
+            }
+        }
+    };
+}
+spd_coordinates!(SpdAffine);
+spd_coordinates!(SpdLogEuclidean);
+
+/// Runs `$body` with `$m` the manifold and `$c` the centre of the plan's geometry.
+macro_rules! with_geometry {
+    ($geometry:expr, |$m:ident, $c:ident| $body:expr) => {
+        match $geometry {
+            Geometry::So3 { center: $c, .. } => {
+                let $m = &So3;
+                $body
+            }
+            Geometry::Sphere { m: $m, center: $c } => $body,
+            Geometry::SpdAffine { m: $m, center: $c } => $body,
+            Geometry::SpdLogEuclidean { m: $m, center: $c } => $body,
+        }
+    };
+}
+
+/// One pass over some rows: Σ log_base(x_i) over the rows used, and what became of the others.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MeanPass {
+    /// Σ log_base(x_i) in the manifold's tangent coordinates; `None` when no row was used.
+    pub sum: Option<Vec<f64>>,
+    /// Rows used (in the ball, or clipped onto it).
+    pub used: u64,
+    /// Rows left out ([`Outside::Drop`]).
+    pub dropped: u64,
+    /// Rows moved onto the ball ([`Outside::Clip`]); they are counted in `used` too.
+    pub clipped: u64,
+    /// The first row that is not a point, or (with [`Outside::Error`]) lies outside the ball: its index in the
+    /// batch and what is wrong. A pass with a problem must not be used for a release.
+    pub problem: Option<(usize, Problem)>,
+}
+
+impl MeanPass {
+    /// Adds `other` (a later part of the data) to this pass. Merging in a fixed order gives a fixed result.
+    pub fn merge(&mut self, other: MeanPass) {
+        self.sum = match (self.sum.take(), other.sum) {
+            (Some(mut a), Some(b)) => {
+                a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+                Some(a)
+            }
+            (a, b) => a.or(b),
+        };
+        self.used += other.used;
+        self.dropped += other.dropped;
+        self.clipped += other.clipped;
+        if self.problem.is_none() {
+            self.problem = other.problem;
+        }
+    }
+}
+
+/// The outcome of a Karcher step on the merged pass.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MeanStep {
+    /// The base point is the mean (gradient norm within the tolerance the sensitivity accounts for).
+    Converged {
+        /// ‖(1/n) Σ log_base x_i‖.
+        gradient_norm: f64,
+    },
+    /// The next base point, as coordinates.
+    Next(Vec<f64>),
+}
+
+/// A released mean and what it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeanRelease {
+    /// The private mean in the table's form (rotation format, lat/lon degrees, angle, hours, matrix row by row).
+    pub mean: Vec<f64>,
+    /// Pure ε-DP for data sets of n rows in the ball that differ in one row.
+    pub guarantee: Guarantee,
+    /// Δ (Reimherr et al., Theorem 2, plus the Karcher tolerance term).
+    pub sensitivity: f64,
+    /// The Laplace scale σ.
+    pub sigma: f64,
+    /// E[ρ(release, exact mean)] (at the centre when conditioned).
+    pub expected_error: f64,
+    /// Whether the draw is conditioned on the ball.
+    pub conditioned: bool,
+    /// n, the rows the mean is over.
+    pub n: u64,
+}
+
+/// A single-machine fit: the exact (non-private) mean and the pass at it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeanFit {
+    /// The mean's coordinates.
+    pub mean: Vec<f64>,
+    /// Karcher steps taken.
+    pub iterations: usize,
+    /// The last pass (counts of used, dropped and clipped rows; a problem stops the fit early).
+    pub pass: MeanPass,
+}
+
+/// A private Fréchet mean of the rows of a table: where the points are, the public ball B_r(m0) and what to do
+/// with a row outside it.
+#[derive(Debug, Clone)]
+pub struct MeanPlan {
+    space: Space,
+    geometry: Geometry,
+    format: Option<String>,
+    columns: Option<Vec<String>>,
+    radius: f64,
+    outside: Outside,
+    options: KarcherOptions,
+}
+
+impl MeanPlan {
+    /// A mean on `space` of the columns `columns` (else the space's defaults) written as `format` (so3: a
+    /// rotation format, default quat-wxyz; circle: rad or deg), with public centre `center` in the table's
+    /// form (`None`: the identity on so3 and spd:K) and radius `radius` in the space's distance unit (radians
+    /// on so3, the circle, time of day, latitude/longitude and spheres; the metric's unit on spd:K).
+    pub fn new(
+        space: Space,
+        format: Option<&str>,
+        columns: Option<&[String]>,
+        center: Option<&[f64]>,
+        radius: f64,
+        outside: Outside,
+        metric: SpdMetric,
+    ) -> Result<Self, Error> {
+        let geometry = match space {
+            Space::So3 => {
+                let repr: Representation = format.unwrap_or("quat-wxyz").parse()?;
+                let center = match center {
+                    Some(c) => repr.decode(c, &Tolerance::default())?,
+                    None => UnitQuaternion::identity(),
+                };
+                Geometry::So3 { repr, center }
+            }
+            Space::Spd(k) => {
+                if format.is_some() {
+                    return Err(not_applicable("a format applies to so3 and circle only"));
+                }
+                let center = match center {
+                    Some(c) => spd_from_row_major(c, k, DEFAULT_SYMMETRY_TOLERANCE)?,
+                    None => DMatrix::identity(k, k),
+                };
+                match metric {
+                    SpdMetric::Affine => Geometry::SpdAffine { m: SpdAffine::new(k)?, center },
+                    SpdMetric::LogEuclidean => Geometry::SpdLogEuclidean { m: SpdLogEuclidean::new(k)?, center },
+                }
+            }
+            Space::Circle | Space::TimeOfDay | Space::LatLon | Space::Sphere(_) => {
+                let names = crate::direction::default_names(space);
+                let values = center.ok_or_else(|| {
+                    not_applicable(&format!("a direction has no identity: give the centre as {}", names.join(",")))
+                })?;
+                let center = direction_point(space, format, values)?;
+                Geometry::Sphere { m: Sphere::new(center.len())?, center }
+            }
+        };
+        if metric != SpdMetric::Affine && !matches!(space, Space::Spd(_)) {
+            return Err(not_applicable("a metric applies to spd:K only"));
+        }
+        let plan = MeanPlan {
+            space,
+            geometry,
+            format: format.map(str::to_string),
+            columns: columns.map(<[String]>::to_vec),
+            radius,
+            outside,
+            options: KarcherOptions::default(),
+        };
+        // The radius is checked against the space's limit r* now, not after a pass over the data.
+        with_geometry!(&plan.geometry, |m, _c| check_radius(m, radius))?;
+        Ok(plan)
+    }
+
+    /// The space.
+    pub fn space(&self) -> Space {
+        self.space
+    }
+
+    /// Where the Karcher iteration starts: the centre's coordinates.
+    pub fn start(&self) -> Vec<f64> {
+        with_geometry!(&self.geometry, |m, c| m.coordinates(c))
+    }
+
+    /// One pass over `batch` at the base point `base` (coordinates from [`MeanPlan::start`] or a
+    /// [`MeanStep::Next`]). Rows are summed `DECODE_CHUNK` at a time in parallel and the chunk sums added in
+    /// order, so the result does not depend on the number of threads.
+    pub fn pass(&self, batch: &RecordBatch, base: &[f64]) -> Result<MeanPass, Error> {
+        let columns = self.columns.as_deref();
+        let schema = batch.schema();
+        match &self.geometry {
+            Geometry::So3 { repr, center } => {
+                let cols = RotationColumns::locate(&schema, *repr, columns, *repr)?;
+                self.sum_pass(&So3, center, cols.decode(batch)?, base)
+            }
+            Geometry::Sphere { m, center } => {
+                let cols = DirectionColumns::locate(&schema, self.space, self.format.as_deref(), columns)?;
+                self.sum_pass(m, center, cols.decode(batch)?, base)
+            }
+            Geometry::SpdAffine { m, center } => {
+                self.sum_pass(m, center, SpdColumns::locate(&schema, m.k(), columns)?.decode(batch)?, base)
+            }
+            Geometry::SpdLogEuclidean { m, center } => {
+                self.sum_pass(m, center, SpdColumns::locate(&schema, m.k(), columns)?.decode(batch)?, base)
+            }
+        }
+    }
+
+    fn sum_pass<M: Coordinates>(
+        &self,
+        m: &M,
+        center: &M::Point,
+        decoded: Decoded<M::Point>,
+        base: &[f64],
+    ) -> Result<MeanPass, Error> {
+        if let Some(first) = decoded.problems.into_iter().next() {
+            return Ok(MeanPass { problem: Some(first), ..MeanPass::default() });
+        }
+        let base = m.point_at(base)?;
+        let passes: Vec<MeanPass> = decoded
+            .points
+            .par_chunks(DECODE_CHUNK)
+            .enumerate()
+            .map(|(c, chunk)| {
+                let mut pass = MeanPass::default();
+                let mut used = Vec::with_capacity(chunk.len());
+                for (i, x) in chunk.iter().enumerate() {
+                    match place(m, center, self.radius, x, self.outside) {
+                        Placed::Inside => used.push(x.clone()),
+                        Placed::Clipped(y) => {
+                            pass.clipped += 1;
+                            used.push(y);
+                        }
+                        Placed::Dropped => pass.dropped += 1,
+                        Placed::Refused(distance) => {
+                            let reason = format!(
+                                "the point is at distance {} from the centre, outside the radius {}",
+                                manifold_dp::privacy::guarantee::short(distance),
+                                manifold_dp::privacy::guarantee::short(self.radius)
+                            );
+                            pass.problem = Some((c * DECODE_CHUNK + i, Problem { column: None, reason }));
+                            return pass;
+                        }
+                    }
+                }
+                pass.used = used.len() as u64;
+                if !used.is_empty() {
+                    pass.sum = Some(m.sum_log(&base, &used).as_slice().to_vec());
+                }
+                pass
+            })
+            .collect();
+        let mut total = MeanPass::default();
+        for p in passes {
+            total.merge(p);
+        }
+        Ok(total)
+    }
+
+    /// The Karcher step at `base` from the merged pass over all rows, after `iterations` earlier steps.
+    /// Errors: a pass with a problem, or no row used; [`LibError::NotConverged`] after the iteration limit.
+    pub fn step(&self, base: &[f64], pass: &MeanPass, iterations: usize) -> Result<MeanStep, Error> {
+        if let Some((row, p)) = &pass.problem {
+            return Err(not_applicable(&format!("row {row} is not usable ({}): no step is taken", p.reason)));
+        }
+        let sum = pass.sum.as_ref().filter(|_| pass.used > 0).ok_or_else(no_rows)?;
+        with_geometry!(&self.geometry, |m, _c| {
+            let base = m.point_at(base)?;
+            let gradient = DVector::from_column_slice(sum) / pass.used as f64;
+            Ok(match karcher_step(m, &base, &gradient, iterations, self.options)? {
+                KarcherStep::Converged { gradient_norm } => MeanStep::Converged { gradient_norm },
+                KarcherStep::Next(p) => MeanStep::Next(m.coordinates(&p)),
+            })
+        })
+    }
+
+    /// The exact mean of the rows of `batches` on one machine: passes and steps until converged. Stops at the
+    /// first problem, returned in the fit's pass (its row counted from the first batch's first row).
+    pub fn fit(&self, batches: &[RecordBatch]) -> Result<MeanFit, Error> {
+        let mut base = self.start();
+        let mut iterations = 0;
+        loop {
+            let mut pass = MeanPass::default();
+            let mut offset = 0;
+            for batch in batches {
+                let mut part = self.pass(batch, &base)?;
+                if let Some((row, p)) = part.problem.take() {
+                    pass.problem = Some((offset + row, p));
+                    return Ok(MeanFit { mean: base, iterations, pass });
+                }
+                pass.merge(part);
+                offset += batch.num_rows();
+            }
+            match self.step(&base, &pass, iterations)? {
+                MeanStep::Converged { .. } => return Ok(MeanFit { mean: base, iterations, pass }),
+                MeanStep::Next(next) => base = next,
+            }
+            iterations += 1;
+        }
+    }
+
+    /// Releases the mean at `mean` (the converged base point of a fit over `n` rows) with pure `epsilon`:
+    /// the noise is drawn once, from `rng`.
+    // The centre is Copy on SO(3) only; the macro clones it for every geometry.
+    #[allow(clippy::clone_on_copy)]
+    pub fn release<R: CryptoRng + ?Sized>(
+        &self,
+        mean: &[f64],
+        n: u64,
+        epsilon: f64,
+        conditioning: Conditioning,
+        rng: &mut R,
+    ) -> Result<MeanRelease, Error> {
+        if n == 0 {
+            return Err(no_rows());
+        }
+        let n_usize = usize::try_from(n).map_err(|_| not_applicable("too many rows"))?;
+        with_geometry!(&self.geometry, |m, c| {
+            let mech = PrivateFrechetMean::with_options(
+                *m,
+                c.clone(),
+                self.radius,
+                n_usize,
+                epsilon,
+                conditioning,
+                self.options,
+            )?;
+            let private = mech.release_mean(&m.point_at(mean)?, rng)?;
+            Ok(MeanRelease {
+                mean: self.table_form(&m.coordinates(&private))?,
+                guarantee: mech.guarantee(),
+                sensitivity: mech.sensitivity(),
+                sigma: mech.sigma(),
+                expected_error: mech.expected_error(),
+                conditioned: mech.conditioned(),
+                n,
+            })
+        })
+    }
+
+    /// Coordinates in the table's form.
+    fn table_form(&self, coordinates: &[f64]) -> Result<Vec<f64>, Error> {
+        Ok(match &self.geometry {
+            Geometry::So3 { repr, .. } => repr.encode(&So3.point_at(coordinates)?),
+            Geometry::Sphere { .. } => direction_values(self.space, self.format.as_deref(), coordinates)?,
+            Geometry::SpdAffine { .. } | Geometry::SpdLogEuclidean { .. } => coordinates.to_vec(),
+        })
+    }
+}
+
+fn not_applicable(why: &str) -> Error {
+    Error::Library(LibError::NotApplicable(why.to_string()))
+}
+
+fn no_rows() -> Error {
+    not_applicable("no rows lie in the ball (or the table is empty): there is no mean to release")
+}
+
+/// A one-row table of `values` in `space`'s default columns.
+fn one_row(space: Space, values: &[f64]) -> Result<RecordBatch, Error> {
+    let names = crate::direction::default_names(space);
+    if values.len() != names.len() {
+        return Err(Error::ColumnCount { what: format!("a point of {space}"), needed: names.len(), given: names });
+    }
+    let columns =
+        names.iter().zip(values).map(|(n, &v)| (n.clone(), Arc::new(Float64Array::from(vec![v])) as ArrayRef));
+    Ok(RecordBatch::try_from_iter(columns)?)
+}
+
+/// The unit vector of a direction given in the table's form (angle, hours, lat/lon degrees, coordinates).
+fn direction_point(space: Space, format: Option<&str>, values: &[f64]) -> Result<DVector<f64>, Error> {
+    let batch = one_row(space, values)?;
+    let decoded = DirectionColumns::locate(&batch.schema(), space, format, None)?.decode(&batch)?;
+    if let Some((_, p)) = decoded.problems.into_iter().next() {
+        return Err(not_applicable(&format!("the centre: {}", p.reason)));
+    }
+    Ok(decoded.points.into_iter().next().expect("one row"))
+}
+
+/// A unit vector in the table's form.
+fn direction_values(space: Space, format: Option<&str>, x: &[f64]) -> Result<Vec<f64>, Error> {
+    let names = crate::direction::default_names(space);
+    let batch = one_row(space, &vec![0.0; names.len()])?;
+    let cols = DirectionColumns::locate(&batch.schema(), space, format, None)?;
+    let out = cols.encode(&batch, &[DVector::from_column_slice(x)])?;
+    Ok(out
+        .columns()
+        .iter()
+        .map(|c| c.as_any().downcast_ref::<Float64Array>().map_or(f64::NAN, |a| a.value(0)))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use manifold_dp::manifold::{Manifold, frechet_mean};
+    use manifold_dp::sample::rng::seeded_rng_for_experiments;
+
+    fn batch(columns: &[(&str, Vec<f64>)]) -> RecordBatch {
+        RecordBatch::try_from_iter(
+            columns.iter().map(|(n, v)| (n.to_string(), Arc::new(Float64Array::from(v.clone())) as ArrayRef)),
+        )
+        .unwrap()
+    }
+
+    /// n unit vectors near (0.6, 0.8, 0) within about 0.2 rad, as x1, x2, x3 columns.
+    fn directions(n: usize) -> (RecordBatch, Vec<DVector<f64>>) {
+        let points: Vec<DVector<f64>> = (0..n)
+            .map(|i| {
+                let t = 0.927 + 0.15 * ((i as f64) * 0.37).sin();
+                let z = 0.1 * ((i as f64) * 1.3).cos();
+                DVector::from_vec(vec![t.cos(), t.sin(), z]).normalize()
+            })
+            .collect();
+        let col = |j: usize| points.iter().map(|p| p[j]).collect::<Vec<f64>>();
+        (batch(&[("x1", col(0)), ("x2", col(1)), ("x3", col(2))]), points)
+    }
+
+    fn plan(outside: Outside, radius: f64) -> MeanPlan {
+        MeanPlan::new(Space::Sphere(3), None, None, Some(&[0.6, 0.8, 0.0]), radius, outside, SpdMetric::Affine).unwrap()
+    }
+
+    #[test]
+    fn the_fit_is_the_library_mean_and_batching_changes_only_rounding() {
+        let (b, points) = directions(10_000);
+        let p = plan(Outside::Error, 0.5);
+        let fit = p.fit(std::slice::from_ref(&b)).unwrap();
+        assert_eq!(fit.pass.used, 10_000);
+        let s2 = Sphere::new(3).unwrap();
+        let c = DVector::from_vec(vec![0.6, 0.8, 0.0]);
+        let exact = frechet_mean(&s2, &points, &c, KarcherOptions::default()).unwrap();
+        assert!(s2.distance(&exact.mean, &DVector::from_vec(fit.mean.clone())) < 1e-12);
+        // The same rows in three batches: the same mean up to the order of additions.
+        let parts = [b.slice(0, 1234), b.slice(1234, 5000), b.slice(6234, 3766)];
+        let split = p.fit(&parts).unwrap();
+        assert!(s2.distance(&DVector::from_vec(split.mean), &DVector::from_vec(fit.mean.clone())) < 1e-12);
+        // Threads never change a pass: chunks are summed in order.
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let serial = one.install(|| p.pass(&b, &fit.mean)).unwrap();
+        assert_eq!(serial, p.pass(&b, &fit.mean).unwrap());
+    }
+
+    #[test]
+    fn rows_outside_the_ball_are_refused_dropped_or_clipped() {
+        let (b, _) = directions(100);
+        // Every row lies within 0.2 rad or so; a radius of 0.1 puts some of them outside.
+        let start = plan(Outside::Error, 0.1).start();
+        let refused = plan(Outside::Error, 0.1).pass(&b, &start).unwrap();
+        let (row, problem) = refused.problem.clone().unwrap();
+        assert!(problem.reason.contains("outside the radius"), "{}", problem.reason);
+        assert!(plan(Outside::Error, 0.1).step(&start, &refused, 0).is_err());
+        let c = DVector::from_vec(vec![0.6, 0.8, 0.0]);
+        let first_outside = (0..100)
+            .find(|&i| {
+                let x = DVector::from_vec((1..=3).map(|j| column_value(&b, &format!("x{j}"), i)).collect());
+                Sphere::new(3).unwrap().distance(&c, &x) > 0.1
+            })
+            .unwrap();
+        assert_eq!(row, first_outside);
+        let dropped = plan(Outside::Drop, 0.1).pass(&b, &start).unwrap();
+        let clipped = plan(Outside::Clip, 0.1).pass(&b, &start).unwrap();
+        assert!(dropped.dropped > 0 && dropped.used + dropped.dropped == 100 && dropped.clipped == 0);
+        assert_eq!((clipped.clipped, clipped.used, clipped.dropped), (dropped.dropped, 100, 0));
+        // Every clipped row sits on the ball's edge, so the clipped mean stays within the radius.
+        let fit = plan(Outside::Clip, 0.1).fit(std::slice::from_ref(&b)).unwrap();
+        assert!(Sphere::new(3).unwrap().distance(&c, &DVector::from_vec(fit.mean)) <= 0.1);
+        // Nothing in the ball: no mean.
+        let none = plan(Outside::Drop, 1e-9).fit(std::slice::from_ref(&b));
+        assert!(none.unwrap_err().to_string().contains("no rows lie in the ball"));
+    }
+
+    fn column_value(b: &RecordBatch, name: &str, i: usize) -> f64 {
+        b.column_by_name(name).unwrap().as_any().downcast_ref::<Float64Array>().unwrap().value(i)
+    }
+
+    #[test]
+    fn every_space_releases_in_its_own_form() {
+        let mut rng = seeded_rng_for_experiments(5);
+        let eps = 1e4; // noise far below the tolerances checked
+        // Latitude/longitude in degrees around (45 N, 10 E), radius 300 km.
+        let b = batch(&[("lat", vec![44.5, 45.0, 45.5, 45.0]), ("lon", vec![10.0, 9.5, 10.0, 10.5])]);
+        let r = Space::LatLon.parse_distance("300km").unwrap();
+        let p = MeanPlan::new(Space::LatLon, None, None, Some(&[45.0, 10.0]), r, Outside::Error, SpdMetric::Affine)
+            .unwrap();
+        let fit = p.fit(std::slice::from_ref(&b)).unwrap();
+        let out = p.release(&fit.mean, fit.pass.used, eps, Conditioning::Auto, &mut rng).unwrap();
+        assert!((out.mean[0] - 45.0).abs() < 0.01 && (out.mean[1] - 10.0).abs() < 0.01, "{:?}", out.mean);
+        // Hours on the time-of-day circle, across midnight: the mean of 23:00 and 01:00 is midnight.
+        let b = batch(&[("time", vec![23.0, 1.0, 23.5, 0.5])]);
+        let r = Space::TimeOfDay.parse_distance("2h").unwrap();
+        let p =
+            MeanPlan::new(Space::TimeOfDay, None, None, Some(&[0.0]), r, Outside::Error, SpdMetric::Affine).unwrap();
+        let fit = p.fit(std::slice::from_ref(&b)).unwrap();
+        let h = p.release(&fit.mean, 4, eps, Conditioning::Auto, &mut rng).unwrap().mean[0];
+        assert!(!(0.01..=23.99).contains(&h), "{h}");
+        // Degrees on the circle.
+        let b = batch(&[("angle", vec![350.0, 10.0, 0.0])]);
+        let p = MeanPlan::new(Space::Circle, Some("deg"), None, Some(&[0.0]), 0.5, Outside::Error, SpdMetric::Affine)
+            .unwrap();
+        let fit = p.fit(std::slice::from_ref(&b)).unwrap();
+        let a = p.release(&fit.mean, 3, eps, Conditioning::Auto, &mut rng).unwrap().mean[0];
+        assert!(!(0.01..=359.99).contains(&a), "{a}");
+        // Rotations in quat-xyzw, and SPD matrices in both metrics.
+        let b = batch(&[("x", vec![0.0, 0.1]), ("y", vec![0.0; 2]), ("z", vec![0.0; 2]), ("w", vec![1.0, 0.995])]);
+        let p =
+            MeanPlan::new(Space::So3, Some("quat-xyzw"), None, None, 1.0, Outside::Error, SpdMetric::Affine).unwrap();
+        let fit = p.fit(std::slice::from_ref(&b)).unwrap();
+        let q = p.release(&fit.mean, 2, eps, Conditioning::Auto, &mut rng).unwrap();
+        assert!(q.mean[0] > 0.04 && q.mean[0] < 0.06 && q.mean[3] > 0.99, "{:?}", q.mean);
+        // The float-safe rounding's small ε₀ is part of the guarantee.
+        assert!(matches!(q.guarantee, Guarantee::PureDp { epsilon } if epsilon >= eps && epsilon < eps * 1.001));
+        for metric in [SpdMetric::Affine, SpdMetric::LogEuclidean] {
+            let b =
+                batch(&[("m11", vec![2.0, 2.0]), ("m12", vec![0.5; 2]), ("m21", vec![0.5; 2]), ("m22", vec![1.0; 2])]);
+            let p = MeanPlan::new(Space::Spd(2), None, None, None, 2.0, Outside::Error, metric).unwrap();
+            let fit = p.fit(std::slice::from_ref(&b)).unwrap();
+            let m = p.release(&fit.mean, 2, eps, Conditioning::Auto, &mut rng).unwrap().mean;
+            assert!((m[0] - 2.0).abs() < 1e-2 && (m[1] - 0.5).abs() < 1e-2 && (m[3] - 1.0).abs() < 1e-2, "{m:?}");
+        }
+    }
+
+    #[test]
+    fn bad_parameters_are_refused_before_any_pass() {
+        let new = |space, center: Option<&[f64]>, radius, metric| {
+            MeanPlan::new(space, None, None, center, radius, Outside::Error, metric).map(|_| ())
+        };
+        assert!(new(Space::LatLon, None, 0.1, SpdMetric::Affine).unwrap_err().to_string().contains("lat,lon"));
+        assert!(new(Space::LatLon, Some(&[95.0, 0.0]), 0.1, SpdMetric::Affine).is_err());
+        assert!(new(Space::Sphere(3), Some(&[1.0, 0.0]), 0.1, SpdMetric::Affine).is_err());
+        // Beyond r* = π/4 on a sphere.
+        assert!(new(Space::Sphere(3), Some(&[1.0, 0.0, 0.0]), 1.0, SpdMetric::Affine).is_err());
+        assert!(new(Space::So3, None, 0.5, SpdMetric::LogEuclidean).is_err());
+        assert!("cholesky".parse::<SpdMetric>().is_err());
+    }
+}
