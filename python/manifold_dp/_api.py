@@ -403,7 +403,7 @@ def mean(
     - ``"error"``: refused, naming it (nothing is released);
     - ``"clip"``: moved onto the ball along the geodesic from the centre; the guarantee is unchanged;
     - ``"drop"``: left out; the mean is over the rows in the ball and their number sets the noise, so the
-      guarantee protects rows in the ball, not whether a row lies outside it (see ``docs/mean.md``).
+      guarantee protects rows in the ball, not whether a row lies outside it (``docs/proofs/mean_outside_ball.md``).
 
     >>> res = mdp.mean(angles_deg, space="circle", format="deg", center=0.0, radius="40deg", epsilon=1.0,
     ...                outside="clip")

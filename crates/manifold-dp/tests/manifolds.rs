@@ -214,6 +214,14 @@ fn sensitivity_bound_holds_on_adversarial_pairs_and_the_search_can_expose_a_wron
             let found = adversarial_shift(&s2, &north, r, n, &tan, 300, 21);
             out.push(("S^2", r, n, found, frechet_sensitivity(&s2, r, n).unwrap()));
         }
+        // The circle is flat (κ = 0, r* = π/2): Δ = 2r/n up to the injectivity limit.
+        let s1 = Sphere::new(2).unwrap();
+        let east = DVector::from_column_slice(&[1.0, 0.0]);
+        for (r, n) in [(1.5, 2), (1.5, 7), (0.3, 4)] {
+            let tan = |rng: &mut rand::rngs::ChaCha12Rng, len: f64| sphere_tangent(&east, len, rng);
+            let found = adversarial_shift(&s1, &east, r, n, &tan, 300, 24);
+            out.push(("S^1", r, n, found, frechet_sensitivity(&s1, r, n).unwrap()));
+        }
         let id = UnitQuaternion::identity();
         for (r, n) in [(0.5, 3), (1.3, 10)] {
             let tan = |rng: &mut rand::rngs::ChaCha12Rng, len: f64| {

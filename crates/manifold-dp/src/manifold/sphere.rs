@@ -1,5 +1,5 @@
 //! The unit sphere S^d ⊂ R^{d+1} with the great-circle metric: sectional curvature 1, injectivity radius π,
-//! so Theorem 2 needs data within r < r* = π/4.
+//! so Theorem 2 needs data within r < r* = π/4 (π/2 on the flat circle S¹).
 
 use super::Manifold;
 use crate::Fallible;
@@ -73,8 +73,11 @@ impl Manifold for Sphere {
         std::f64::consts::PI
     }
 
+    /// 1 on S^d for d ≥ 2. The circle S¹ has no 2-planes, so no sectional curvature: it is locally
+    /// isometric to the line and ρ²/2 has Hessian exactly 1 inside the injectivity radius. So κ = 0 bounds it,
+    /// giving h = 1 and r* = π/2 (docs/proofs/frechet_mean_sensitivity.md).
     fn curvature_bound(&self) -> f64 {
-        1.0
+        if self.ambient == 2 { 0.0 } else { 1.0 }
     }
 
     fn footpoint_independent_normaliser(&self) -> bool {
