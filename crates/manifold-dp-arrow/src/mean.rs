@@ -15,7 +15,9 @@ use arrow_array::{Array, ArrayRef, Float64Array, RecordBatch};
 use manifold_dp::Error as LibError;
 use manifold_dp::manifold::ball::{Outside, Placed, place};
 use manifold_dp::manifold::sensitivity::check_radius;
-use manifold_dp::manifold::{KarcherOptions, KarcherStep, So3, SpdAffine, SpdLogEuclidean, Sphere, karcher_step};
+use manifold_dp::manifold::{
+    KarcherOptions, KarcherStep, Manifold, So3, SpdAffine, SpdLogEuclidean, Sphere, karcher_step,
+};
 use manifold_dp::mechanism::{Conditioning, LaplaceManifold, PrivateFrechetMean};
 use manifold_dp::privacy::Guarantee;
 use manifold_dp::registry::Space;
@@ -136,6 +138,8 @@ pub struct MeanPass {
     /// The first row that is not a point, or (with [`Outside::Error`]) lies outside the ball: its index in the
     /// batch and what is wrong. A pass with a problem must not be used for a release.
     pub problem: Option<(usize, Problem)>,
+    /// The problem row's distance from the centre, when the problem is that it lies outside the ball.
+    pub outside_distance: Option<f64>,
 }
 
 impl MeanPass {
@@ -153,6 +157,7 @@ impl MeanPass {
         self.clipped += other.clipped;
         if self.problem.is_none() {
             self.problem = other.problem;
+            self.outside_distance = other.outside_distance;
         }
     }
 }
@@ -279,6 +284,16 @@ impl MeanPlan {
         self.space
     }
 
+    /// The manifold, for people: `S^2 (unit vectors of R^3)`, `SO(3) (rotation angle metric)`.
+    pub fn describe(&self) -> String {
+        with_geometry!(&self.geometry, |m, _c| m.describe())
+    }
+
+    /// The public radius r.
+    pub fn radius(&self) -> f64 {
+        self.radius
+    }
+
     /// Where the Karcher iteration starts: the centre's coordinates.
     pub fn start(&self) -> Vec<f64> {
         with_geometry!(&self.geometry, |m, c| m.coordinates(c))
@@ -341,6 +356,7 @@ impl MeanPlan {
                                 manifold_dp::privacy::guarantee::short(self.radius)
                             );
                             pass.problem = Some((c * DECODE_CHUNK + i, Problem { column: None, reason }));
+                            pass.outside_distance = Some(distance);
                             return pass;
                         }
                     }
@@ -388,6 +404,7 @@ impl MeanPlan {
                 let mut part = self.pass(batch, &base)?;
                 if let Some((row, p)) = part.problem.take() {
                     pass.problem = Some((offset + row, p));
+                    pass.outside_distance = part.outside_distance;
                     return Ok(MeanFit { mean: base, iterations, pass });
                 }
                 pass.merge(part);
@@ -495,7 +512,7 @@ fn direction_values(space: Space, format: Option<&str>, x: &[f64]) -> Result<Vec
 #[cfg(test)]
 mod tests {
     use super::*;
-    use manifold_dp::manifold::{Manifold, frechet_mean};
+    use manifold_dp::manifold::frechet_mean;
     use manifold_dp::sample::rng::seeded_rng_for_experiments;
 
     fn batch(columns: &[(&str, Vec<f64>)]) -> RecordBatch {

@@ -200,3 +200,66 @@ fn bad_input_names_file_row_and_column_and_exits_2() {
         .assert()
         .success();
 }
+
+/// Latitude/longitude, circle and time-of-day means in the units people use; rows outside the ball refused,
+/// clipped or dropped, with the counts reported.
+#[test]
+fn direction_means_and_rows_outside_the_ball() {
+    let dir = tempfile::tempdir().unwrap();
+    let mean = |csv: &str, args: &[&str]| {
+        let input = dir.path().join("in.csv");
+        fs::write(&input, csv).unwrap();
+        let out = bin().args(["mean", "--input", s(&input), "--json", "--seed", "3"]).args(args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let places = "lat,lon\n44.5,10\n45,9.5\n45.5,10\n45,10.5\n52.5,13.4\n";
+    let base = ["--space", "latlon", "--center", "45,10", "--radius", "300km", "--epsilon", "1000"];
+    let (code, _, err) = mean(places, &base);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("row 5 (line 6)") && err.contains("outside --radius 300km") && err.contains("--outside clip"),
+        "{err}"
+    );
+    for (how, n, dropped, clipped) in [("clip", 5, 0, 1), ("drop", 4, 1, 0)] {
+        let (code, out, err) = mean(places, &[&base[..], &["--outside", how]].concat());
+        assert_eq!(code, Some(0), "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            (v["n"].as_u64(), v["dropped"].as_u64(), v["clipped"].as_u64()),
+            (Some(n), Some(dropped), Some(clipped))
+        );
+        assert_eq!(v["outside"], how);
+        let m: Vec<f64> = serde_json::from_value(v["mean"].clone()).unwrap();
+        // Berlin pulls a clipped mean a little north-east; a dropped one stays at the centre.
+        assert!((m[0] - 45.0).abs() < 1.0 && (m[1] - 10.0).abs() < 1.0, "{how}: {m:?}");
+    }
+    // Times of day across midnight, the centre as a clock time: the mean of 23:00 and 01:00 is midnight.
+    let (code, out, err) = mean(
+        "time\n23:00\n01:00\n23:30\n00:30\n",
+        &["--space", "timeofday", "--center", "00:00", "--radius", "2h", "--epsilon", "1000"],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let h = v["mean"][0].as_f64().unwrap();
+    assert!(!(0.05..=23.95).contains(&h), "{h}");
+    // Degrees on the circle.
+    let (code, out, err) = mean(
+        "angle\n350\n10\n0\n",
+        &["--space", "circle", "--format", "deg", "--center", "0", "--radius", "30deg", "--epsilon", "1000"],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let a = serde_json::from_str::<serde_json::Value>(&out).unwrap()["mean"][0].as_f64().unwrap();
+    assert!(!(0.5..=359.5).contains(&a), "{a}");
+    // Bad centres are named.
+    let (code, _, err) = mean(places, &["--space", "latlon", "--center", "45", "--radius", "300km", "--epsilon", "1"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--center needs 2 coordinates"), "{err}");
+    let (code, _, err) =
+        mean(places, &["--space", "latlon", "--center", "95,10", "--radius", "300km", "--epsilon", "1"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--center") && err.contains("atitude"), "{err}");
+}

@@ -235,7 +235,7 @@ fn pass_tuple(p: MeanPass) -> PassTuple {
 fn pass_from(t: PassTuple) -> MeanPass {
     let (sum, used, dropped, clipped, problem) = t;
     let problem = problem.map(|(row, column, reason)| (row, manifold_dp_arrow::Problem { column, reason }));
-    MeanPass { sum, used, dropped, clipped, problem }
+    MeanPass { sum, used, dropped, clipped, problem, outside_distance: None }
 }
 
 fn conditioning(name: &str) -> PyResult<Conditioning> {

@@ -230,6 +230,19 @@ pub enum ConditioningArg {
     Ball,
 }
 
+/// What `mean` does with a row outside the ball of --radius around --center.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutsideArg {
+    /// Refuse the file, naming the row; nothing is released.
+    Error,
+    /// Leave such rows out: the mean is over the rows inside, and their number sets the noise. Whether a row
+    /// lies outside (and how many do) is then not protected.
+    Drop,
+    /// Move such a row onto the ball, along the geodesic from --center towards it. The guarantee covers every
+    /// row unchanged.
+    Clip,
+}
+
 /// The metric on spd:K.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SpdMetricArg {
@@ -241,21 +254,28 @@ pub enum SpdMetricArg {
 
 #[derive(Debug, Args)]
 pub struct MeanArgs {
-    /// The space: so3 (rotations), sphere:N (unit vectors of R^N), spd:K (K×K symmetric positive definite
-    /// matrices, one per row as K·K row-major columns).
+    /// The space: so3 (rotations), sphere:N (unit vectors of R^N), latlon (latitude, longitude in degrees),
+    /// circle (angles), timeofday (hours or clock times), spd:K (K×K symmetric positive definite matrices, one
+    /// per row as K·K row-major columns).
     #[arg(long)]
     pub space: String,
     /// The public centre of the data ball (chosen without looking at the data): on so3 `identity` or a
-    /// rotation in --format (w,x,y,z by default); on sphere:N the N coordinates of a unit vector; on spd:K
-    /// `identity` or K·K row-major entries.
+    /// rotation in --format (w,x,y,z by default); on sphere:N the N coordinates of a unit vector; on latlon
+    /// lat,lon in degrees; on circle an angle in --format (rad by default); on timeofday hours or a clock
+    /// time (08:30); on spd:K `identity` or K·K row-major entries.
     #[arg(long, allow_hyphen_values = true)]
     pub center: String,
-    /// The public radius: every point lies within it of --center. An angle on so3 and sphere:N (30deg,
-    /// 0.5rad; below 90deg on so3 and 45deg on spheres, where the mean is unique); a number on spd:K
-    /// (the affine-invariant distance √Σ ln²λ, λ the eigenvalues of C⁻¹X; e.g. 1.5 allows eigenvalue
+    /// The public radius: every point used lies within it of --center. An angle on so3, spheres and the
+    /// circle (30deg, 0.5rad; below 90deg on so3 and the circle and 45deg on spheres, where the mean is
+    /// unique), a distance on latlon (300km, 50mi), a duration on timeofday (2h, 90min; below 6h); a number on
+    /// spd:K (the affine-invariant distance √Σ ln²λ, λ the eigenvalues of C⁻¹X; e.g. 1.5 allows eigenvalue
     /// ratios up to e^1.5 ≈ 4.5).
     #[arg(long)]
     pub radius: String,
+    /// What to do with a row outside the radius: refuse the file (error), leave the row out (drop), or move
+    /// it onto the ball (clip).
+    #[arg(long, value_enum, default_value = "error")]
+    pub outside: OutsideArg,
     /// Pure differential privacy budget for the whole data set (neighbouring data sets differ in one row).
     #[arg(long, allow_hyphen_values = true)]
     pub epsilon: f64,
@@ -269,10 +289,11 @@ pub struct MeanArgs {
     /// or tab.
     #[arg(long, value_parser = parse_delimiter)]
     pub delimiter: Option<u8>,
-    /// How rotations are written (so3 only): quat-wxyz (default), quat-xyzw, matrix, rotvec, euler:SEQ[:deg].
+    /// How rotations are written (so3): quat-wxyz (default), quat-xyzw, matrix, rotvec, euler:SEQ[:deg]; how
+    /// angles are written (circle): rad (default) or deg.
     #[arg(long)]
     pub format: Option<String>,
-    /// The value columns, in order (default: w,x,y,z / x1,…,xN / m11,m12,…,mKK).
+    /// The value columns, in order (default: w,x,y,z / x1,…,xN / lat,lon / angle / time / m11,m12,…,mKK).
     #[arg(long, value_delimiter = ',')]
     pub columns: Option<Vec<String>>,
     /// Condition the Laplace draw on the ball (see the values).

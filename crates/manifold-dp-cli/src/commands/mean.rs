@@ -1,26 +1,22 @@
-//! `manifold-dp mean`: read a whole file of rotations, unit vectors or SPD matrices, and release its Fréchet
-//! mean with pure ε-DP by the Riemannian Laplace mechanism (library: `mechanism::riemannian_laplace`).
-//! Nothing is written to disk; the result goes to stdout (text, or one JSON object with --json).
+//! `manifold-dp mean`: read a whole file of rotations, directions (unit vectors, latitude/longitude, angles,
+//! times of day) or SPD matrices, and release its Fréchet mean with pure ε-DP by the Riemannian Laplace
+//! mechanism. The work is the Arrow core's `MeanPlan` (the same as Python's and Spark's); this file parses,
+//! reads the rows and prints. Nothing is written to disk; the result goes to stdout (text, or JSON with --json).
 
 use crate::BadInput;
-use crate::args::{ConditioningArg, MeanArgs, SpdMetricArg};
+use crate::args::{ConditioningArg, MeanArgs, OutsideArg, SpdMetricArg};
 use crate::io::table::{FileFormat, InputBatch, TableReader};
 use anyhow::Result;
 use arrow_array::RecordBatch;
 use manifold_dp::Error as LibError;
-use manifold_dp::manifold::{So3, SpdAffine, SpdLogEuclidean, Sphere};
-use manifold_dp::mechanism::{Conditioning, LaplaceManifold, PrivateFrechetMean};
+use manifold_dp::manifold::Outside;
+use manifold_dp::mechanism::Conditioning;
 use manifold_dp::privacy::guarantee::short;
 use manifold_dp::registry::Space;
 use manifold_dp::sample::rng::{os_rng, seeded_rng_for_experiments};
 use manifold_dp::space::representation::Representation;
-use manifold_dp::space::so3::Tolerance;
-use manifold_dp::space::spd::{DEFAULT_SYMMETRY_TOLERANCE, spd_from_row_major, to_row_major};
-use manifold_dp::space::sphere::unit_vector_default;
-use manifold_dp_arrow::{Decoded, DirectionColumns, PointColumns, Problem, RotationColumns, SpdColumns};
-use nalgebra::{DMatrix, UnitQuaternion};
+use manifold_dp_arrow::{MeanPlan, SpdMetric};
 use serde_json::json;
-use std::f64::consts::PI;
 
 pub(crate) fn numbers(s: &str, what: &str) -> Result<Vec<f64>, BadInput> {
     s.split(',')
@@ -34,13 +30,7 @@ pub(crate) fn numbers(s: &str, what: &str) -> Result<Vec<f64>, BadInput> {
         .collect()
 }
 
-/// Where each point came from, for messages about one of them.
-struct Located<P> {
-    points: Vec<P>,
-    /// (1-based data row, line in the CSV file).
-    rows: Vec<(u64, Option<u64>)>,
-}
-
+/// "FILE: row R (line L)" for a data row and its CSV line.
 fn locate(path: &str, (row, line): (u64, Option<u64>)) -> String {
     match line {
         Some(line) => format!("{path}: row {row} (line {line})"),
@@ -48,38 +38,96 @@ fn locate(path: &str, (row, line): (u64, Option<u64>)) -> String {
     }
 }
 
-/// Reads every row; the first invalid one is an error naming its row and column.
-fn read_all<P>(
-    mut reader: TableReader,
-    path: &str,
-    decode: impl Fn(&RecordBatch) -> Result<Decoded<P>, manifold_dp_arrow::Error>,
-) -> Result<Located<P>> {
-    let mut out = Located { points: Vec::new(), rows: Vec::new() };
+/// (1-based data row, line in the CSV file) of every row read.
+type Origins = Vec<(u64, Option<u64>)>;
+
+/// The rows of a file held in memory, with where each came from.
+fn read_all(mut reader: TableReader, path: &str) -> Result<(Vec<RecordBatch>, Origins)> {
+    let mut batches = Vec::new();
+    let mut rows = Vec::new();
     while let Some(input) = reader.next_batch()? {
-        let InputBatch { batch, rows, lines, .. } = input;
-        let decoded = decode(&batch).map_err(|e| crate::codec_error(path, e))?;
-        if let Some((i, Problem { column, reason })) = decoded.problems.into_iter().next() {
-            let column = column.map(|c| format!(", column {c:?}")).unwrap_or_default();
-            let at = locate(path, (rows[i], lines.as_ref().map(|l| l[i])));
-            return Err(BadInput(format!("{at}{column}: {reason}\nNothing was released; fix or remove the row")).into());
-        }
-        out.rows.extend(rows.iter().enumerate().map(|(i, &r)| (r, lines.as_ref().map(|l| l[i]))));
-        out.points.extend(decoded.points);
+        let InputBatch { batch, rows: numbers, lines, .. } = input;
+        rows.extend(numbers.iter().enumerate().map(|(i, &r)| (r, lines.as_ref().map(|l| l[i]))));
+        batches.push(batch);
     }
-    if out.points.is_empty() {
+    if rows.is_empty() {
         return Err(BadInput(format!("{path} has no data rows; there is no mean to release")).into());
     }
-    Ok(out)
+    Ok((batches, rows))
 }
 
-/// How a result is printed: the mean's values and names, and the distance unit.
-struct Shape<'a, P> {
-    space: String,
-    format: String,
-    names: Vec<String>,
-    encode: &'a dyn Fn(&P) -> Vec<f64>,
-    /// Distances are angles (printed in rad and deg) or plain numbers.
-    angular: bool,
+/// The centre as the plan takes it: `None` for the identity (so3, spd:K), else numbers in the table's form
+/// (a time of day may also be a clock time such as 08:30).
+fn center(space: Space, args: &MeanArgs) -> Result<Option<Vec<f64>>, BadInput> {
+    let text = args.center.trim();
+    let what = match space {
+        Space::So3 | Space::Spd(_) if text.eq_ignore_ascii_case("identity") => return Ok(None),
+        Space::So3 => {
+            format!("give a rotation in --format {}, or identity", args.format.as_deref().unwrap_or("quat-wxyz"))
+        }
+        Space::Spd(k) => format!("give the {} entries row by row, or identity", k * k),
+        Space::LatLon => "give latitude,longitude in degrees".into(),
+        Space::Circle => format!("give an angle in {}", args.format.as_deref().unwrap_or("rad")),
+        Space::TimeOfDay => {
+            if let Ok(clock) = manifold_dp_arrow::clock::parse(text) {
+                return Ok(Some(vec![clock.hours]));
+            }
+            "give hours (8.5) or a clock time (08:30)".into()
+        }
+        Space::Sphere(n) => format!("give the {n} coordinates of a unit vector"),
+    };
+    let values = numbers(text, &what)?;
+    let needed = match space {
+        Space::Sphere(n) => n,
+        Space::LatLon => 2,
+        Space::Circle | Space::TimeOfDay => 1,
+        _ => values.len(),
+    };
+    if values.len() != needed {
+        return Err(BadInput(format!("--center needs {needed} coordinates on {space}, got {}", values.len())));
+    }
+    Ok(Some(values))
+}
+
+/// What the mean's values are, for people.
+fn form(space: Space, args: &MeanArgs) -> String {
+    match space {
+        Space::So3 => args.format.clone().unwrap_or_else(|| "quat-wxyz".into()),
+        Space::Sphere(_) => "unit vector".into(),
+        Space::LatLon => "latitude, longitude in degrees".into(),
+        Space::Circle => format!("angle in {}", args.format.as_deref().unwrap_or("rad")),
+        Space::TimeOfDay => "hours".into(),
+        Space::Spd(_) => "row-major matrix".into(),
+    }
+}
+
+/// A distance for people: radians and the space's natural unit (deg, km, h), or a plain number on spd:K.
+fn shown(space: Space, x: f64) -> String {
+    if matches!(space, Space::Spd(_)) {
+        return short(x);
+    }
+    let unit = space.natural_unit();
+    format!("{} rad ({} {})", short(x), short(x / unit.radians), unit.name)
+}
+
+/// The value column names the plan reads.
+fn column_names(space: Space, args: &MeanArgs) -> Result<Vec<String>> {
+    if let Some(c) = &args.columns {
+        return Ok(c.clone());
+    }
+    Ok(match space {
+        Space::So3 => args.format.as_deref().unwrap_or("quat-wxyz").parse::<Representation>()?.column_names(),
+        Space::Spd(k) => manifold_dp_arrow::spd::default_names(k),
+        _ => manifold_dp_arrow::direction::default_names(space),
+    })
+}
+
+/// A library or table error of the mean, as the command line reports it.
+fn plan_error(path: &str, e: manifold_dp_arrow::Error) -> anyhow::Error {
+    match e {
+        manifold_dp_arrow::Error::Library(e) => e.into(),
+        other => crate::codec_error(path, other).into(),
+    }
 }
 
 pub fn run(args: MeanArgs) -> Result<()> {
@@ -92,14 +140,54 @@ pub fn run(args: MeanArgs) -> Result<()> {
         ConditioningArg::None => Conditioning::Unconditioned,
         ConditioningArg::Ball => Conditioning::Ball,
     };
+    let outside = match args.outside {
+        OutsideArg::Error => Outside::Error,
+        OutsideArg::Drop => Outside::Drop,
+        OutsideArg::Clip => Outside::Clip,
+    };
+    let metric = match args.metric {
+        SpdMetricArg::Affine => SpdMetric::Affine,
+        SpdMetricArg::LogEuclidean => SpdMetric::LogEuclidean,
+    };
     let in_fmt = FileFormat::resolve(args.input_format, &args.input, "--input-format")?;
     let path = args.input.as_str();
-    if args.format.is_some() && space != Space::So3 {
-        return Err(BadInput("--format applies to --space so3 only".into()).into());
+    if args.format.is_some() && !matches!(space, Space::So3 | Space::Circle) {
+        return Err(BadInput(
+            "--format applies to --space so3 (a rotation format) and circle (rad or deg) only".into(),
+        )
+        .into());
     }
     if args.metric != SpdMetricArg::Affine && !matches!(space, Space::Spd(_)) {
         return Err(BadInput("--metric applies to --space spd:K only".into()).into());
     }
+    if space == Space::So3 {
+        args.format.as_deref().unwrap_or("quat-wxyz").parse::<Representation>()?;
+    }
+    let center = center(space, &args)?;
+    let radius = match space {
+        Space::Spd(k) => args.radius.trim().parse::<f64>().map_err(|_| {
+            BadInput(format!(
+                "--radius {:?}: on spd:{k} give a plain number (an affine-invariant distance, e.g. 1.5)",
+                args.radius
+            ))
+        })?,
+        _ => space.parse_distance(&args.radius)?,
+    };
+    let plan = MeanPlan::new(
+        space,
+        args.format.as_deref(),
+        args.columns.as_deref(),
+        center.as_deref(),
+        radius,
+        outside,
+        metric,
+    )
+    .map_err(|e| match e {
+        manifold_dp_arrow::Error::Library(e @ LibError::InvalidParameter { name: "radius", .. }) => {
+            BadInput(format!("--radius {}: {e}", args.radius))
+        }
+        e => BadInput(format!("--center {}: {e}", args.center)),
+    })?;
     // With --ledger, a release over the data set's budget is refused before the file is read.
     let charge = crate::commands::ledger::Charge::prepare(
         &args.ledger,
@@ -107,196 +195,116 @@ pub fn run(args: MeanArgs) -> Result<()> {
         format!("mean {}", args.space),
         &[manifold_dp::privacy::Guarantee::PureDp { epsilon: args.epsilon }],
     )?;
-    let charge = charge.as_ref();
-    let columns = args.columns.as_deref();
-    match space {
-        Space::So3 => {
-            let repr: Representation = args.format.as_deref().unwrap_or("quat-wxyz").parse()?;
-            let center = if args.center.trim() == "identity" {
-                UnitQuaternion::identity()
-            } else {
-                let values = numbers(&args.center, &format!("give a rotation in --format {repr}, or identity"))?;
-                repr.decode(&values, &Tolerance::default()).map_err(|e| BadInput(format!("--center: {e}")))?
-            };
-            let radius = Space::So3.parse_distance(&args.radius)?;
-            let reader = TableReader::open(path, in_fmt, args.delimiter, false)?;
-            let cols = RotationColumns::locate(&reader.schema(), repr, columns, repr)
-                .map_err(|e| crate::codec_error(path, e))?;
-            let data = read_all(reader, path, |b| cols.decode(b))?;
-            let encode = |q: &UnitQuaternion<f64>| repr.encode(q);
-            let shape = Shape {
-                space: "so3".into(),
-                format: repr.to_string(),
-                names: cols.names().to_vec(),
-                encode: &encode,
-                angular: true,
-            };
-            release(&args, So3, center, radius, conditioning, data, shape, charge)
+    let names = column_names(space, &args)?;
+    let (batches, rows) = read_all(TableReader::open(path, in_fmt, args.delimiter, false)?, path)?;
+    let fit = plan.fit(&batches).map_err(|e| plan_error(path, e))?;
+    if let Some((i, problem)) = &fit.pass.problem {
+        let at = locate(path, rows[*i]);
+        if let Some(distance) = fit.pass.outside_distance {
+            let d = shown(space, distance);
+            return Err(BadInput(format!(
+                "{at}: the point is at distance {d} from --center, outside --radius {}.\nEvery point must lie within \
+                 the public radius (that is what bounds one row's influence). Nothing was released: choose a larger \
+                 radius or a better centre without looking at the data, use --outside clip (move such rows onto the \
+                 ball) or --outside drop, or remove the row",
+                args.radius
+            ))
+            .into());
         }
-        Space::Sphere(n) => {
-            let values = numbers(&args.center, &format!("give the {n} coordinates of a unit vector"))?;
-            if values.len() != n {
-                return Err(
-                    BadInput(format!("--center needs {n} coordinates on sphere:{n}, got {}", values.len())).into()
-                );
-            }
-            let center = unit_vector_default(&values).map_err(|e| BadInput(format!("--center: {e}")))?;
-            let radius = Space::Sphere(n).parse_distance(&args.radius)?;
-            let reader = TableReader::open(path, in_fmt, args.delimiter, false)?;
-            let cols = DirectionColumns::locate(&reader.schema(), Space::Sphere(n), None, columns)
-                .map_err(|e| crate::codec_error(path, e))?;
-            let data = read_all(reader, path, |b| cols.decode(b))?;
-            let encode = |v: &nalgebra::DVector<f64>| v.as_slice().to_vec();
-            let shape = Shape {
-                space: format!("sphere:{n}"),
-                format: "unit vector".into(),
-                names: cols.names().to_vec(),
-                encode: &encode,
-                angular: true,
-            };
-            release(&args, Sphere::new(n)?, center, radius, conditioning, data, shape, charge)
-        }
-        Space::Spd(k) => {
-            let center = if args.center.trim() == "identity" {
-                DMatrix::identity(k, k)
-            } else {
-                let values = numbers(&args.center, &format!("give the {} entries row by row, or identity", k * k))?;
-                spd_from_row_major(&values, k, DEFAULT_SYMMETRY_TOLERANCE)
-                    .map_err(|e| BadInput(format!("--center: {e}")))?
-            };
-            let radius: f64 = args.radius.trim().parse().map_err(|_| {
-                BadInput(format!(
-                    "--radius {:?}: on spd:{k} give a plain number (an affine-invariant distance, e.g. 1.5)",
-                    args.radius
-                ))
-            })?;
-            let reader = TableReader::open(path, in_fmt, args.delimiter, false)?;
-            let cols = SpdColumns::locate(&reader.schema(), k, columns).map_err(|e| crate::codec_error(path, e))?;
-            let data = read_all(reader, path, |b| cols.decode(b))?;
-            let encode = |m: &DMatrix<f64>| to_row_major(m);
-            let shape = Shape {
-                space: format!("spd:{k}"),
-                format: "row-major matrix".into(),
-                names: cols.names().to_vec(),
-                encode: &encode,
-                angular: false,
-            };
-            match args.metric {
-                SpdMetricArg::Affine => {
-                    release(&args, SpdAffine::new(k)?, center, radius, conditioning, data, shape, charge)
-                }
-                SpdMetricArg::LogEuclidean => {
-                    release(&args, SpdLogEuclidean::new(k)?, center, radius, conditioning, data, shape, charge)
-                }
-            }
-        }
-        other => Err(BadInput(format!(
-            "mean on --space {other} is not available yet: use so3, sphere:N (latitude/longitude as sphere:3 unit \
-             vectors) or spd:K"
-        ))
-        .into()),
+        let column = problem.column.as_ref().map(|c| format!(", column {c:?}")).unwrap_or_default();
+        return Err(
+            BadInput(format!("{at}{column}: {}\nNothing was released; fix or remove the row", problem.reason)).into()
+        );
     }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn release<M: LaplaceManifold>(
-    args: &MeanArgs,
-    manifold: M,
-    center: M::Point,
-    radius: f64,
-    conditioning: Conditioning,
-    data: Located<M::Point>,
-    shape: Shape<'_, M::Point>,
-    charge: Option<&crate::commands::ledger::Charge>,
-) -> Result<()> {
-    let n = data.points.len();
-    let describe = manifold.describe();
-    let mech = PrivateFrechetMean::new(manifold, center, radius, n, args.epsilon, conditioning)?;
     let mut rng = match args.seed {
         Some(seed) => seeded_rng_for_experiments(seed),
         None => os_rng()?,
     };
-    let private = match mech.release(&data.points, &mut rng) {
-        Ok(p) => p,
-        Err(LibError::OutsideBall { index, distance, radius }) => {
-            let at = locate(&args.input, data.rows[index]);
-            let (d, r) = if shape.angular {
-                (format!("{} rad ({} deg)", short(distance), short(distance * 180.0 / PI)), args.radius.to_string())
-            } else {
-                (short(distance), short(radius))
-            };
-            return Err(BadInput(format!(
-                "{at}: the point is at distance {d} from --center, outside --radius {r}.\nEvery point must lie within \
-                 the public radius (that is what bounds one row's influence). Nothing was released: choose a larger \
-                 radius or a better centre without looking at the data, or remove the row"
-            ))
-            .into());
-        }
-        Err(e @ LibError::Unrepresentable(_)) => {
+    let released = match plan.release(&fit.mean, fit.pass.used, args.epsilon, conditioning, &mut rng) {
+        Ok(r) => r,
+        Err(manifold_dp_arrow::Error::Library(e @ LibError::Unrepresentable(_))) => {
             // The refusal is a function of the noise draw, so it costs what a release costs: charge it, or a
             // retry would be a silent redraw.
-            if let Some(c) = charge {
-                c.record(&[mech.guarantee()], false)?;
+            if let Some(c) = charge.as_ref() {
+                c.record(&[manifold_dp::privacy::Guarantee::PureDp { epsilon: args.epsilon }], false)?;
             }
             return Err(e.into());
         }
-        Err(e) => return Err(e.into()),
+        Err(e) => return Err(plan_error(path, e)),
     };
-    let values = (shape.encode)(&private);
-    let guarantee = mech.guarantee();
+    let guarantee = released.guarantee;
     // Recorded before the mean is printed: a refusal prints nothing.
-    if let Some(c) = charge {
-        c.record(&[guarantee], false)?;
+    if let Some(c) = charge.as_ref() {
+        c.record(std::slice::from_ref(&guarantee), false)?;
     }
-    let expected = mech.expected_error();
+    let n = released.n;
+    let angular = !matches!(space, Space::Spd(_));
+    let describe = plan.describe();
     let randomness = if args.seed.is_some() { "seeded (experiments only, not a release)" } else { "os" };
-    let deg = |x: f64| x * 180.0 / PI;
+    let unit = space.natural_unit();
+    let natural = |x: f64| x / unit.radians;
     if args.json {
         let mut obj = json!({
-            "space": shape.space,
+            "space": space.to_string(),
             "manifold": describe,
-            "format": shape.format,
-            "columns": shape.names,
+            "format": form(space, &args),
+            "columns": names,
             "n": n,
-            "mean": values,
+            "mean": released.mean,
             "epsilon": args.epsilon,
             "guarantee": guarantee,
             "radius": radius,
-            "sensitivity": mech.sensitivity(),
-            "sigma": mech.sigma(),
-            "conditioned": mech.conditioned(),
-            "expected_error": expected,
-            "unit": if shape.angular { "rad" } else { "unit" },
+            "outside": outside.to_string(),
+            "dropped": fit.pass.dropped,
+            "clipped": fit.pass.clipped,
+            "sensitivity": released.sensitivity,
+            "sigma": released.sigma,
+            "conditioned": released.conditioned,
+            "expected_error": released.expected_error,
+            "unit": if angular { "rad" } else { "unit" },
             "randomness": randomness,
         });
-        if shape.angular {
-            obj["radius_deg"] = json!(deg(radius));
-            obj["sensitivity_deg"] = json!(deg(mech.sensitivity()));
-            obj["sigma_deg"] = json!(deg(mech.sigma()));
-            obj["expected_error_deg"] = json!(deg(expected));
+        if angular {
+            // Distances also in the unit people think in on the space: deg, km on latlon, h on timeofday.
+            let name = unit.name;
+            obj[format!("radius_{name}")] = json!(natural(radius));
+            obj[format!("sensitivity_{name}")] = json!(natural(released.sensitivity));
+            obj[format!("sigma_{name}")] = json!(natural(released.sigma));
+            obj[format!("expected_error_{name}")] = json!(natural(released.expected_error));
         }
         println!("{obj}");
         return Ok(());
     }
-    let dist = |x: f64| {
-        if shape.angular { format!("{} rad ({} deg)", short(x), short(deg(x))) } else { short(x) }
-    };
-    let joined: Vec<String> = values.iter().map(|v| v.to_string()).collect();
-    println!("Private Fréchet mean of {n} points on {describe} ({}):", shape.format);
-    println!("  {} = {}", shape.names.join(","), joined.join(","));
+    let dist = |x: f64| shown(space, x);
+    let joined: Vec<String> = released.mean.iter().map(|v| v.to_string()).collect();
+    println!("Private Fréchet mean of {n} points on {describe} ({}):", form(space, &args));
+    println!("  {} = {}", names.join(","), joined.join(","));
     println!(
         "Guarantee: {guarantee}, for data sets of {n} points within {} of the centre that differ in one row.",
         dist(radius)
     );
-    println!("Sensitivity: Δ = {} (Reimherr, Bharath & Soto, Theorem 2: 2r(2 − h)/(n·h)).", dist(mech.sensitivity()));
-    let how = if mech.conditioned() {
+    match outside {
+        Outside::Error => {}
+        Outside::Clip => println!(
+            "Rows outside the radius: {} moved onto it (--outside clip; the guarantee covers every row). This \
+             count is for you, not private: do not publish it.",
+            fit.pass.clipped
+        ),
+        Outside::Drop => println!(
+            "Rows outside the radius: {} left out (--outside drop): whether a row lies outside is not protected. \
+             This count is for you, not private: do not publish it.",
+            fit.pass.dropped
+        ),
+    }
+    println!("Sensitivity: Δ = {} (Reimherr, Bharath & Soto, Theorem 2: 2r(2 − h)/(n·h)).", dist(released.sensitivity));
+    let how = if released.conditioned {
         "σ = 2Δ/ε, conditioned on the ball (the release lies within the radius of the centre)"
     } else {
         "σ = Δ/ε, unconditioned"
     };
-    println!("Noise: Riemannian Laplace, scale {} ({how}).", dist(mech.sigma()));
-    let at = if mech.conditioned() { " (when the mean is at the centre)" } else { "" };
-    println!("Expected error: {} between the release and the exact mean{at}.", dist(expected));
+    println!("Noise: Riemannian Laplace, scale {} ({how}).", dist(released.sigma));
+    let at = if released.conditioned { " (when the mean is at the centre)" } else { "" };
+    println!("Expected error: {} between the release and the exact mean{at}.", dist(released.expected_error));
     println!("Randomness: {randomness}.");
     Ok(())
 }
