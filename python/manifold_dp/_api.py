@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Union
 
@@ -363,6 +364,12 @@ def _release_mean(
         raise BadInputError(str(e)) from None
     if ledger is not None:
         ledger._record(dataset, what, out["guarantee"], request_id, allow_unbudgeted)
+    if out["expected_error"] > plan.radius:
+        warnings.warn(
+            f"the expected error {out['expected_error']:.6g} exceeds the radius {plan.radius:.6g} (radians, or the "
+            "SPD distance): at this epsilon and n the release says next to nothing about the data",
+            stacklevel=3,
+        )
     out["dropped"], out["clipped"] = dropped, clipped
     return out
 

@@ -22,6 +22,7 @@ def test_so3_sphere_and_spd_means():
     assert res.mean.shape == (2, 2) and np.allclose(res.mean, spd[0], atol=1e-2)
 
 
+@pytest.mark.filterwarnings("ignore:the expected error")  # two rows: the noise exceeds the radius, as warned
 def test_a_row_outside_the_ball_is_named():
     v = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
     with pytest.raises(mdp.BadInputError) as e:
@@ -59,3 +60,9 @@ def test_directions_in_the_units_people_use():
     assert min(res.mean, 360 - res.mean) < 0.5, res.mean
     with pytest.raises(mdp.BadInputError, match="lat,lon"):
         mdp.mean(df, space="latlon", center="identity", radius="300km", epsilon=1.0, columns=["la", "lo"])
+
+
+def test_a_release_noisier_than_the_radius_is_warned_about():
+    v = np.array([[1.0, 0.0, 0.0]] * 3)
+    with pytest.warns(UserWarning, match="exceeds the radius"):
+        mdp.mean(v, space="sphere:3", center=[1, 0, 0], radius="10deg", epsilon=0.01)

@@ -467,6 +467,19 @@ impl MeanPlan {
     }
 }
 
+/// r*, the largest radius (exclusive) a mean on `space` accepts: where the Fréchet mean is unique and its
+/// sensitivity bounded (π/4 on spheres and the Earth, π/2 on SO(3), the circle and time of day, ∞ on SPD).
+pub fn max_radius(space: Space) -> f64 {
+    match space {
+        Space::So3 => manifold_dp::manifold::max_radius(&So3),
+        Space::Spd(_) => f64::INFINITY,
+        _ => space
+            .sphere_dim()
+            .and_then(|n| Sphere::new(n).ok())
+            .map_or(f64::NAN, |m| manifold_dp::manifold::max_radius(&m)),
+    }
+}
+
 fn not_applicable(why: &str) -> Error {
     Error::Library(LibError::NotApplicable(why.to_string()))
 }

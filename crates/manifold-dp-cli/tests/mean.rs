@@ -254,6 +254,15 @@ fn direction_means_and_rows_outside_the_ball() {
     assert_eq!(code, Some(0), "{err}");
     let a = serde_json::from_str::<serde_json::Value>(&out).unwrap()["mean"][0].as_f64().unwrap();
     assert!(!(0.5..=359.5).contains(&a), "{a}");
+    // A radius beyond r* is refused in the user's unit; a release noisier than the radius is warned about.
+    let (code, _, err) =
+        mean(places, &["--space", "latlon", "--center", "45,10", "--radius", "6000km", "--epsilon", "1"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--radius 6000km: must be below") && err.contains("5003") && err.contains("km"), "{err}");
+    let (code, _, err) =
+        mean(places, &[&base[..4], &["--radius", "300km", "--epsilon", "0.01", "--outside", "clip"]].concat());
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("warning: the expected error") && err.contains("exceeds the radius"), "{err}");
     // Bad centres are named.
     let (code, _, err) = mean(places, &["--space", "latlon", "--center", "45", "--radius", "300km", "--epsilon", "1"]);
     assert_eq!(code, Some(2));

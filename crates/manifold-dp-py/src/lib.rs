@@ -283,6 +283,12 @@ impl MeanPlan {
         Ok(MeanPlan { inner })
     }
 
+    /// The public radius, in the space's distance unit (radians on spheres, SO(3), circle, time of day).
+    #[getter]
+    fn radius(&self) -> f64 {
+        self.inner.radius()
+    }
+
     /// The first base point: the centre's coordinates.
     fn start(&self) -> Vec<f64> {
         self.inner.start()

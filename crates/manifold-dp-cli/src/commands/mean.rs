@@ -183,6 +183,14 @@ pub fn run(args: MeanArgs) -> Result<()> {
         metric,
     )
     .map_err(|e| match e {
+        manifold_dp_arrow::Error::Library(LibError::InvalidParameter { name: "radius", value, .. }) if value > 0.0 => {
+            BadInput(format!(
+                "--radius {}: must be below {} on {space}, where the Fréchet mean is unique and its sensitivity \
+                 bounded (r* = π/4 on spheres and the Earth, π/2 on so3, the circle and time of day)",
+                args.radius,
+                shown(space, manifold_dp_arrow::mean::max_radius(space))
+            ))
+        }
         manifold_dp_arrow::Error::Library(e @ LibError::InvalidParameter { name: "radius", .. }) => {
             BadInput(format!("--radius {}: {e}", args.radius))
         }
@@ -238,6 +246,14 @@ pub fn run(args: MeanArgs) -> Result<()> {
         c.record(std::slice::from_ref(&guarantee), false)?;
     }
     let n = released.n;
+    if released.expected_error > radius {
+        eprintln!(
+            "warning: the expected error {} exceeds the radius {}: at this epsilon and n the release says next to \
+             nothing about the data (more rows or a larger epsilon help)",
+            shown(space, released.expected_error),
+            shown(space, radius)
+        );
+    }
     let angular = !matches!(space, Space::Spd(_));
     let describe = plan.describe();
     let randomness = if args.seed.is_some() { "seeded (experiments only, not a release)" } else { "os" };
