@@ -82,7 +82,9 @@ class Mechanism:
     ``Mechanism("so3", "laplace", epsilon=1.0)`` or ``Mechanism("latlon", "purkayastha", protect="2km",
     level=1)`` (ε = level / distance). Spaces: ``so3``, ``circle`` (radians), ``timeofday`` (hours),
     ``latlon`` (degrees), ``sphere:N``. Mechanisms: ``laplace``, ``bingham`` (so3); ``purkayastha``, ``vmf``,
-    ``wrapped-laplace`` (circle and timeofday) on the others.
+    ``wrapped-laplace`` (circle and timeofday) on the others; ``"auto"`` picks the one with the smallest
+    expected error at the budget, from the exact laws (``.mechanism`` says which, ``.why`` why). Naming one
+    that moves points 2× or more farther than another at the same guarantee warns.
 
     Releases are float-safe: rounded onto a public grid chosen from the budget, its small cost in the
     guarantee. ``snap="1s"`` (or ``"10m"``, ``"0.01deg"``) rounds them again onto a coarser grid whose step is
@@ -110,7 +112,15 @@ class Mechanism:
         except ValueError as e:
             raise BadInputError(str(e)) from None
         self.space = self._native.space
-        self.mechanism = mechanism
+        #: The mechanism's name: what ``"auto"`` chose, from the exact laws.
+        self.mechanism = self._native.mechanism
+        #: Why ``"auto"`` chose it (the expected errors compared), else ``None``.
+        self.why: Optional[str] = None
+        note = self._native.note
+        if mechanism.strip().lower() == "auto":
+            self.why = note
+        elif note is not None:
+            warnings.warn(note, stacklevel=2)
 
     def __repr__(self) -> str:
         return f"Mechanism({self.space!r}, {self.mechanism!r}, guarantee={self.guarantee!r})"

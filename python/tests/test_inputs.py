@@ -47,6 +47,7 @@ def test_every_rotation_format(rng):
         assert np.all((back(out) * rot.inv()).magnitude() < 1e-3), fmt
 
 
+@pytest.mark.filterwarnings("ignore:.*farther than")  # a less accurate mechanism on purpose
 def test_scipy_rotation_in_rotation_out(rng):
     rot = Rotation.from_quat(random_quats(rng, 100))
     out = mdp.Mechanism("so3", "bingham", epsilon=BIG).privatize(rot)
@@ -56,6 +57,7 @@ def test_scipy_rotation_in_rotation_out(rng):
     assert isinstance(one, Rotation) and one.single
 
 
+@pytest.mark.filterwarnings("ignore:.*farther than")  # a less accurate mechanism on purpose
 def test_directions_in_their_units():
     angles = np.array([0.1, 3.0, 6.2])
     out = mdp.privatize(angles, space="circle", mechanism="purkayastha", epsilon=BIG)

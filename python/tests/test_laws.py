@@ -65,3 +65,15 @@ def test_negative_control_a_wrong_epsilon_is_caught(space, mechanism, epsilon):
     mech = mdp.Mechanism(space, mechanism, epsilon)
     p = ks_pvalue(draw(space, mechanism, epsilon * 1.15, seed=8), mech)
     assert p < ALPHA, f"{space} {mechanism}: the KS test missed a 15% epsilon error (p = {p:.3g})"
+
+
+def test_auto_picks_the_most_accurate_mechanism_and_a_poor_pick_warns():
+    import warnings
+
+    mech = mdp.Mechanism("latlon", "auto", protect="5km", level=1)
+    assert mech.mechanism == "purkayastha" and "vmf: expected error 223" in mech.why
+    with pytest.warns(UserWarning, match=r"vmf moves points 22\.\d+× farther than purkayastha"):
+        mdp.Mechanism("latlon", "vmf", protect="5km", level=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the better choice is silent
+        assert mdp.Mechanism("so3", "laplace", epsilon=1.0).why is None

@@ -365,3 +365,39 @@ fn tab_and_semicolon_separated_files_keep_their_separator() {
         .code(2)
         .stderr(predicate::str::contains("cannot separate fields"));
 }
+
+/// `--mechanism auto` picks the most accurate mechanism from the exact laws and says why; naming one 2× or more
+/// less accurate warns; the ledger records the mechanism that ran; auto cannot solve a radius for ε.
+#[test]
+fn auto_chooses_the_mechanism_and_a_poor_choice_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.csv");
+    fs::write(&input, "lat,lon\n48.85,2.35\n48.86,2.33\n").unwrap();
+    let ledger = dir.path().join("l.sqlite");
+    bin()
+        .args(["budget", "ledger", "--db", s(&ledger), "init", "--dataset", "in", "--metric-dp", "5000"])
+        .args(["--metric", "sphere_surface"])
+        .assert()
+        .success();
+    let run = |mechanism: &str| {
+        let mut c = bin();
+        c.args(["privatize", "--space", "latlon", "--mechanism", mechanism, "--protect", "5km", "--level", "1"])
+            .args(["--input", s(&input), "--output", "/dev/null", "--quiet"]);
+        c
+    };
+    run("auto").assert().success().stderr(
+        predicate::str::contains("mechanism auto: purkayastha (purkayastha: expected error 9.99")
+            .and(predicate::str::contains("vmf: expected error 223")),
+    );
+    run("vmf").assert().success().stderr(predicate::str::contains("warning: vmf moves points 22."));
+    run("purkayastha").assert().success().stderr(predicate::str::is_empty());
+    run("auto").args(["--ledger", s(&ledger), "--dataset", "in"]).assert().success();
+    let out =
+        bin().args(["budget", "ledger", "--db", s(&ledger), "show", "--dataset", "in", "--json"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("privatize latlon purkayastha"));
+    bin()
+        .args(["radius", "--space", "latlon", "--mechanism", "auto", "--radius", "5km", "--level", "0.5"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--mechanism auto: solving epsilon for a radius needs one mechanism"));
+}

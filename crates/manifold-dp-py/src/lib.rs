@@ -8,7 +8,7 @@ use arrow_pyarrow::PyArrowType;
 use manifold_dp::manifold::Outside;
 use manifold_dp::mechanism::Conditioning;
 use manifold_dp::privacy::Guarantee;
-use manifold_dp::registry::{Budget, MechanismName, PointMechanism, Space};
+use manifold_dp::registry::{Budget, MechanismChoice, PointMechanism, Space};
 use manifold_dp::sample::rng::{StreamKey, os_rng, seeded_rng_for_experiments};
 use manifold_dp_arrow::{Codec, MeanPass, MeanStep, RowIds, SpdMetric};
 use manifold_dp_ledger::{Admission, Ledger as SqlLedger, LedgerError};
@@ -65,6 +65,8 @@ type Rejected = (usize, Option<String>, String);
 struct Mechanism {
     inner: PointMechanism,
     space: Space,
+    /// What `auto` chose and why, or why the named mechanism is 2× or more less accurate than another.
+    note: Option<String>,
 }
 
 #[pymethods]
@@ -81,7 +83,7 @@ impl Mechanism {
         snap: Option<&str>,
     ) -> PyResult<Self> {
         let space: Space = space.parse().map_err(bad)?;
-        let name: MechanismName = mechanism.parse().map_err(bad)?;
+        let choice: MechanismChoice = mechanism.parse().map_err(bad)?;
         let budget = match (epsilon, protect, level, concentration) {
             (Some(e), None, None, None) => Budget::Epsilon(e),
             (None, Some(r), Some(l), None) => {
@@ -94,12 +96,27 @@ impl Mechanism {
             }
             _ => return Err(bad("give one budget: epsilon=, protect= with level=, or concentration=")),
         };
-        let mut inner = PointMechanism::new(space, name, budget).map_err(bad)?;
+        let chosen = PointMechanism::choose(space, choice, budget).map_err(bad)?;
+        let unit = space.natural_unit();
+        let note = if chosen.auto {
+            Some(format!("auto chose {} ({})", chosen.name, chosen.comparison(unit)))
+        } else {
+            chosen.much_better().map(|(better, times)| {
+                format!(
+                    "{} moves points {}× farther than {better} at this budget ({}); mechanism=\"{better}\" (or \"auto\") \
+                     gives the same guarantee with less noise",
+                    chosen.name,
+                    manifold_dp::privacy::guarantee::short(times),
+                    chosen.comparison(unit)
+                )
+            })
+        };
+        let mut inner = chosen.mechanism;
         if let Some(step) = snap {
             let radians = space.parse_distance(step).map_err(|e| bad(format!("snap={step:?}: {e}")))?;
             inner = inner.with_output_step(radians).map_err(|e| bad(format!("snap={step:?}: {e}")))?;
         }
-        Ok(Mechanism { inner, space })
+        Ok(Mechanism { inner, space, note })
     }
 
     /// The guarantee of each released row, as JSON (the command line's keys).
@@ -111,6 +128,18 @@ impl Mechanism {
     #[getter]
     fn space(&self) -> String {
         self.space.to_string()
+    }
+
+    /// The mechanism's name (what `auto` chose).
+    #[getter]
+    fn mechanism(&self) -> &'static str {
+        self.inner.name()
+    }
+
+    /// What `auto` chose and why, or why the named mechanism is 2× or more less accurate than another.
+    #[getter]
+    fn note(&self) -> Option<String> {
+        self.note.clone()
     }
 
     /// Radius of indistinguishability at level `p`, in radians.

@@ -246,6 +246,78 @@ impl fmt::Display for MechanismName {
     }
 }
 
+/// A mechanism as a user names it: one by its name, or `auto` (the most accurate at the budget).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MechanismChoice {
+    /// This mechanism.
+    Named(MechanismName),
+    /// The mechanism of the space with the smallest expected error at the budget ([`PointMechanism::choose`]).
+    Auto,
+}
+
+impl FromStr for MechanismChoice {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
+        if s.trim().eq_ignore_ascii_case("auto") {
+            return Ok(MechanismChoice::Auto);
+        }
+        s.parse::<MechanismName>().map(MechanismChoice::Named).map_err(|e| UnknownName(format!("{e}, or auto")))
+    }
+}
+
+impl fmt::Display for MechanismChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MechanismChoice::Named(m) => m.fmt(f),
+            MechanismChoice::Auto => f.write_str("auto"),
+        }
+    }
+}
+
+/// A mechanism resolved from a [`MechanismChoice`], with the comparison behind it.
+#[derive(Debug, Clone)]
+pub struct Chosen {
+    /// The mechanism.
+    pub mechanism: PointMechanism,
+    /// Its name.
+    pub name: MechanismName,
+    /// Whether `auto` chose it.
+    pub auto: bool,
+    /// Every mechanism of the space at the same budget and its expected error E[ρ(x, release)] in radians,
+    /// most accurate first (empty under an explicit Bingham concentration, which has no common budget).
+    pub compared: Vec<(MechanismName, f64)>,
+}
+
+impl Chosen {
+    /// The most accurate mechanism when it moves points on average at most half as far as the chosen one:
+    /// its name and how many times farther the chosen one moves them.
+    pub fn much_better(&self) -> Option<(MechanismName, f64)> {
+        let (best, best_error) = *self.compared.first()?;
+        let mine = self.compared.iter().find(|(n, _)| *n == self.name)?.1;
+        (best != self.name && mine >= 2.0 * best_error).then_some((best, mine / best_error))
+    }
+
+    /// Why this mechanism, for people, with distances in `unit` (e.g. "purkayastha: expected error 10 km;
+    /// vmf 224 km (22.4× farther)"). Empty when nothing was compared.
+    pub fn comparison(&self, unit: DistanceUnit) -> String {
+        let best = self.compared.first().map_or(f64::NAN, |c| c.1);
+        let show = |x: f64| crate::privacy::guarantee::short(x / unit.radians);
+        self.compared
+            .iter()
+            .map(|&(n, e)| {
+                let times = if n == self.compared[0].0 {
+                    String::new()
+                } else {
+                    format!(" ({}× farther)", crate::privacy::guarantee::short(e / best))
+                };
+                format!("{n}: expected error {} {}{times}", show(e), unit.name)
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
 /// How much noise: ε per radian, or "protect `radius` (radians) at `level`" (ε = level / radius), or (Bingham
 /// only, for reproducing papers) the concentration κ itself.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -336,6 +408,42 @@ impl PointMechanism {
         }
     }
 
+    /// Resolves `choice` on `space` at `budget`: a named mechanism as [`PointMechanism::new`] builds it, or
+    /// for [`MechanismChoice::Auto`] the mechanism with the smallest expected error E[ρ(x, release)], from the
+    /// exact laws. Every candidate carries the same ε per radian of the space's distance (vmf's guarantee in
+    /// chordal distance implies it), so the comparison is at one guarantee.
+    pub fn choose(space: Space, choice: MechanismChoice, budget: Budget) -> Fallible<Chosen> {
+        let explicit_concentration = matches!(budget, Budget::Concentration(_));
+        let mut compared = Vec::new();
+        if !explicit_concentration {
+            for name in MechanismName::ALL.into_iter().filter(|m| m.applies_to(space)) {
+                compared.push((name, PointMechanism::new(space, name, budget)?.mean_angle()));
+            }
+            compared.sort_by(|a, b| a.1.total_cmp(&b.1));
+        }
+        let (name, auto) = match choice {
+            MechanismChoice::Named(name) => (name, false),
+            MechanismChoice::Auto if explicit_concentration => {
+                return Err(Error::NotApplicable(
+                    "auto compares mechanisms at one epsilon; a concentration names bingham's own parameter".into(),
+                ));
+            }
+            MechanismChoice::Auto => match compared.first() {
+                Some(&(best, _)) => (best, true),
+                None => return Err(Error::NotApplicable(format!("space {space} has no per-row mechanism"))),
+            },
+        };
+        Ok(Chosen { mechanism: PointMechanism::new(space, name, budget)?, name, auto, compared })
+    }
+
+    /// The mechanism's name as written (`laplace`, `purkayastha`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            PointMechanism::So3(m) => m.name(),
+            PointMechanism::Sphere(m) => m.name(),
+        }
+    }
+
     /// The guarantee of each released point.
     pub fn guarantee(&self) -> Guarantee {
         match self {
@@ -403,6 +511,35 @@ mod tests {
         assert!(close(Space::So3.parse_distance("10DEG").unwrap(), 10f64.to_radians()));
         assert!(Space::Circle.parse_distance("1h").is_err());
         assert!(Space::So3.parse_distance("infdeg").is_err());
+    }
+
+    #[test]
+    fn auto_picks_the_most_accurate_mechanism_and_says_why() {
+        let at_5km = Budget::Protect { radius: Space::LatLon.parse_distance("5km").unwrap(), level: 1.0 };
+        let c = PointMechanism::choose(Space::LatLon, "auto".parse().unwrap(), at_5km).unwrap();
+        assert!(c.auto && c.name == MechanismName::Purkayastha, "{c:?}");
+        // At 5 km, vmf moves points about 22 times farther (224 km against 10 km).
+        let vmf = PointMechanism::choose(Space::LatLon, MechanismChoice::Named(MechanismName::Vmf), at_5km).unwrap();
+        let (better, times) = vmf.much_better().unwrap();
+        assert!(better == MechanismName::Purkayastha && (20.0..25.0).contains(&times), "{times}");
+        assert!(c.much_better().is_none());
+        let why = c.comparison(Space::LatLon.natural_unit());
+        assert!(
+            why.starts_with("purkayastha: expected error 9.99") && why.contains("vmf: expected error 223"),
+            "{why}"
+        );
+        // On SO(3) at ε = 1 Laplace wins; a concentration cannot be compared.
+        let eps = Budget::Epsilon(1.0);
+        assert_eq!(
+            PointMechanism::choose(Space::So3, MechanismChoice::Auto, eps).unwrap().name,
+            MechanismName::Laplace
+        );
+        assert!(PointMechanism::choose(Space::So3, MechanismChoice::Auto, Budget::Concentration(2.0)).is_err());
+        assert!(PointMechanism::choose(Space::Spd(2), MechanismChoice::Auto, eps).is_err());
+        assert_eq!("AUTO".parse::<MechanismChoice>().unwrap(), MechanismChoice::Auto);
+        assert!("gauss".parse::<MechanismChoice>().unwrap_err().0.contains("or auto"));
+        // The circle compares three mechanisms, every one at the same budget.
+        assert_eq!(PointMechanism::choose(Space::Circle, MechanismChoice::Auto, eps).unwrap().compared.len(), 3);
     }
 
     #[test]

@@ -4,7 +4,7 @@ pub mod units;
 
 use crate::io::table::{FileFormat, parse_delimiter};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use manifold_dp::registry::{Budget, MechanismName, PointMechanism, Space};
+use manifold_dp::registry::{Budget, Chosen, MechanismChoice, MechanismName, PointMechanism, Space};
 
 /// Differential privacy for rotations (SO(3)) and directions (angles, times of day, latitude/longitude,
 /// unit vectors), with exact samplers and guarantees you can state.
@@ -157,8 +157,10 @@ pub struct MechanismArgs {
     /// bingham (tight κ = 2ε, or --concentration κ). On the others: purkayastha (density ∝ exp(−ε·great-circle
     /// angle)), vmf (von Mises–Fisher, κ = ε: ε per unit of chordal distance, so also per radian), or on
     /// circle and timeofday wrapped-laplace (the directional paper's baseline, noisier at the same epsilon).
-    #[arg(long, value_parser = clap::value_parser!(MechanismName))]
-    pub mechanism: MechanismName,
+    /// auto: the one with the smallest expected error at the budget, from the exact laws (the summary says
+    /// which and why).
+    #[arg(long, value_parser = clap::value_parser!(MechanismChoice))]
+    pub mechanism: MechanismChoice,
     /// Privacy budget per radian (of rotation angle on so3, of great-circle distance on spheres; vmf is also
     /// epsilon per unit of chordal distance), from 1e-6 to 1e6. Smaller is more private and noisier. To think
     /// in degrees, hours or km use --protect instead.
@@ -171,9 +173,12 @@ pub struct MechanismArgs {
 }
 
 impl MechanismArgs {
-    /// The mechanism for ε per radian on the chosen space; refuses a mechanism of another space.
+    /// The mechanism for ε per radian on the chosen space (auto resolved); refuses a mechanism of another
+    /// space. Says on stderr what auto chose and why, or warns when the named one is 2× or more less accurate.
     pub fn for_epsilon(&self, epsilon: f64) -> anyhow::Result<PointMechanism> {
-        Ok(PointMechanism::new(self.space, self.mechanism, Budget::Epsilon(epsilon))?)
+        let chosen = PointMechanism::choose(self.space, self.mechanism, Budget::Epsilon(epsilon))?;
+        self.announce(&chosen);
+        Ok(chosen.mechanism)
     }
 
     /// Builds the mechanism; `None` when neither --epsilon nor --concentration was given.
@@ -183,14 +188,39 @@ impl MechanismArgs {
             (None, Some(kappa)) => Budget::Concentration(kappa),
             (None, None) => return Ok(None),
         };
-        Ok(Some(PointMechanism::new(self.space, self.mechanism, budget).map_err(|e| -> anyhow::Error {
+        let chosen = PointMechanism::choose(self.space, self.mechanism, budget).map_err(|e| -> anyhow::Error {
             match e {
                 manifold_dp::Error::NotApplicable(m) if self.concentration.is_some() => {
                     crate::BadInput(format!("--concentration: {m}")).into()
                 }
                 e => e.into(),
             }
-        })?))
+        })?;
+        self.announce(&chosen);
+        Ok(Some(chosen.mechanism))
+    }
+
+    /// The named mechanism, refusing auto where mechanisms cannot be compared (`why`: what needs a name).
+    pub fn named(&self, why: &str) -> anyhow::Result<MechanismName> {
+        match self.mechanism {
+            MechanismChoice::Named(m) => Ok(m),
+            MechanismChoice::Auto => Err(crate::BadInput(format!("--mechanism auto: {why}; name a mechanism")).into()),
+        }
+    }
+
+    fn announce(&self, chosen: &Chosen) {
+        let unit = self.space.natural_unit();
+        if chosen.auto {
+            eprintln!("mechanism auto: {} ({})", chosen.name, chosen.comparison(unit));
+        } else if let Some((better, times)) = chosen.much_better() {
+            eprintln!(
+                "warning: {} moves points {}× farther than {better} at this budget ({}); --mechanism {better} \
+                 (or auto) gives the same guarantee with less noise",
+                chosen.name,
+                manifold_dp::privacy::guarantee::short(times),
+                chosen.comparison(unit)
+            );
+        }
     }
 }
 

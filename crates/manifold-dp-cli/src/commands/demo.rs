@@ -10,8 +10,8 @@ use crate::render::plot::{self, Panel};
 use anyhow::{Context, Result};
 use manifold_dp::mechanism::{Mechanism, So3Mechanism};
 use manifold_dp::privacy::calibration::epsilon_for_level_within_radius;
-use manifold_dp::registry::MechanismName;
 use manifold_dp::registry::Space;
+use manifold_dp::registry::{MechanismChoice, MechanismName};
 use manifold_dp::space::so3_metric::geodesic;
 use manifold_dp::space::sphere;
 use manifold_dp::space::{Representation, Tolerance};
@@ -71,7 +71,12 @@ pub fn run(args: DemoArgs) -> Result<()> {
         let output = dir.join(format!("wrist_imu_{name}.csv"));
         let report = dir.join(format!("report_{name}.json"));
         privatize::run(PrivatizeArgs {
-            mechanism: MechanismArgs { space: Space::So3, mechanism, epsilon: Some(eps), concentration: None },
+            mechanism: MechanismArgs {
+                space: Space::So3,
+                mechanism: MechanismChoice::Named(mechanism),
+                epsilon: Some(eps),
+                concentration: None,
+            },
             protect: None,
             level: None,
             input: input.display().to_string(),
@@ -137,7 +142,12 @@ fn privatize_directions(
     seed: Option<u64>,
 ) -> Result<()> {
     privatize::run(PrivatizeArgs {
-        mechanism: MechanismArgs { space, mechanism: MechanismName::Purkayastha, epsilon: None, concentration: None },
+        mechanism: MechanismArgs {
+            space,
+            mechanism: MechanismChoice::Named(MechanismName::Purkayastha),
+            epsilon: None,
+            concentration: None,
+        },
         protect: Some(protect.into()),
         level: Some(1.0),
         input: input.display().to_string(),

@@ -56,7 +56,7 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
     let charge = crate::commands::ledger::Charge::prepare(
         &args.ledger,
         &args.input,
-        format!("privatize {space} {}", args.mechanism.mechanism),
+        format!("privatize {space} {}", mech.name()),
         &[guarantee],
     )?;
     let key = match args.seed {

@@ -18,7 +18,8 @@ pub fn run(args: RadiusArgs) -> Result<()> {
         (Some(r), _) => {
             let rho = space.parse_distance(r)?;
             let m = &args.mechanism;
-            let eps = match (m.mechanism, space.sphere_dim()) {
+            let named = m.named("solving epsilon for a radius needs one mechanism")?;
+            let eps = match (named, space.sphere_dim()) {
                 (MechanismName::Laplace, None) => laplace_so3::epsilon_for_radius(rho, level)?,
                 (MechanismName::Bingham, None) => bingham_so3::epsilon_for_radius(rho, level)?,
                 (mechanism, Some(dim)) if mechanism.sphere_kind().is_some() => {
