@@ -29,7 +29,7 @@ pub fn default_names(space: Space) -> Vec<String> {
         Space::TimeOfDay => vec!["time".into()],
         Space::LatLon => vec!["lat".into(), "lon".into()],
         Space::Sphere(n) => (1..=n).map(|i| format!("x{i}")).collect(),
-        Space::So3 | Space::Spd(_) => Vec::new(),
+        Space::So3 | Space::Spd(_) | Space::Real => Vec::new(),
     }
 }
 
@@ -81,8 +81,10 @@ impl DirectionColumns {
             (Space::LatLon, Some(f)) => return Err(refuse(f, "latitude and longitude are read in degrees")),
             (Space::Sphere(n), None) => Form::Unit(n),
             (Space::Sphere(_), Some(f)) => return Err(refuse(f, "a unit vector is read as its coordinates")),
-            (Space::So3 | Space::Spd(_), _) => {
-                unreachable!("rotations and SPD matrices are read by RotationColumns and SpdColumns")
+            (Space::So3 | Space::Spd(_) | Space::Real, _) => {
+                unreachable!(
+                    "rotations, SPD matrices and numbers are read by RotationColumns, SpdColumns and RealColumns"
+                )
             }
         };
         let defaults = default_names(space);

@@ -38,6 +38,7 @@ pub mod columns;
 pub mod direction;
 mod error;
 pub mod mean;
+pub mod real;
 pub mod rotation;
 pub mod spd;
 
@@ -45,6 +46,7 @@ pub use columns::{Decoded, PointColumns, Problem};
 pub use direction::DirectionColumns;
 pub use error::Error;
 pub use mean::{MeanFit, MeanPass, MeanPlan, MeanRelease, MeanStep, SpdMetric};
+pub use real::RealColumns;
 pub use rotation::RotationColumns;
 pub use spd::SpdColumns;
 
@@ -65,6 +67,8 @@ pub enum Codec {
     Rotation(RotationColumns),
     /// Directions (circle, time of day, latitude/longitude, unit vectors).
     Direction(DirectionColumns),
+    /// Plain numbers (the `real` space).
+    Real(RealColumns),
 }
 
 impl Codec {
@@ -91,6 +95,16 @@ impl Codec {
             Space::Spd(_) => Err(Error::Library(manifold_dp::Error::NotApplicable(format!(
                 "space {space} has private means only, no per-row release"
             )))),
+            Space::Real => {
+                if let Some(f) = format.or(output_format) {
+                    return Err(Error::FormatNotForSpace {
+                        format: f.to_string(),
+                        space: space.to_string(),
+                        hint: "plain numbers are read as they are; drop it",
+                    });
+                }
+                Ok(Codec::Real(RealColumns::locate(schema, columns)?))
+            }
             _ => {
                 if output_format.is_some() {
                     return Err(Error::Library(manifold_dp::Error::NotApplicable(format!(
@@ -107,6 +121,7 @@ impl Codec {
         match self {
             Codec::Rotation(c) => c.names(),
             Codec::Direction(c) => c.names(),
+            Codec::Real(c) => c.names(),
         }
     }
 
@@ -115,6 +130,7 @@ impl Codec {
         match self {
             Codec::Rotation(c) => c.output_names(),
             Codec::Direction(c) => c.output_names(),
+            Codec::Real(c) => c.output_names(),
         }
     }
 
@@ -123,6 +139,7 @@ impl Codec {
         match self {
             Codec::Rotation(c) => c.output_schema(),
             Codec::Direction(c) => c.output_schema(),
+            Codec::Real(c) => c.output_schema(),
         }
     }
 
@@ -131,6 +148,7 @@ impl Codec {
         Ok(match self {
             Codec::Rotation(c) => c.decode(batch)?.problems,
             Codec::Direction(c) => c.decode(batch)?.problems,
+            Codec::Real(c) => c.decode(batch)?.problems,
         })
     }
 }
@@ -173,6 +191,12 @@ pub fn privatize_batch(
     match (mechanism, codec) {
         (PointMechanism::So3(m), Codec::Rotation(c)) => release(m, c, batch, key, &ids),
         (PointMechanism::Sphere(m), Codec::Direction(c)) => release(m, c, batch, key, &ids),
+        (PointMechanism::Real(m), Codec::Real(c)) if m.columns() == c.names().len() => release(m, c, batch, key, &ids),
+        (PointMechanism::Real(m), Codec::Real(c)) => Err(Error::Library(manifold_dp::Error::NotApplicable(format!(
+            "the mechanism is calibrated for rows of {} values, the table has {} value columns",
+            m.columns(),
+            c.names().len()
+        )))),
         _ => Err(Error::Library(manifold_dp::Error::NotApplicable(
             "the mechanism and the value columns are of different spaces".into(),
         ))),

@@ -54,10 +54,27 @@ impl std::str::FromStr for SpdMetric {
 /// The geometry of a mean and its public centre.
 #[derive(Debug, Clone)]
 enum Geometry {
-    So3 { repr: Representation, center: UnitQuaternion<f64> },
-    Sphere { m: Sphere, center: DVector<f64> },
-    SpdAffine { m: SpdAffine, center: DMatrix<f64> },
-    SpdLogEuclidean { m: SpdLogEuclidean, center: DMatrix<f64> },
+    So3 {
+        repr: Representation,
+        center: UnitQuaternion<f64>,
+    },
+    Sphere {
+        m: Sphere,
+        center: DVector<f64>,
+    },
+    SpdAffine {
+        m: SpdAffine,
+        center: DMatrix<f64>,
+    },
+    SpdLogEuclidean {
+        m: SpdLogEuclidean,
+        center: DMatrix<f64>,
+    },
+    /// Plain numbers in public bounds: the mean of each column, clamped or refused outside the bounds.
+    Real {
+        lo: f64,
+        hi: f64,
+    },
 }
 
 /// Points as the coordinates that travel between workers.
@@ -120,6 +137,7 @@ macro_rules! with_geometry {
             Geometry::Sphere { m: $m, center: $c } => $body,
             Geometry::SpdAffine { m: $m, center: $c } => $body,
             Geometry::SpdLogEuclidean { m: $m, center: $c } => $body,
+            Geometry::Real { .. } => unreachable!("the real space is handled before the manifolds"),
         }
     };
 }
@@ -253,6 +271,9 @@ impl MeanPlan {
                     SpdMetric::LogEuclidean => Geometry::SpdLogEuclidean { m: SpdLogEuclidean::new(k)?, center },
                 }
             }
+            Space::Real => {
+                return Err(not_applicable("space real needs public bounds: build its mean with MeanPlan::bounded"));
+            }
             Space::Circle | Space::TimeOfDay | Space::LatLon | Space::Sphere(_) => {
                 let names = crate::direction::default_names(space);
                 let values = center.ok_or_else(|| {
@@ -279,6 +300,25 @@ impl MeanPlan {
         Ok(plan)
     }
 
+    /// The mean of each of the numeric `columns` (default `value`) over rows whose values lie in the public
+    /// bounds [`lo`, `hi`]; a value outside them is refused, its row dropped, or clamped (`Outside::Clip`).
+    /// The release adds Laplace noise at ℓ₁ sensitivity k·(hi − lo)/n (docs/proofs/scalar_mechanisms.md §7).
+    pub fn bounded(columns: Option<&[String]>, lo: f64, hi: f64, outside: Outside) -> Result<Self, Error> {
+        let (lo, hi) = manifold_dp::mechanism::scalar::bounded::check_bounds(lo, hi)?;
+        if !(hi - lo).is_finite() {
+            return Err(not_applicable("the bounds are too far apart: hi − lo overflows"));
+        }
+        Ok(MeanPlan {
+            space: Space::Real,
+            geometry: Geometry::Real { lo, hi },
+            format: None,
+            columns: columns.map(<[String]>::to_vec),
+            radius: hi - lo,
+            outside,
+            options: KarcherOptions::default(),
+        })
+    }
+
     /// The space.
     pub fn space(&self) -> Space {
         self.space
@@ -286,6 +326,9 @@ impl MeanPlan {
 
     /// The manifold, for people: `S^2 (unit vectors of R^3)`, `SO(3) (rotation angle metric)`.
     pub fn describe(&self) -> String {
+        if let Geometry::Real { lo, hi } = self.geometry {
+            return format!("the real line (values in [{lo}, {hi}])");
+        }
         with_geometry!(&self.geometry, |m, _c| m.describe())
     }
 
@@ -294,8 +337,11 @@ impl MeanPlan {
         self.radius
     }
 
-    /// Where the Karcher iteration starts: the centre's coordinates.
+    /// Where the Karcher iteration starts: the centre's coordinates (zeros on `real`).
     pub fn start(&self) -> Vec<f64> {
+        if let Geometry::Real { .. } = self.geometry {
+            return vec![0.0; self.columns.as_ref().map_or(1, Vec::len)];
+        }
         with_geometry!(&self.geometry, |m, c| m.coordinates(c))
     }
 
@@ -320,7 +366,53 @@ impl MeanPlan {
             Geometry::SpdLogEuclidean { m, center } => {
                 self.sum_pass(m, center, SpdColumns::locate(&schema, m.k(), columns)?.decode(batch)?, base)
             }
+            Geometry::Real { lo, hi } => {
+                let cols = crate::RealColumns::locate(&schema, columns)?;
+                self.real_pass(*lo, *hi, cols.decode(batch)?, base)
+            }
         }
+    }
+
+    /// A pass on `real`: Σ (x − base) over the rows used, each value refused, its row dropped, or clamped
+    /// outside [lo, hi].
+    fn real_pass(&self, lo: f64, hi: f64, decoded: Decoded<Vec<f64>>, base: &[f64]) -> Result<MeanPass, Error> {
+        if let Some(first) = decoded.problems.into_iter().next() {
+            return Ok(MeanPass { problem: Some(first), ..MeanPass::default() });
+        }
+        let mut pass = MeanPass::default();
+        let mut sum = vec![0.0; base.len()];
+        for (row, x) in decoded.points.iter().enumerate() {
+            if x.len() != base.len() {
+                return Err(wrong_length(base.len(), x.len()));
+            }
+            let outside = x.iter().map(|&v| (lo - v).max(v - hi)).fold(f64::NEG_INFINITY, f64::max);
+            if outside > 0.0 {
+                match self.outside {
+                    Outside::Error => {
+                        let reason = format!(
+                            "a value is {} outside the bounds [{lo}, {hi}]",
+                            manifold_dp::privacy::guarantee::short(outside)
+                        );
+                        pass.problem = Some((row, Problem { column: None, reason }));
+                        pass.outside_distance = Some(outside);
+                        return Ok(pass);
+                    }
+                    Outside::Drop => {
+                        pass.dropped += 1;
+                        continue;
+                    }
+                    Outside::Clip => pass.clipped += 1,
+                }
+            }
+            for (s, (&v, &b)) in sum.iter_mut().zip(x.iter().zip(base)) {
+                *s += v.clamp(lo, hi) - b;
+            }
+            pass.used += 1;
+        }
+        if pass.used > 0 {
+            pass.sum = Some(sum);
+        }
+        Ok(pass)
     }
 
     fn sum_pass<M: Coordinates>(
@@ -382,6 +474,13 @@ impl MeanPlan {
             return Err(not_applicable(&format!("row {row} is not usable ({}): no step is taken", p.reason)));
         }
         let sum = pass.sum.as_ref().filter(|_| pass.used > 0).ok_or_else(no_rows)?;
+        if let Geometry::Real { .. } = self.geometry {
+            // The mean is exact after one step from zero: base + Σ(x − base)/n = Σx/n.
+            if iterations > 0 {
+                return Ok(MeanStep::Converged { gradient_norm: 0.0 });
+            }
+            return Ok(MeanStep::Next(base.iter().zip(sum).map(|(b, s)| b + s / pass.used as f64).collect()));
+        }
         with_geometry!(&self.geometry, |m, _c| {
             let base = m.point_at(base)?;
             let gradient = DVector::from_column_slice(sum) / pass.used as f64;
@@ -434,6 +533,20 @@ impl MeanPlan {
             return Err(no_rows());
         }
         let n_usize = usize::try_from(n).map_err(|_| not_applicable("too many rows"))?;
+        if let Geometry::Real { lo, hi } = self.geometry {
+            // Replacing one of n rows moves each column's mean by at most (hi − lo)/n.
+            let sensitivity = mean.len() as f64 * (hi - lo) / n as f64;
+            let laplace = manifold_dp::mechanism::scalar::ScalarLaplace::for_epsilon(sensitivity, epsilon)?;
+            return Ok(MeanRelease {
+                mean: laplace.release(mean, rng)?,
+                guarantee: Guarantee::PureDp { epsilon: laplace.epsilon() },
+                sensitivity,
+                sigma: laplace.scale(),
+                expected_error: laplace.scale(),
+                conditioned: false,
+                n,
+            });
+        }
         with_geometry!(&self.geometry, |m, c| {
             let mech = PrivateFrechetMean::with_options(
                 *m,
@@ -462,7 +575,9 @@ impl MeanPlan {
         Ok(match &self.geometry {
             Geometry::So3 { repr, .. } => repr.encode(&So3.point_at(coordinates)?),
             Geometry::Sphere { .. } => direction_values(self.space, self.format.as_deref(), coordinates)?,
-            Geometry::SpdAffine { .. } | Geometry::SpdLogEuclidean { .. } => coordinates.to_vec(),
+            Geometry::SpdAffine { .. } | Geometry::SpdLogEuclidean { .. } | Geometry::Real { .. } => {
+                coordinates.to_vec()
+            }
         })
     }
 }
@@ -649,6 +764,27 @@ mod tests {
             let m = p.release(&fit.mean, 2, eps, Conditioning::Auto, &mut rng).unwrap().mean;
             assert!((m[0] - 2.0).abs() < 1e-2 && (m[1] - 0.5).abs() < 1e-2 && (m[3] - 1.0).abs() < 1e-2, "{m:?}");
         }
+    }
+
+    #[test]
+    fn bounded_means_of_plain_numbers() {
+        let b = batch(&[("depth", vec![10.0, 20.0, 30.0, 700.0]), ("mag", vec![4.0, 5.0, 6.0, 5.0])]);
+        let cols = ["depth".to_string(), "mag".to_string()];
+        let plan = |outside| MeanPlan::bounded(Some(&cols), 0.0, 100.0, outside).unwrap();
+        let refused = plan(Outside::Error).fit(std::slice::from_ref(&b)).unwrap();
+        let (row, p) = refused.pass.problem.unwrap();
+        assert_eq!(row, 3);
+        assert!(p.reason.contains("600 outside the bounds [0, 100]"), "{}", p.reason);
+        let clipped = plan(Outside::Clip).fit(std::slice::from_ref(&b)).unwrap();
+        assert_eq!((clipped.mean.clone(), clipped.pass.used, clipped.pass.clipped), (vec![40.0, 5.0], 4, 1));
+        let dropped = plan(Outside::Drop).fit(std::slice::from_ref(&b)).unwrap();
+        assert_eq!((dropped.mean.clone(), dropped.pass.used, dropped.pass.dropped), (vec![20.0, 5.0], 3, 1));
+        // Two columns of width 100 over 4 rows: Δ₁ = 2·100/4 = 50, b = Δ/ε.
+        let mut rng = seeded_rng_for_experiments(2);
+        let out = plan(Outside::Clip).release(&clipped.mean, 4, 10.0, Conditioning::Auto, &mut rng).unwrap();
+        assert_eq!((out.sensitivity, out.sigma, out.guarantee), (50.0, 5.0, Guarantee::PureDp { epsilon: 10.0 }));
+        assert!(MeanPlan::bounded(Some(&cols), 1.0, 1.0, Outside::Error).is_err());
+        assert!(MeanPlan::new(Space::Real, None, None, None, 1.0, Outside::Error, SpdMetric::Affine).is_err());
     }
 
     #[test]

@@ -267,3 +267,31 @@ fn ids_must_be_integers_present_and_distinct() {
     assert!(privatize_batch(&m, &codec, &base, &key(), RowIds::Column("nope")).is_err());
     assert!(privatize_batch(&m, &codec, &base, &key(), RowIds::Given(&[1, 2])).is_err());
 }
+
+#[test]
+fn plain_numbers_are_released_in_place_and_bad_values_named() {
+    let batch = table(vec![("id", numbers(&[1.0, 2.0, 3.0])), ("depth", numbers(&[10.0, 2e6, -5.0]))]);
+    let cols = vec!["depth".to_string()];
+    let codec = Codec::locate(&batch.schema(), Space::Real, None, Some(&cols), None).unwrap();
+    let mech = PointMechanism::bounded(0.0, 100.0, 1, Budget::Epsilon(1e4)).unwrap();
+    let out = privatize_batch(&mech, &codec, &batch, &key(), RowIds::First(0)).unwrap();
+    assert_eq!(column(&out.batch, "id"), vec![1.0, 2.0, 3.0]);
+    let depth = column(&out.batch, "depth");
+    // Clamped to [0, 100] first, then noise of scale 0.01.
+    for (got, want) in depth.iter().zip([10.0, 100.0, 0.0]) {
+        assert!((got - want).abs() < 0.5, "{depth:?}");
+    }
+    // Re-batching never changes a row's noise.
+    let second = privatize_batch(&mech, &codec, &batch.slice(1, 2), &key(), RowIds::First(1)).unwrap();
+    assert_eq!(column(&second.batch, "depth"), depth[1..].to_vec());
+    let bad = table(vec![("depth", text(&["1", "deep", ""]))]);
+    let codec = Codec::locate(&bad.schema(), Space::Real, None, Some(&cols), None).unwrap();
+    let out = privatize_batch(&mech, &codec, &bad, &key(), RowIds::First(0)).unwrap();
+    let rows: Vec<usize> = out.rejected.iter().map(|(r, _)| *r).collect();
+    assert_eq!(rows, vec![1, 2]);
+    assert_eq!(out.rejected[0].1.column.as_deref(), Some("depth"));
+    // The mechanism's row width must match the columns.
+    let two = PointMechanism::bounded(0.0, 100.0, 2, Budget::Epsilon(1.0)).unwrap();
+    assert!(privatize_batch(&two, &codec, &bad, &key(), RowIds::First(0)).is_err());
+    assert!(Codec::locate(&bad.schema(), Space::Real, Some("deg"), Some(&cols), None).is_err());
+}

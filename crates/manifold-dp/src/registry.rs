@@ -4,6 +4,7 @@
 //! at a level" with units ([`Budget`]), and the mechanism they build ([`PointMechanism`]).
 
 use crate::error::{Error, Fallible};
+use crate::mechanism::scalar::BoundedLaplace;
 use crate::mechanism::{Mechanism, So3Kind, So3Mechanism, SphereKind, SphereMechanism};
 use crate::privacy::Guarantee;
 use crate::space::sphere::{EARTH_RADIUS_KM, MAX_SPHERE_DIM, Periodic};
@@ -34,6 +35,8 @@ pub enum Space {
     Sphere(usize),
     /// K×K symmetric positive definite matrices.
     Spd(usize),
+    /// Plain numbers with public bounds: each row holds one or more values, clamped to the bounds.
+    Real,
 }
 
 impl FromStr for Space {
@@ -49,6 +52,7 @@ impl FromStr for Space {
             "circle" => Ok(Space::Circle),
             "timeofday" => Ok(Space::TimeOfDay),
             "latlon" => Ok(Space::LatLon),
+            "real" => Ok(Space::Real),
             _ => {
                 if let Some(n) = dim("sphere:", 2, MAX_SPHERE_DIM) {
                     Ok(Space::Sphere(n))
@@ -57,8 +61,8 @@ impl FromStr for Space {
                 } else {
                     Err(UnknownName(format!(
                         "unknown space {s:?}: use so3, circle, timeofday, latlon, sphere:N (unit vectors of R^N, \
-                         2 <= N <= {MAX_SPHERE_DIM}; sphere:3 is the ordinary sphere) or spd:K (K×K covariance \
-                         matrices, 1 <= K <= {MAX_SPD_DIM})"
+                         2 <= N <= {MAX_SPHERE_DIM}; sphere:3 is the ordinary sphere), spd:K (K×K covariance \
+                         matrices, 1 <= K <= {MAX_SPD_DIM}) or real (plain numbers with public bounds)"
                     )))
                 }
             }
@@ -75,6 +79,7 @@ impl fmt::Display for Space {
             Space::LatLon => f.write_str("latlon"),
             Space::Sphere(n) => write!(f, "sphere:{n}"),
             Space::Spd(k) => write!(f, "spd:{k}"),
+            Space::Real => f.write_str("real"),
         }
     }
 }
@@ -114,7 +119,7 @@ impl Space {
     /// The ambient dimension n of the sphere S^{n−1} (None for SO(3) and SPD).
     pub fn sphere_dim(self) -> Option<usize> {
         match self {
-            Space::So3 | Space::Spd(_) => None,
+            Space::So3 | Space::Spd(_) | Space::Real => None,
             Space::Circle | Space::TimeOfDay => Some(2),
             Space::LatLon => Some(3),
             Space::Sphere(n) => Some(n),
@@ -126,6 +131,7 @@ impl Space {
         match self {
             Space::TimeOfDay => DistanceUnit { name: "h", radians: Periodic::HOURS_OF_DAY.radians_per_unit() },
             Space::LatLon => DistanceUnit { name: "km", radians: 1.0 / EARTH_RADIUS_KM },
+            Space::Real => DistanceUnit { name: "unit", radians: 1.0 },
             _ => DistanceUnit { name: "deg", radians: PI / 180.0 },
         }
     }
@@ -220,6 +226,7 @@ impl MechanismName {
         match (space, self) {
             (Space::So3, m) => m.so3_kind().is_some(),
             (Space::Spd(_), _) => false,
+            (Space::Real, m) => m == MechanismName::Laplace,
             (_, MechanismName::WrappedLaplace) => space.sphere_dim() == Some(2),
             (_, m) => m.sphere_kind().is_some(),
         }
@@ -366,6 +373,8 @@ pub enum PointMechanism {
     So3(So3Mechanism),
     /// On a sphere or circle.
     Sphere(SphereMechanism),
+    /// Plain numbers with public bounds.
+    Real(BoundedLaplace),
 }
 
 impl PointMechanism {
@@ -377,12 +386,20 @@ impl PointMechanism {
         Ok(match self {
             PointMechanism::So3(m) => PointMechanism::So3(m.with_output_step(radians)?),
             PointMechanism::Sphere(m) => PointMechanism::Sphere(m.with_output_step(radians)?),
+            PointMechanism::Real(_) => {
+                return Err(Error::NotApplicable("a coarser output grid applies to so3 and directions".into()));
+            }
         })
     }
 
     /// The mechanism `name` on `space` with `budget`; refuses a mechanism of another space, a concentration for
     /// anything but Bingham, and SPD (whose releases are means, not points).
     pub fn new(space: Space, name: MechanismName, budget: Budget) -> Fallible<Self> {
+        if space == Space::Real {
+            return Err(Error::NotApplicable(
+                "space real needs public bounds for its values: build it with PointMechanism::bounded".into(),
+            ));
+        }
         if !name.applies_to(space) {
             let why = match (space, name.so3_kind()) {
                 (Space::Spd(_), _) => format!("{name}: space {space} has private means only, no per-row release"),
@@ -436,11 +453,23 @@ impl PointMechanism {
         Ok(Chosen { mechanism: PointMechanism::new(space, name, budget)?, name, auto, compared })
     }
 
+    /// Laplace on rows of `columns` plain numbers clamped to [`lo`, `hi`] (space `real`), each row pure ε-DP
+    /// for `budget` = ε (a protection distance has no meaning for a pure guarantee).
+    pub fn bounded(lo: f64, hi: f64, columns: usize, budget: Budget) -> Fallible<Self> {
+        match budget {
+            Budget::Epsilon(e) => Ok(PointMechanism::Real(BoundedLaplace::new(lo, hi, columns, e)?)),
+            _ => Err(Error::NotApplicable(
+                "space real takes an epsilon per row (pure DP over values clamped to the bounds)".into(),
+            )),
+        }
+    }
+
     /// The mechanism's name as written (`laplace`, `purkayastha`).
     pub fn name(&self) -> &'static str {
         match self {
             PointMechanism::So3(m) => m.name(),
             PointMechanism::Sphere(m) => m.name(),
+            PointMechanism::Real(m) => m.name(),
         }
     }
 
@@ -449,22 +478,26 @@ impl PointMechanism {
         match self {
             PointMechanism::So3(m) => m.guarantee(),
             PointMechanism::Sphere(m) => m.guarantee(),
+            PointMechanism::Real(m) => m.guarantee(),
         }
     }
 
-    /// Radius of indistinguishability at level p, in radians.
+    /// Radius of indistinguishability at level p, in radians (on `real`: per value, in its unit).
     pub fn radius(&self, p: f64) -> Fallible<f64> {
         match self {
             PointMechanism::So3(m) => m.radius(p),
             PointMechanism::Sphere(m) => m.radius(p),
+            PointMechanism::Real(m) => m.radius(p),
         }
     }
 
-    /// The expected distance (radians) between a release and its input.
+    /// The expected distance (radians) between a release and its input (on `real`: per value, from the
+    /// clamped value).
     pub fn mean_angle(&self) -> f64 {
         match self {
             PointMechanism::So3(m) => m.mean_angle(),
             PointMechanism::Sphere(m) => m.mean_angle(),
+            PointMechanism::Real(m) => m.mean_error(),
         }
     }
 }

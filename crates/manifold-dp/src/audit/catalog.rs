@@ -49,14 +49,12 @@ pub enum AuditSpace {
 impl std::str::FromStr for AuditSpace {
     type Err = crate::registry::UnknownName;
 
-    /// The registry's spaces ([`crate::registry::Space`]: so3, circle, timeofday, latlon, sphere:N, spd:K),
-    /// and `real`, the line of scalar queries, which only the auditor has.
+    /// The registry's spaces ([`crate::registry::Space`]: so3, circle, timeofday, latlon, sphere:N, spd:K,
+    /// real).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        use crate::registry::{Space, UnknownName};
-        if s.trim().eq_ignore_ascii_case("real") {
-            return Ok(AuditSpace::Real);
-        }
-        Ok(match s.parse::<Space>().map_err(|e| UnknownName(format!("{e}, or real (scalar queries)")))? {
+        use crate::registry::Space;
+        Ok(match s.parse::<Space>()? {
+            Space::Real => AuditSpace::Real,
             Space::So3 => AuditSpace::So3,
             Space::Circle | Space::TimeOfDay => AuditSpace::Sphere { dim: 2 },
             Space::LatLon => AuditSpace::Sphere { dim: 3 },

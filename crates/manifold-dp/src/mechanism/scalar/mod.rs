@@ -2,6 +2,7 @@
 //! real-valued query. Proofs: `docs/proofs/scalar_mechanisms.md`.
 //!
 //! - [`ScalarLaplace`]: Laplace noise of scale b on a query of ℓ₁ sensitivity Δ: pure (Δ/b)-DP.
+//! - [`BoundedLaplace`]: per-row release of plain numbers clamped to public bounds (the `real` space).
 //! - [`Gaussian`]: N(0, σ²) noise on a query of ℓ₂ sensitivity Δ: (Δ/σ)-GDP, with the classical and the
 //!   analytic (ε, δ) calibrations.
 //! - [`GeneralizedGaussian`]: noise ∝ exp(−(|x|/s)^N) of degree 1 ≤ N ≤ 256, calibrated by the Rao distance
@@ -17,10 +18,12 @@
 //! [`GeneralizedGaussian`] outputs are still plain f64 noise, **not float-safe** (Mironov 2012, docs/math.md
 //! §6): their low-order bits can depend on the input.
 
+pub mod bounded;
 pub mod gaussian;
 pub mod generalized_gaussian;
 pub mod laplace;
 
+pub use bounded::BoundedLaplace;
 pub use gaussian::Gaussian;
 pub use generalized_gaussian::{GeneralizedGaussian, generalized_gaussian_delta, generalized_gaussian_epsilon};
 pub use laplace::ScalarLaplace;
