@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import warnings
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import pyarrow as pa
@@ -106,9 +106,13 @@ class Mechanism:
         level: Optional[float] = None,
         concentration: Optional[float] = None,
         snap: Optional[str] = None,
+        bounds: Optional[Tuple[float, float]] = None,
+        values: int = 1,
     ):
         try:
-            self._native = _native.Mechanism(space, mechanism, epsilon, protect, level, concentration, snap)
+            b = None if bounds is None else (float(bounds[0]), float(bounds[1]))
+            self._native = _native.Mechanism(space, mechanism, epsilon, protect, level, concentration, snap, b,
+                                             int(values))
         except ValueError as e:
             raise BadInputError(str(e)) from None
         self.space = self._native.space
@@ -239,10 +243,23 @@ def privatize(
     protect: Optional[str] = None,
     level: Optional[float] = None,
     snap: Optional[str] = None,
+    bounds: Optional[Tuple[float, float]] = None,
     **kwargs: Any,
 ) -> Any:
-    """``Mechanism(space, mechanism, epsilon or protect/level, snap=).privatize(x, **kwargs)`` in one call."""
-    return Mechanism(space, mechanism, epsilon, protect=protect, level=level, snap=snap).privatize(x, **kwargs)
+    """``Mechanism(space, mechanism, epsilon or protect/level, snap=).privatize(x, **kwargs)`` in one call.
+
+    On ``space="real"`` give ``bounds=(lo, hi)``: each row's values (one per column, or per array column) are
+    clamped into them and released with pure ε-DP per row.
+    """
+    values = 1
+    if bounds is not None:
+        if kwargs.get("columns") is not None:
+            values = len(kwargs["columns"])
+        elif not (isinstance(x, (pa.Table, pa.RecordBatch)) or cv.is_pandas(x)):
+            shape = np.shape(x)
+            values = shape[1] if len(shape) == 2 else 1
+    mech = Mechanism(space, mechanism, epsilon, protect=protect, level=level, snap=snap, bounds=bounds, values=values)
+    return mech.privatize(x, **kwargs)
 
 
 def sample(
@@ -327,13 +344,22 @@ def _distance(space: str, r: Union[float, str]) -> float:
 def _mean_plan(
     space: str,
     center: Any,
-    radius: Union[float, str],
+    radius: Union[float, str, None],
     outside: str,
     format: Optional[str],
     columns: Optional[Sequence[str]],
     metric: str,
+    bounds: Optional[Tuple[float, float]] = None,
 ) -> Any:
     """The native plan of a mean (also built on Spark's executors from the same arguments)."""
+    if bounds is not None:
+        try:
+            return _native.MeanPlan(space, None, 0.0, outside, format, columns, metric,
+                                    (float(bounds[0]), float(bounds[1])))
+        except ValueError as e:
+            raise BadInputError(str(e)) from None
+    if center is None or radius is None:
+        raise BadInputError(f"give center= and radius= (the public ball every row lies in) for space {space}")
     if isinstance(center, str):
         if center != "identity":
             raise BadInputError(f"center={center!r}: give the point's values, or 'identity' (so3 and spd:K)")
@@ -393,14 +419,15 @@ def mean(
     x: Any,
     *,
     space: str,
-    center: Any,
-    radius: Union[float, str],
+    center: Any = None,
+    radius: Union[float, str, None] = None,
     epsilon: float,
     outside: str = "error",
     format: Optional[str] = None,
     columns: Optional[Sequence[str]] = None,
     conditioning: str = "auto",
     metric: str = "affine",
+    bounds: Optional[Tuple[float, float]] = None,
     seed: Optional[int] = None,
     ledger: Optional[Ledger] = None,
     dataset: Optional[str] = None,
@@ -415,7 +442,9 @@ def mean(
     ``center`` (public, chosen without looking at the data: ``"identity"`` on so3 and spd:K, else the point in
     the input's layout, e.g. ``[45.0, 10.0]`` on latlon or ``8.0`` on timeofday) and ``radius`` (every row
     used lies within it: radians or text with a unit like ``"30deg"``, ``"300km"``, ``"2h"``; a plain number on
-    spd:K) bound one row's influence. A row outside the ball is, by ``outside=``:
+    spd:K) bound one row's influence. On ``space="real"`` give ``bounds=(lo, hi)`` instead: the mean of each
+    value column (``(n,)`` or ``(n, k)`` arrays), with Laplace noise at ℓ₁ sensitivity k·(hi − lo)/n, and
+    ``outside="clip"`` clamps. A row outside the ball is, by ``outside=``:
 
     - ``"error"``: refused, naming it (nothing is released);
     - ``"clip"``: moved onto the ball along the geodesic from the centre; the guarantee is unchanged;
@@ -437,7 +466,7 @@ def mean(
         arr = cv.numeric(x)
         width, format = cv.array_width(space, format, arr.shape)
         batch, cols, column_index, shape = cv.array_to_batch(arr, width), cv.names(width), True, arr.shape
-    plan = _mean_plan(space, center, radius, outside, format, cols, metric)
+    plan = _mean_plan(space, center, radius, outside, format, cols, metric, bounds)
     if ledger is not None:
         ledger._check(dataset, {"notion": "pure_dp", "epsilon": float(epsilon)}, request_id, allow_unbudgeted)
     try:
@@ -451,6 +480,6 @@ def mean(
     m = np.asarray(out["mean"], dtype=np.float64)
     if shape is not None and len(shape) == 3:
         m = m.reshape(shape[1:])
-    elif space in ("circle", "timeofday"):
+    elif space in ("circle", "timeofday") or (space == "real" and shape is not None and len(shape) == 1):
         m = float(m[0])
     return _mean_result(out, m)

@@ -41,6 +41,8 @@ def array_width(space: str, fmt: Optional[str], shape: Tuple[int, ...]) -> Tuple
         width = 2
     elif space.startswith("sphere:"):
         width = int(space.split(":", 1)[1])
+    elif space == "real":
+        width = shape[1] if len(shape) == 2 else 1
     elif space.startswith("spd:"):
         k = int(space.split(":", 1)[1])
         if len(shape) == 3 and shape[1:] == (k, k):

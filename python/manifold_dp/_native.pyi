@@ -17,6 +17,8 @@ class Mechanism:
         level: Optional[float] = None,
         concentration: Optional[float] = None,
         snap: Optional[str] = None,
+        bounds: Optional[Tuple[float, float]] = None,
+        values: int = 1,
     ) -> None: ...
     @property
     def space(self) -> str: ...
@@ -81,6 +83,7 @@ class MeanPlan:
         format: Optional[str] = None,
         columns: Optional[Sequence[str]] = None,
         metric: str = "affine",
+        bounds: Optional[Tuple[float, float]] = None,
     ) -> None: ...
     @property
     def radius(self) -> float: ...

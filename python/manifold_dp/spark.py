@@ -26,7 +26,7 @@ driver, when the iteration has converged.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, List, Optional, Sequence, Union
+from typing import Any, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import pyarrow as pa
@@ -71,6 +71,7 @@ def privatize(
     protect: Optional[str] = None,
     level: Optional[float] = None,
     snap: Optional[str] = None,
+    bounds: Optional[Tuple[float, float]] = None,
     columns: Sequence[str],
     format: Optional[str] = None,
     id_column: str,
@@ -87,10 +88,13 @@ def privatize(
     ``id_column`` (integers, distinct, non-null; checked with two Spark jobs unless ``check_ids=False``)
     keys each row's noise. A row that is not a point fails the job with an error naming its id and column.
     ``seed`` replaces the secret key, for experiments only. ``snap`` rounds releases onto a coarser public grid
-    at no cost, as in :class:`manifold_dp.Mechanism`.
+    at no cost, as in :class:`manifold_dp.Mechanism`. On ``space="real"`` give ``bounds=(lo, hi)``: every value
+    is clamped into them and each row is pure ε-DP.
     """
-    mech = Mechanism(space, mechanism, epsilon, protect=protect, level=level, snap=snap)
     cols = list(columns)
+    values = len(cols) if bounds is not None else 1
+    mech = Mechanism(space, mechanism, epsilon, protect=protect, level=level, snap=snap, bounds=bounds,
+                     values=values)
     missing = [c for c in cols if c not in df.columns]
     if missing:
         raise BadInputError(f"no column {missing[0]!r}; the columns are: {df.columns}", column=missing[0])
@@ -107,7 +111,8 @@ def privatize(
     if casts:
         df = df.withColumns(casts)
     # The executors rebuild the mechanism from its parameters (validated above on the driver).
-    params = (space, mechanism, epsilon, protect, level, None, snap)
+    b = None if bounds is None else (float(bounds[0]), float(bounds[1]))
+    params = (space, mechanism, epsilon, protect, level, None, snap, b, values)
     key = None if seed is not None else _native.fresh_key()
     schema = df.schema
 
@@ -154,14 +159,15 @@ def mean(
     df: Any,
     *,
     space: str,
-    center: Any,
-    radius: Union[float, str],
+    center: Any = None,
+    radius: Union[float, str, None] = None,
     epsilon: float,
     columns: Sequence[str],
     format: Optional[str] = None,
     outside: str = "error",
     conditioning: str = "auto",
     metric: str = "affine",
+    bounds: Optional[Tuple[float, float]] = None,
     id_column: Optional[str] = None,
     seed: Optional[int] = None,
     ledger: Optional[Ledger] = None,
@@ -186,12 +192,15 @@ def mean(
     if missing:
         raise BadInputError(f"no column {missing[0]!r}; the columns are: {df.columns}", column=missing[0])
     _charge_plan(ledger, dataset)
-    plan = _mean_plan(space, center, radius, outside, format, cols, metric)
+    plan = _mean_plan(space, center, radius, outside, format, cols, metric, bounds)
     if ledger is not None:
         ledger._check(dataset, {"notion": "pure_dp", "epsilon": float(epsilon)}, request_id, allow_unbudgeted)
     # The executors rebuild the plan from the same arguments (validated above on the driver).
-    c = None if isinstance(center, str) else [float(v) for v in np.asarray(center, dtype=np.float64).ravel()]
-    args = (space, c, _distance(space, radius), outside, format, cols, metric)
+    if bounds is not None:
+        args: tuple = (space, None, 0.0, outside, format, cols, metric, (float(bounds[0]), float(bounds[1])))
+    else:
+        c = None if isinstance(center, str) else [float(v) for v in np.asarray(center, dtype=np.float64).ravel()]
+        args = (space, c, _distance(space, radius), outside, format, cols, metric, None)
     data = df.select(*(cols + ([id_column] if id_column else []))).persist(StorageLevel.MEMORY_AND_DISK)
 
     def run(base: List[float]) -> Any:
@@ -250,6 +259,6 @@ def mean(
     if space.startswith("spd:"):
         k = int(space.split(":", 1)[1])
         m = m.reshape(k, k)
-    elif space in ("circle", "timeofday"):
+    elif space in ("circle", "timeofday") or (space == "real" and len(cols) == 1):
         m = float(m[0])
     return _mean_result(out, m)

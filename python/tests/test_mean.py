@@ -66,3 +66,26 @@ def test_a_release_noisier_than_the_radius_is_warned_about():
     v = np.array([[1.0, 0.0, 0.0]] * 3)
     with pytest.warns(UserWarning, match="exceeds the radius"):
         mdp.mean(v, space="sphere:3", center=[1, 0, 0], radius="10deg", epsilon=0.01)
+
+
+def test_plain_numbers_per_row_and_bounded_means():
+    pd = pytest.importorskip("pandas")
+    quakes = pd.DataFrame({"place": list("abcd"), "depth": [10.0, 35.0, 700.0, 12.0], "mag": [4.5, 5.1, 6.2, 4.8]})
+    out = mdp.privatize(quakes, space="real", mechanism="laplace", epsilon=1e4, bounds=(0, 100),
+                        columns=["depth", "mag"], seed=1)
+    assert list(out["place"]) == list("abcd")
+    assert np.allclose(out["depth"], [10.0, 35.0, 100.0, 12.0], atol=1.0)  # 700 clamped to 100
+    mech = mdp.Mechanism("real", "laplace", epsilon=2.0, bounds=(0, 10), values=2)
+    assert mech.guarantee == {"notion": "pure_dp", "epsilon": 2.0} and mech.expected_error == 10.0
+    with pytest.raises(mdp.BadInputError, match="rows of 2 values"):
+        mech.privatize(np.array([1.0, 2.0]))
+    with pytest.raises(mdp.BadInputError, match="bounds"):
+        mdp.Mechanism("real", "laplace", epsilon=1.0)
+    res = mdp.mean(quakes, space="real", bounds=(0, 100), epsilon=1e4, columns=["depth", "mag"], outside="clip")
+    assert res.n == 4 and res.clipped == 1 and res.sensitivity == 50.0
+    assert np.allclose(res.mean, [39.25, 5.15], atol=0.1)
+    res = mdp.mean(np.array([1.0, 2.0, 3.0, 50.0]), space="real", bounds=(0, 10), epsilon=1e4, outside="drop")
+    assert isinstance(res.mean, float) and abs(res.mean - 2.0) < 0.1 and res.dropped == 1
+    with pytest.raises(mdp.BadInputError) as e:
+        mdp.mean(np.array([1.0, 50.0]), space="real", bounds=(0, 10), epsilon=1.0)
+    assert e.value.row == 1 and "outside the bounds" in str(e.value)

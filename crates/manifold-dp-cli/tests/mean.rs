@@ -272,3 +272,60 @@ fn direction_means_and_rows_outside_the_ball() {
     assert_eq!(code, Some(2));
     assert!(err.contains("--center") && err.contains("atitude"), "{err}");
 }
+
+/// Plain numbers: per-row privatize with values clamped to --bounds, and bounded means of several columns,
+/// with rows outside the bounds refused, dropped or clamped.
+#[test]
+fn real_columns_privatize_and_mean_within_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("quakes.csv");
+    fs::write(&input, "place,depth,mag\na,10,4.5\nb,35,5.1\nc,700,6.2\nd,12,4.8\n").unwrap();
+    let out = bin()
+        .args(["privatize", "--space", "real", "--mechanism", "laplace", "--bounds", "0,100", "--epsilon", "1e4"])
+        .args(["--columns", "depth,mag", "--input", s(&input), "--output", "-", "--seed", "1", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.iter().map(|r| r[0]).collect::<Vec<_>>(), ["a", "b", "c", "d"]);
+    // Noise of scale 2·100/1e4 = 0.02 around the clamped values: 700 was clamped to 100.
+    let depth: Vec<f64> = rows.iter().map(|r| r[1].parse().unwrap()).collect();
+    for (got, want) in depth.iter().zip([10.0, 35.0, 100.0, 12.0]) {
+        assert!((got - want).abs() < 1.0, "{depth:?}");
+    }
+    let mean = |extra: &[&str]| {
+        bin()
+            .args(["mean", "--space", "real", "--bounds", "0,100", "--epsilon", "1e4", "--columns", "depth,mag"])
+            .args(["--input", s(&input), "--json"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let refused = mean(&[]);
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("row 3 (line 4)") && err.contains("outside --bounds 0,100"), "{err}");
+    for (how, n, depth) in [("clip", 4, (10.0 + 35.0 + 100.0 + 12.0) / 4.0), ("drop", 3, 19.0)] {
+        let out = mean(&["--outside", how]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["n"], n);
+        // Δ₁ = 2·100/n: noise of scale Δ/ε below 0.1.
+        assert!((v["sensitivity"].as_f64().unwrap() - 200.0 / n as f64).abs() < 1e-9);
+        assert!((v["mean"][0].as_f64().unwrap() - depth).abs() < 1.0, "{how}: {v}");
+    }
+    // --bounds goes with real only, and real needs it; it takes epsilon, not --protect.
+    bin()
+        .args(["privatize", "--space", "real", "--mechanism", "laplace", "--epsilon", "1", "--columns", "depth"])
+        .args(["--input", s(&input), "--output", "-"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--bounds LO,HI goes with --space real"));
+    bin()
+        .args(["privatize", "--space", "real", "--mechanism", "laplace", "--bounds", "5,1", "--epsilon", "1"])
+        .args(["--input", s(&input), "--output", "-"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("LO must be below HI"));
+}

@@ -72,7 +72,8 @@ struct Mechanism {
 #[pymethods]
 impl Mechanism {
     #[new]
-    #[pyo3(signature = (space, mechanism, epsilon=None, protect=None, level=None, concentration=None, snap=None))]
+    #[pyo3(signature = (space, mechanism, epsilon=None, protect=None, level=None, concentration=None, snap=None, bounds=None, values=1))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         space: &str,
         mechanism: &str,
@@ -81,8 +82,29 @@ impl Mechanism {
         level: Option<f64>,
         concentration: Option<f64>,
         snap: Option<&str>,
+        bounds: Option<(f64, f64)>,
+        values: usize,
     ) -> PyResult<Self> {
         let space: Space = space.parse().map_err(bad)?;
+        if bounds.is_some() != (space == Space::Real) {
+            return Err(bad("bounds=(lo, hi) goes with space real (and space real needs it)"));
+        }
+        if let Some((lo, hi)) = bounds {
+            let choice: MechanismChoice = mechanism.parse().map_err(bad)?;
+            if choice == MechanismChoice::Named(manifold_dp::registry::MechanismName::Laplace)
+                || choice == MechanismChoice::Auto
+            {
+                let budget = match (epsilon, protect, concentration) {
+                    (Some(e), None, None) => Budget::Epsilon(e),
+                    _ => {
+                        return Err(bad("space real takes epsilon= (pure DP per row), not protect= or concentration="));
+                    }
+                };
+                let inner = PointMechanism::bounded(lo, hi, values, budget).map_err(bad)?;
+                return Ok(Mechanism { inner, space, note: None });
+            }
+            return Err(bad(format!("mechanism {choice}: space real has laplace only")));
+        }
         let choice: MechanismChoice = mechanism.parse().map_err(bad)?;
         let budget = match (epsilon, protect, level, concentration) {
             (Some(e), None, None, None) => Budget::Epsilon(e),
@@ -160,6 +182,7 @@ impl Mechanism {
         let cdf = match &self.inner {
             PointMechanism::So3(m) => m.angle_cdf_sorted(&sorted),
             PointMechanism::Sphere(m) => m.angle_cdf_sorted(&sorted),
+            PointMechanism::Real(m) => sorted.iter().map(|&r| m.error_cdf(r)).collect(),
         };
         let mut out = vec![0.0; angles.len()];
         for (k, &i) in order.iter().enumerate() {
@@ -286,7 +309,8 @@ struct MeanPlan {
 #[pymethods]
 impl MeanPlan {
     #[new]
-    #[pyo3(signature = (space, center, radius, outside="error", format=None, columns=None, metric="affine"))]
+    #[pyo3(signature = (space, center, radius, outside="error", format=None, columns=None, metric="affine", bounds=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         space: &str,
         center: Option<Vec<f64>>,
@@ -295,9 +319,17 @@ impl MeanPlan {
         format: Option<&str>,
         columns: Option<Vec<String>>,
         metric: &str,
+        bounds: Option<(f64, f64)>,
     ) -> PyResult<Self> {
         let space: Space = space.parse().map_err(bad)?;
         let outside: Outside = outside.parse().map_err(bad)?;
+        if bounds.is_some() != (space == Space::Real) {
+            return Err(bad("bounds=(lo, hi) goes with space real (and space real needs it)"));
+        }
+        if let Some((lo, hi)) = bounds {
+            let inner = manifold_dp_arrow::MeanPlan::bounded(columns.as_deref(), lo, hi, outside).map_err(bad)?;
+            return Ok(MeanPlan { inner });
+        }
         let metric: SpdMetric = metric.parse().map_err(bad)?;
         let inner = manifold_dp_arrow::MeanPlan::new(
             space,

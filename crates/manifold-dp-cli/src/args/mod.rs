@@ -150,7 +150,8 @@ pub fn parse_epsilon(s: &str) -> Result<f64, String> {
 #[derive(Debug, Args)]
 pub struct MechanismArgs {
     /// The space of the data: so3 (rotations), circle (angles), timeofday (24 h clock), latlon (latitude and
-    /// longitude on the Earth, degrees), sphere:N (unit vectors of R^N).
+    /// longitude on the Earth, degrees), sphere:N (unit vectors of R^N), real (plain numbers with --bounds;
+    /// privatize only).
     #[arg(long, default_value = "so3", value_parser = clap::value_parser!(Space))]
     pub space: Space,
     /// The mechanism. On so3: laplace (density ∝ exp(−ε·angle), the most accurate at every epsilon) or
@@ -260,6 +261,20 @@ pub enum ConditioningArg {
     Ball,
 }
 
+/// Public bounds LO,HI for --space real.
+pub fn parse_bounds(s: &str) -> Result<(f64, f64), String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    let [lo, hi] = parts[..] else {
+        return Err(format!("{s:?}: give the bounds as LO,HI (e.g. 0,700)"));
+    };
+    let num = |t: &str| t.parse::<f64>().ok().filter(|v| v.is_finite());
+    match (num(lo), num(hi)) {
+        (Some(lo), Some(hi)) if lo < hi => Ok((lo, hi)),
+        (Some(_), Some(_)) => Err(format!("{s:?}: LO must be below HI")),
+        _ => Err(format!("{s:?}: LO and HI must be finite numbers")),
+    }
+}
+
 /// What `mean` does with a row outside the ball of --radius around --center.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutsideArg {
@@ -293,19 +308,23 @@ pub struct MeanArgs {
     /// rotation in --format (w,x,y,z by default); on sphere:N the N coordinates of a unit vector; on latlon
     /// lat,lon in degrees; on circle an angle in --format (rad by default); on timeofday hours or a clock
     /// time (08:30); on spd:K `identity` or K·K row-major entries.
-    #[arg(long, allow_hyphen_values = true)]
-    pub center: String,
+    #[arg(long, allow_hyphen_values = true, required_unless_present = "bounds")]
+    pub center: Option<String>,
     /// The public radius: every point used lies within it of --center. An angle on so3, spheres and the
     /// circle (30deg, 0.5rad; below 90deg on so3 and the circle and 45deg on spheres, where the mean is
     /// unique), a distance on latlon (300km, 50mi), a duration on timeofday (2h, 90min; below 6h); a number on
     /// spd:K (the affine-invariant distance √Σ ln²λ, λ the eigenvalues of C⁻¹X; e.g. 1.5 allows eigenvalue
     /// ratios up to e^1.5 ≈ 4.5).
-    #[arg(long)]
-    pub radius: String,
-    /// What to do with a row outside the radius: refuse the file (error), leave the row out (drop), or move
-    /// it onto the ball (clip).
+    #[arg(long, required_unless_present = "bounds")]
+    pub radius: Option<String>,
+    /// What to do with a row outside the radius (on real: outside --bounds): refuse the file (error), leave
+    /// the row out (drop), or move it onto the ball (clip; on real: clamp).
     #[arg(long, value_enum, default_value = "error")]
     pub outside: OutsideArg,
+    /// Space real only: the public bounds LO,HI of every value (chosen without looking at the data); with
+    /// --radius and --center unused (give any, e.g. 0).
+    #[arg(long, value_parser = parse_bounds, allow_hyphen_values = true)]
+    pub bounds: Option<(f64, f64)>,
     /// Pure differential privacy budget for the whole data set (neighbouring data sets differ in one row).
     #[arg(long, allow_hyphen_values = true)]
     pub epsilon: f64,
@@ -395,6 +414,10 @@ pub struct PrivatizeArgs {
     /// grid. It cannot be finer than the float-safe grid.
     #[arg(long, value_name = "DISTANCE")]
     pub snap: Option<String>,
+    /// Space real only: the public bounds LO,HI (chosen without looking at the data). Every value is clamped
+    /// into them, then each row gets Laplace noise for pure epsilon-DP per row.
+    #[arg(long, value_parser = parse_bounds, allow_hyphen_values = true)]
+    pub bounds: Option<(f64, f64)>,
     /// Set invalid rows aside, unchanged, in this file (.csv or .parquet) instead of stopping at the first.
     #[arg(long, value_name = "REJECTS")]
     pub skip_invalid: Option<String>,

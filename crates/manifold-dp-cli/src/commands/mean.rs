@@ -59,7 +59,7 @@ fn read_all(mut reader: TableReader, path: &str) -> Result<(Vec<RecordBatch>, Or
 /// The centre as the plan takes it: `None` for the identity (so3, spd:K), else numbers in the table's form
 /// (a time of day may also be a clock time such as 08:30).
 fn center(space: Space, args: &MeanArgs) -> Result<Option<Vec<f64>>, BadInput> {
-    let text = args.center.trim();
+    let text = args.center.as_deref().unwrap_or_default().trim();
     let what = match space {
         Space::So3 | Space::Spd(_) if text.eq_ignore_ascii_case("identity") => return Ok(None),
         Space::So3 => {
@@ -75,6 +75,7 @@ fn center(space: Space, args: &MeanArgs) -> Result<Option<Vec<f64>>, BadInput> {
             "give hours (8.5) or a clock time (08:30)".into()
         }
         Space::Sphere(n) => format!("give the {n} coordinates of a unit vector"),
+        Space::Real => return Ok(None),
     };
     let values = numbers(text, &what)?;
     let needed = match space {
@@ -98,12 +99,13 @@ fn form(space: Space, args: &MeanArgs) -> String {
         Space::Circle => format!("angle in {}", args.format.as_deref().unwrap_or("rad")),
         Space::TimeOfDay => "hours".into(),
         Space::Spd(_) => "row-major matrix".into(),
+        Space::Real => "numbers".into(),
     }
 }
 
 /// A distance for people: radians and the space's natural unit (deg, km, h), or a plain number on spd:K.
 fn shown(space: Space, x: f64) -> String {
-    if matches!(space, Space::Spd(_)) {
+    if matches!(space, Space::Spd(_) | Space::Real) {
         return short(x);
     }
     let unit = space.natural_unit();
@@ -118,6 +120,7 @@ fn column_names(space: Space, args: &MeanArgs) -> Result<Vec<String>> {
     Ok(match space {
         Space::So3 => args.format.as_deref().unwrap_or("quat-wxyz").parse::<Representation>()?.column_names(),
         Space::Spd(k) => manifold_dp_arrow::spd::default_names(k),
+        Space::Real => vec![manifold_dp_arrow::real::DEFAULT_COLUMN.to_string()],
         _ => manifold_dp_arrow::direction::default_names(space),
     })
 }
@@ -132,6 +135,8 @@ fn plan_error(path: &str, e: manifold_dp_arrow::Error) -> anyhow::Error {
 
 pub fn run(args: MeanArgs) -> Result<()> {
     let space: Space = args.space.parse().map_err(BadInput::from)?;
+    let radius_text = args.radius.as_deref().unwrap_or_default();
+    let center_text = args.center.as_deref().unwrap_or_default();
     if !(args.epsilon.is_finite() && args.epsilon > 0.0) {
         return Err(BadInput(format!("--epsilon {}: must be a finite number > 0", short(args.epsilon))).into());
     }
@@ -164,37 +169,45 @@ pub fn run(args: MeanArgs) -> Result<()> {
         args.format.as_deref().unwrap_or("quat-wxyz").parse::<Representation>()?;
     }
     let center = center(space, &args)?;
+    if args.bounds.is_some() != (space == Space::Real) {
+        return Err(BadInput("--bounds LO,HI goes with --space real (and --space real needs it)".into()).into());
+    }
     let radius = match space {
-        Space::Spd(k) => args.radius.trim().parse::<f64>().map_err(|_| {
+        Space::Real => 0.0,
+        Space::Spd(k) => radius_text.trim().parse::<f64>().map_err(|_| {
             BadInput(format!(
                 "--radius {:?}: on spd:{k} give a plain number (an affine-invariant distance, e.g. 1.5)",
-                args.radius
+                radius_text
             ))
         })?,
-        _ => space.parse_distance(&args.radius)?,
+        _ => space.parse_distance(radius_text)?,
     };
-    let plan = MeanPlan::new(
-        space,
-        args.format.as_deref(),
-        args.columns.as_deref(),
-        center.as_deref(),
-        radius,
-        outside,
-        metric,
-    )
+    let plan = if let Some((lo, hi)) = args.bounds {
+        MeanPlan::bounded(args.columns.as_deref(), lo, hi, outside)
+    } else {
+        MeanPlan::new(
+            space,
+            args.format.as_deref(),
+            args.columns.as_deref(),
+            center.as_deref(),
+            radius,
+            outside,
+            metric,
+        )
+    }
     .map_err(|e| match e {
         manifold_dp_arrow::Error::Library(LibError::InvalidParameter { name: "radius", value, .. }) if value > 0.0 => {
             BadInput(format!(
                 "--radius {}: must be below {} on {space}, where the Fréchet mean is unique and its sensitivity \
                  bounded (r* = π/4 on spheres and the Earth, π/2 on so3, the circle and time of day)",
-                args.radius,
+                radius_text,
                 shown(space, manifold_dp_arrow::mean::max_radius(space))
             ))
         }
         manifold_dp_arrow::Error::Library(e @ LibError::InvalidParameter { name: "radius", .. }) => {
-            BadInput(format!("--radius {}: {e}", args.radius))
+            BadInput(format!("--radius {radius_text}: {e}"))
         }
-        e => BadInput(format!("--center {}: {e}", args.center)),
+        e => BadInput(format!("--center {center_text}: {e}")),
     })?;
     // With --ledger, a release over the data set's budget is refused before the file is read.
     let charge = crate::commands::ledger::Charge::prepare(
@@ -208,6 +221,14 @@ pub fn run(args: MeanArgs) -> Result<()> {
     let fit = plan.fit(&batches).map_err(|e| plan_error(path, e))?;
     if let Some((i, problem)) = &fit.pass.problem {
         let at = locate(path, rows[*i]);
+        if let (Some((lo, hi)), Some(_)) = (args.bounds, fit.pass.outside_distance) {
+            return Err(BadInput(format!(
+                "{at}: {}, outside --bounds {lo},{hi}.\nNothing was released: use --outside clip (clamp such values) \
+                 or --outside drop, widen the bounds without looking at the data, or remove the row",
+                problem.reason
+            ))
+            .into());
+        }
         if let Some(distance) = fit.pass.outside_distance {
             let d = shown(space, distance);
             return Err(BadInput(format!(
@@ -215,7 +236,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
                  the public radius (that is what bounds one row's influence). Nothing was released: choose a larger \
                  radius or a better centre without looking at the data, use --outside clip (move such rows onto the \
                  ball) or --outside drop, or remove the row",
-                args.radius
+                radius_text
             ))
             .into());
         }
@@ -246,6 +267,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
         c.record(std::slice::from_ref(&guarantee), false)?;
     }
     let n = released.n;
+    let radius = plan.radius();
     if released.expected_error > radius {
         eprintln!(
             "warning: the expected error {} exceeds the radius {}: at this epsilon and n the release says next to \
@@ -254,7 +276,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
             shown(space, radius)
         );
     }
-    let angular = !matches!(space, Space::Spd(_));
+    let angular = !matches!(space, Space::Spd(_) | Space::Real);
     let describe = plan.describe();
     let randomness = if args.seed.is_some() { "seeded (experiments only, not a release)" } else { "os" };
     let unit = space.natural_unit();
@@ -293,32 +315,47 @@ pub fn run(args: MeanArgs) -> Result<()> {
     }
     let dist = |x: f64| shown(space, x);
     let joined: Vec<String> = released.mean.iter().map(|v| v.to_string()).collect();
-    println!("Private Fréchet mean of {n} points on {describe} ({}):", form(space, &args));
+    let what = if space == Space::Real { "mean of {n} rows" } else { "Fréchet mean of {n} points" };
+    println!("Private {} on {describe} ({}):", what.replace("{n}", &n.to_string()), form(space, &args));
     println!("  {} = {}", names.join(","), joined.join(","));
-    println!(
-        "Guarantee: {guarantee}, for data sets of {n} points within {} of the centre that differ in one row.",
-        dist(radius)
-    );
+    match args.bounds {
+        Some((lo, hi)) => println!(
+            "Guarantee: {guarantee}, for data sets of {n} rows with values in [{lo}, {hi}] that differ in one row."
+        ),
+        None => println!(
+            "Guarantee: {guarantee}, for data sets of {n} points within {} of the centre that differ in one row.",
+            dist(radius)
+        ),
+    }
+    let ball = if space == Space::Real { "bounds" } else { "radius" };
     match outside {
         Outside::Error => {}
         Outside::Clip => println!(
-            "Rows outside the radius: {} moved onto it (--outside clip; the guarantee covers every row). This \
+            "Rows outside the {}: {} moved onto it (--outside clip; the guarantee covers every row). This \
              count is for you, not private: do not publish it.",
-            fit.pass.clipped
+            ball, fit.pass.clipped
         ),
         Outside::Drop => println!(
-            "Rows outside the radius: {} left out (--outside drop): whether a row lies outside is not protected. \
+            "Rows outside the {}: {} left out (--outside drop): whether a row lies outside is not protected. \
              This count is for you, not private: do not publish it.",
-            fit.pass.dropped
+            ball, fit.pass.dropped
         ),
     }
-    println!("Sensitivity: Δ = {} (Reimherr, Bharath & Soto, Theorem 2: 2r(2 − h)/(n·h)).", dist(released.sensitivity));
+    if args.bounds.is_some() {
+        println!("Sensitivity: Δ = {} (ℓ₁, k·(hi − lo)/n).", short(released.sensitivity));
+    } else {
+        println!(
+            "Sensitivity: Δ = {} (Reimherr, Bharath & Soto, Theorem 2: 2r(2 − h)/(n·h)).",
+            dist(released.sensitivity)
+        );
+    }
     let how = if released.conditioned {
         "σ = 2Δ/ε, conditioned on the ball (the release lies within the radius of the centre)"
     } else {
         "σ = Δ/ε, unconditioned"
     };
-    println!("Noise: Riemannian Laplace, scale {} ({how}).", dist(released.sigma));
+    let law = if space == Space::Real { "Laplace (exact, on a public grid)" } else { "Riemannian Laplace" };
+    println!("Noise: {law}, scale {} ({how}).", dist(released.sigma));
     let at = if released.conditioned { " (when the mean is at the centre)" } else { "" };
     println!("Expected error: {} between the release and the exact mean{at}.", dist(released.expected_error));
     println!("Randomness: {randomness}.");

@@ -39,9 +39,21 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
     let out_fmt = FileFormat::resolve(args.output_format, &args.output, "--output-format")?;
     let space = args.mechanism.space;
     // Everything that can be refused without reading the data is checked before the file is opened.
-    let mut mech = match epsilon {
-        Some(eps) => args.mechanism.for_epsilon(eps)?,
-        None => args.mechanism.build()?.expect("budget() found --epsilon or --concentration"),
+    if args.bounds.is_some() != (space == Space::Real) {
+        return Err(BadInput("--bounds LO,HI goes with --space real (and --space real needs it)".into()).into());
+    }
+    let mut mech = match (args.bounds, epsilon) {
+        (Some((lo, hi)), Some(eps)) if args.protect.is_none() => {
+            let k = args.columns.as_ref().map_or(1, Vec::len);
+            args.mechanism.named("space real has one mechanism")?;
+            PointMechanism::bounded(lo, hi, k, Budget::Epsilon(eps))
+                .map_err(|e| BadInput(format!("--space real --bounds {lo},{hi}: {e}")))?
+        }
+        (Some(_), _) => {
+            return Err(BadInput("--space real takes --epsilon (pure DP per row), not --protect".into()).into());
+        }
+        (None, Some(eps)) => args.mechanism.for_epsilon(eps)?,
+        (None, None) => args.mechanism.build()?.expect("budget() found --epsilon or --concentration"),
     };
     if let Some(step) = &args.snap {
         let radians = space.parse_distance(step).map_err(|e| BadInput(format!("--snap: {e}")))?;
@@ -92,6 +104,10 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
                     Labels { space: space.to_string(), format, output_rotation_format: None },
                 )
             }
+            PointMechanism::Real(m) => (
+                NoiseSummary::real(m)?,
+                Labels { space: space.to_string(), format: "numbers".into(), output_rotation_format: None },
+            ),
         };
         job.privatize(reader, &mech, &codec, noise, labels)
     })

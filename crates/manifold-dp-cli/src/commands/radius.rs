@@ -50,6 +50,7 @@ pub fn run(args: RadiusArgs) -> Result<()> {
             };
             (name, m.guarantee(), m.concentration(), m.radius(level)?, m.mean_angle())
         }
+        PointMechanism::Real(_) => unreachable!("the registry builds real only with bounds"),
         PointMechanism::Sphere(m) => {
             let name = format!("{} mechanism on --space {space} (S^{})", m.name(), m.dim() - 1);
             (name, m.guarantee(), m.concentration(), m.radius(level)?, m.mean_angle())
@@ -62,7 +63,7 @@ pub fn run(args: RadiusArgs) -> Result<()> {
     if args.json {
         let mut obj = json!({
             "space": space.to_string(),
-            "mechanism": match &mech { PointMechanism::So3(m) => m.name(), PointMechanism::Sphere(m) => m.name() },
+            "mechanism": mech.name(),
             "epsilon": eps,
             "epsilon_per_deg": eps.to_radians(),
             "level": level,

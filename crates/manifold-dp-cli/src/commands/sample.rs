@@ -47,6 +47,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
             }
             mech.guarantee()
         }
+        PointMechanism::Real(_) => unreachable!("the registry builds real only with bounds"),
         PointMechanism::Sphere(mech) => {
             let center = sphere_center(space, args.center.as_deref())?;
             writeln!(out, "{}", header(space))?;

@@ -1,6 +1,7 @@
 //! The summary of a `privatize` run: printed for people on standard error, written as JSON with `--report`.
 //! It states what was released and under which guarantee; it never contains the seed or the key.
 
+use manifold_dp::mechanism::scalar::BoundedLaplace;
 use manifold_dp::mechanism::{Mechanism, So3Mechanism, SphereMechanism};
 use manifold_dp::privacy::Guarantee;
 use manifold_dp::privacy::guarantee::short;
@@ -57,6 +58,10 @@ pub struct PrivatizeReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct NoiseSummary {
     pub mechanism: &'static str,
+    /// Space real: the public bounds every value was clamped into; the distances below are then per value,
+    /// in the values' own unit (the angle fields are absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounds: Option<(f64, f64)>,
     /// ε per radian.
     pub epsilon: f64,
     pub epsilon_per_deg: f64,
@@ -109,6 +114,17 @@ impl NoiseSummary {
         ))
     }
 
+    /// The summary of the per-row Laplace on plain numbers: distances per value, in its own unit.
+    pub fn real(mech: &BoundedLaplace) -> anyhow::Result<Self> {
+        let unit = DistanceUnit { name: "unit", radians: 1.0 };
+        let mut s =
+            Self::build(mech.name(), mech.guarantee(), None, mech.radius(RADIUS_LEVEL)?, mech.mean_error(), Some(unit));
+        s.bounds = Some(mech.bounds());
+        s.guarantee_in_unit = None;
+        s.epsilon_per_unit = None;
+        Ok(s)
+    }
+
     fn build(
         mechanism: &'static str,
         guarantee: Guarantee,
@@ -120,6 +136,7 @@ impl NoiseSummary {
         let epsilon = guarantee.epsilon().expect("a per-record mechanism has a metric-DP epsilon");
         NoiseSummary {
             mechanism,
+            bounds: None,
             epsilon,
             epsilon_per_deg: epsilon.to_radians(),
             concentration,
@@ -139,6 +156,17 @@ impl NoiseSummary {
 
     /// Lines for people: mechanism, guarantee, radius and mean error.
     pub fn human(&self) -> String {
+        if let Some((lo, hi)) = self.bounds {
+            return format!(
+                "mechanism: {} on values clamped to [{lo}, {hi}]\nguarantee: {} per row\nradius at {:.1}%: {} per \
+                 value; mean error {} per value (from the clamped value)",
+                self.mechanism,
+                self.guarantee,
+                100.0 * self.radius_level,
+                short(self.radius_rad),
+                short(self.mean_angle_rad)
+            );
+        }
         let mut s = format!("mechanism: {}", self.mechanism);
         if let Some(k) = self.concentration {
             s += &format!(" (concentration κ = {})", short(k));

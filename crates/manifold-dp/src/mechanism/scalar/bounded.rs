@@ -71,6 +71,12 @@ impl BoundedLaplace {
         Ok(-self.laplace.scale() * (-p).ln_1p())
     }
 
+    /// P(|release − clamped value| ≤ r) for one value: 1 − e^{−r/b} (the continuous law; the grid moves it by
+    /// at most one cell).
+    pub fn error_cdf(&self, r: f64) -> f64 {
+        if r <= 0.0 { 0.0 } else { -(-r / self.laplace.scale()).exp_m1() }
+    }
+
     /// The spacing of the public grid every released value lies on.
     pub fn grid_spacing(&self) -> f64 {
         self.laplace.grid_spacing()
