@@ -163,3 +163,29 @@ fn bad_arguments_exit_2() {
         .assert()
         .code(2);
 }
+
+/// `--protect D --level L` claims ε = L / D, as privatize takes it: 100 km at level 1 on the Earth is
+/// 63.71 per rad; a negative control claimed that way is still flagged.
+#[test]
+fn the_claim_can_be_a_protection_distance() {
+    let out = bin()
+        .args(["audit", "--space", "latlon", "--mechanism", "purkayastha", "--protect", "100km", "--level", "1"])
+        .args(["--samples", "2e4", "--seed", "1", "--json"])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let v = json(&out);
+    let eps = v["epsilon"].as_f64().unwrap_or_else(|| panic!("{v}"));
+    assert!((eps - 6371.0088 / 100.0).abs() < 1e-3, "{eps}");
+    bin()
+        .args(["audit", "--space", "latlon", "--mechanism", "control:purkayastha-x2", "--protect", "100km"])
+        .args(["--level", "1", "--samples", "2e4", "--seed", "1"])
+        .assert()
+        .code(3);
+    bin()
+        .args(["audit", "--space", "latlon", "--mechanism", "purkayastha", "--protect", "100km", "--epsilon", "1"])
+        .assert()
+        .code(2);
+}

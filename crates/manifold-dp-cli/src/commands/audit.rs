@@ -55,6 +55,15 @@ pub struct AuditArgs {
     /// built for this budget; with --concentration it is the epsilon claimed for Bingham(κ) (default κ/2).
     #[arg(long, allow_hyphen_values = true)]
     pub epsilon: Option<f64>,
+    /// The claim as a protection distance instead of --epsilon, as privatize takes it: inputs this far apart
+    /// (10deg, 1h on timeofday, 2km on latlon) are indistinguishable at privacy level --level, i.e.
+    /// epsilon = level / distance.
+    #[arg(long, conflicts_with = "epsilon", requires = "level", allow_hyphen_values = true)]
+    pub protect: Option<String>,
+    /// Privacy level for --protect: outputs change in probability by at most a factor exp(level) between
+    /// inputs --protect apart (a privacy level, not a probability).
+    #[arg(long, requires = "protect", allow_hyphen_values = true)]
+    pub level: Option<f64>,
     /// Bingham only: audit Bingham with this concentration κ, against --epsilon (default: its tight κ/2).
     #[arg(long, allow_hyphen_values = true)]
     pub concentration: Option<f64>,
@@ -132,13 +141,23 @@ pub fn run(args: AuditArgs) -> Result<ExitCode> {
     if !(args.llr_resolution >= 0.0 && args.llr_resolution < 1.0) {
         return Err(BadInput(format!("--llr-resolution {} must lie in [0, 1)", args.llr_resolution)).into());
     }
+    let epsilon = match (&args.protect, args.level) {
+        (Some(distance), Some(level)) => {
+            let registry: manifold_dp::registry::Space = args.space.parse().map_err(BadInput::from)?;
+            let radius = registry.parse_distance(distance).map_err(BadInput::from)?;
+            manifold_dp::registry::Budget::Protect { radius, level }
+                .epsilon()
+                .map_err(|e| BadInput(format!("--protect {distance} --level {level}: {e}")))?
+        }
+        _ => args.epsilon,
+    };
     let request = AuditRequest {
         concentration: args.concentration,
         delta: args.delta,
         order: args.order,
-        ..AuditRequest::new(space, args.mechanism.trim(), args.epsilon)
+        ..AuditRequest::new(space, args.mechanism.trim(), epsilon)
     };
-    if args.epsilon.is_none() && args.concentration.is_none() && request.mechanism != "uniform" {
+    if epsilon.is_none() && args.concentration.is_none() && request.mechanism != "uniform" {
         return Err(BadInput("give the claimed --epsilon (or --concentration K for bingham)".into()).into());
     }
     let target = catalog::build(&request)?;
