@@ -9,7 +9,7 @@
 #   lines to; NUMPY_SPEC (default "numpy<2.4"): see below.
 # Data (scripts/frechet_peers.py gen): S² uniform within the geodesic ball of radius π/8 around the north pole
 # (polar angle uniform in [0, π/8]); SPD(2) and SPD(3) from the Wishart W(I/k, df = k), kept if ρ(X, I) < 1.5.
-# Tools, on the same CSV files: examples/frechet_bench.rs (ours at the library's default tolerance, gradient
+# Tools, on the same CSV files: crates/manifold-dp/examples/frechet_bench.rs (ours at the library's default tolerance, gradient
 # norm ≤ 1e-12, and at 1e-14), geomstats FrechetMean (Hypersphere(dim=2) / SPDMatrices(n=k), affine-invariant
 # metric) and pyriemann mean_riemann (SPD only) at their defaults, and each peer again with its tolerance set to
 # match our default ("matched" rows). Every mean is graded by the same numpy code in scripts/frechet_peers.py:

@@ -37,7 +37,7 @@ n_draws = int(sys.argv[1])
 print(f"scipy {scipy.__version__}, numpy {np.__version__}", file=sys.stderr)
 cases = []
 for dim in (3, 10, 100):
-    # The same fixed oblique unit mean as examples/sphere_throughput.rs.
+    # The same fixed oblique unit mean as crates/manifold-dp/examples/sphere_throughput.rs.
     mu = 1.0 + 0.37 * np.arange(dim)
     mu /= np.linalg.norm(mu)
     for kappa in (1.0, 100.0):

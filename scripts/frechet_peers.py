@@ -12,11 +12,11 @@ Subcommands:
         Times geomstats' FrechetMean (Hypersphere(dim=2) / SPDMatrices(n=K), affine-invariant metric) and, on
         SPD, pyriemann's mean_riemann, both at their default settings: best wall-clock time
         (time.perf_counter) after one untimed run, over at least R runs and until the runs have taken S seconds
-        in all (as examples/frechet_bench.rs does). With --matched, also each peer with its stopping tolerance
+        in all (as crates/manifold-dp/examples/frechet_bench.rs does). With --matched, also each peer with its stopping tolerance
         set to match our default (gradient norm <= 1e-12): geomstats epsilon = 1e-24 / dim (it stops when the
         squared norm is <= epsilon * dim), pyriemann tol = 1e-12; their other settings stay at the defaults.
         Then grades every mean — the peers' and the
-        JSON lines of examples/frechet_bench.rs given with --ours — with the same numpy code: the Riemannian
+        JSON lines of crates/manifold-dp/examples/frechet_bench.rs given with --ours — with the same numpy code: the Riemannian
         gradient norm ‖(1/n) Σ log_m x_i‖ and the distance to a reference mean computed here (see
         `reference_mean`). Prints one JSON line per tool (fields: tool, manifold, n, iterations, gradient_norm,
         distance_to_reference, seconds, mean, converged, ...) and one line for the reference.
@@ -485,7 +485,7 @@ def main():
     r.add_argument("--repeats", type=int, default=5)
     r.add_argument("--min-seconds", type=float, default=0.5)
     r.add_argument("--matched", action="store_true", help="also run each peer at our default tolerance")
-    r.add_argument("--ours", help="JSON lines from examples/frechet_bench.rs on the same data, to grade")
+    r.add_argument("--ours", help="JSON lines from crates/manifold-dp/examples/frechet_bench.rs on the same data, to grade")
     t = sub.add_parser("table")
     t.add_argument("files", nargs="+")
     args = parser.parse_args()

@@ -3,6 +3,8 @@
 //! JSON; every conversion from numpy, pandas or scipy is done in Python, every computation in the libraries.
 //! The GIL is released while rows are decoded and noise is drawn.
 
+#![warn(missing_docs)]
+
 use arrow_array::RecordBatch;
 use arrow_pyarrow::PyArrowType;
 use manifold_dp::manifold::Outside;

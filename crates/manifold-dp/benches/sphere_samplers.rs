@@ -13,7 +13,7 @@ use std::hint::black_box;
 /// Draws per iteration.
 const BATCH: usize = 1024;
 
-/// A fixed oblique unit vector of R^n (the same as `examples/sphere_throughput.rs`).
+/// A fixed oblique unit vector of R^n (the same as `crates/manifold-dp/examples/sphere_throughput.rs`).
 fn mean(n: usize) -> Vec<f64> {
     let mu: Vec<f64> = (0..n).map(|i| 1.0 + 0.37 * i as f64).collect();
     let norm = mu.iter().map(|x| x * x).sum::<f64>().sqrt();

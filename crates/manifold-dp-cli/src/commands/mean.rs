@@ -128,6 +128,9 @@ fn column_names(space: Space, args: &MeanArgs) -> Result<Vec<String>> {
 /// A library or table error of the mean, as the command line reports it.
 fn plan_error(path: &str, e: manifold_dp_arrow::Error) -> anyhow::Error {
     match e {
+        manifold_dp_arrow::Error::Library(e @ LibError::InvalidParameter { name: "sigma", .. }) => {
+            BadInput(format!("{e} (--conditioning ball)")).into()
+        }
         manifold_dp_arrow::Error::Library(e) => e.into(),
         other => crate::codec_error(path, other).into(),
     }

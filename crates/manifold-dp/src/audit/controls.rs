@@ -3,7 +3,7 @@
 //! Each control implements [`Mechanism`] with the **claimed** mechanism's `guarantee()` and `log_density()`
 //! (so the audit's events are those a reviewer would derive from the claim) but releases from a broken law.
 //! They live here, outside [`crate::mechanism`]: no constructor of a real mechanism returns one, and nothing
-//! that privatizes data can reach them (the command line offers them only as `audit --mechanism control:…`).
+//! that privatizes data can reach them (front ends offer them only to the auditor, by the names `control:…`).
 //!
 //! | control | claimed | actually sampled | true privacy |
 //! |---|---|---|---|

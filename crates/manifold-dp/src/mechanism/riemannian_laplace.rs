@@ -162,7 +162,7 @@ impl LaplaceManifold for SpdAffine {
                 name: "sigma",
                 value: sigma,
                 reason: "is within 10 % of (or above) the largest σ for which the unconditioned SPD Laplace law \
-                         exists; condition on the data ball (--conditioning ball)",
+                         exists; condition the draw on the data ball instead",
             });
         }
         SpdLaplaceNoise::new(self.k(), sigma, t_max)
