@@ -42,7 +42,13 @@ pub trait PointColumns: Sync {
 }
 
 fn numeric_or_text(dt: &DataType) -> bool {
-    dt.is_numeric() || matches!(dt, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+    match dt {
+        // Dictionary-encoded columns (Parquet writes text that way) are read through their values.
+        DataType::Dictionary(_, values) => numeric_or_text(values),
+        // Times and timestamps are read as times of day (`DirectionColumns` on timeofday; refused elsewhere).
+        dt if crate::temporal::is_temporal(dt) => true,
+        dt => dt.is_numeric() || matches!(dt, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View),
+    }
 }
 
 /// Positions of `names` in `schema`, each holding numbers or text; `needed_for` says what needs them (for the
@@ -126,7 +132,17 @@ impl ColumnView {
             arrow_cast::cast(array, to)
                 .map_err(|e| Error::Arrow(format!("column {name:?} cannot be read as numbers: {e}")))
         };
-        match array.data_type() {
+        let values_type = match array.data_type() {
+            DataType::Dictionary(_, values) => values.as_ref(),
+            dt => dt,
+        };
+        if crate::temporal::is_temporal(values_type) {
+            return Err(Error::NotNumbersOrText {
+                name: name.to_string(),
+                data_type: format!("{values_type} (times are read as times of day on space timeofday only)"),
+            });
+        }
+        match values_type {
             DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
                 let a = cast(&DataType::Utf8)?;
                 Ok(ColumnView::Text(a.as_any().downcast_ref::<StringArray>().expect("cast to Utf8").clone()))

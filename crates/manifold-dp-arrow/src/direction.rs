@@ -4,7 +4,7 @@
 use crate::Error;
 use crate::clock;
 use crate::columns::{ColumnView, Decoded, PointColumns, Problem, decode_rows, find_columns, read_numbers, views};
-use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray};
+use arrow_array::{Array, ArrayRef, Float64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use manifold_dp::Error as LibError;
 use manifold_dp::registry::Space;
@@ -40,8 +40,11 @@ enum Form {
     Angle { degrees: bool },
     /// A time of day: hours as numbers, or clock times and timestamps as text.
     TimeOfDay,
-    /// Latitude and longitude in degrees.
-    LatLon,
+    /// Latitude and longitude in degrees; longitudes written in [0, 360) when `east`, else [−180, 180).
+    LatLon {
+        /// Longitudes east of Greenwich in [0, 360) (`deg360`).
+        east: bool,
+    },
     /// The coordinates of a unit vector.
     Unit(usize),
 }
@@ -77,8 +80,11 @@ impl DirectionColumns {
             (Space::TimeOfDay, Some(f)) => {
                 return Err(refuse(f, "hours, clock times and timestamps are recognised field by field; drop it"));
             }
-            (Space::LatLon, None | Some("deg")) => Form::LatLon,
-            (Space::LatLon, Some(f)) => return Err(refuse(f, "latitude and longitude are read in degrees")),
+            (Space::LatLon, None | Some("deg")) => Form::LatLon { east: false },
+            (Space::LatLon, Some("deg360")) => Form::LatLon { east: true },
+            (Space::LatLon, Some(f)) => {
+                return Err(refuse(f, "use deg (longitudes written in [-180, 180)) or deg360 (in [0, 360))"));
+            }
             (Space::Sphere(n), None) => Form::Unit(n),
             (Space::Sphere(_), Some(f)) => return Err(refuse(f, "a unit vector is read as its coordinates")),
             (Space::So3 | Space::Spd(_) | Space::Real, _) => {
@@ -102,11 +108,21 @@ impl DirectionColumns {
                 if !positions.contains(&i) {
                     return f.as_ref().clone();
                 }
-                // Clock times and timestamps stay text; everything else becomes numbers.
-                let text = form == Form::TimeOfDay
-                    && matches!(f.data_type(), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+                // Clock times and timestamps stay text, times and timestamps keep their type; everything else
+                // becomes numbers.
+                let values = match f.data_type() {
+                    DataType::Dictionary(_, v) => v.as_ref(),
+                    dt => dt,
+                };
+                let out = match values {
+                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View if form == Form::TimeOfDay => {
+                        DataType::Utf8
+                    }
+                    dt if form == Form::TimeOfDay && crate::temporal::is_temporal(dt) => dt.clone(),
+                    _ => DataType::Float64,
+                };
                 // Never null, but declared as the input declared it (so a numeric column keeps its schema).
-                Field::new(f.name(), if text { DataType::Utf8 } else { DataType::Float64 }, f.is_nullable())
+                Field::new(f.name(), out, f.is_nullable())
             })
             .collect();
         Ok(DirectionColumns {
@@ -118,7 +134,22 @@ impl DirectionColumns {
     }
 
     fn views(&self, batch: &RecordBatch) -> Result<Vec<ColumnView>, Error> {
+        if self.form == Form::TimeOfDay {
+            let column = batch.column(self.positions[0]);
+            if crate::temporal::is_temporal(column.data_type()) {
+                // A time or timestamp is read as its hours since local midnight.
+                let hours = crate::temporal::hours(column)?;
+                let nulls = hours.null_count() > 0;
+                return Ok(vec![ColumnView::Number(hours, nulls)]);
+            }
+        }
         views(batch, &self.positions, &self.names)
+    }
+
+    /// The original time or timestamp column of a time-of-day table, if it is one.
+    fn temporal_column<'a>(&self, batch: &'a RecordBatch) -> Option<&'a ArrayRef> {
+        let column = batch.column(self.positions[0]);
+        (self.form == Form::TimeOfDay && crate::temporal::is_temporal(column.data_type())).then_some(column)
     }
 
     fn problem(&self, column: usize, reason: String) -> Problem {
@@ -148,7 +179,7 @@ impl DirectionColumns {
                 sphere::from_angle(if degrees { values[0].to_radians() } else { values[0] })
             }
             Form::TimeOfDay => Periodic::HOURS_OF_DAY.to_circle(values[0]),
-            Form::LatLon => {
+            Form::LatLon { .. } => {
                 if values[1].abs() > MAX_LONGITUDE_DEG {
                     let reason = format!(
                         "longitude {:e} degrees is outside [-{MAX_LONGITUDE_DEG}, {MAX_LONGITUDE_DEG}]; a corrupt \
@@ -192,7 +223,7 @@ impl PointColumns for DirectionColumns {
     fn decode(&self, batch: &RecordBatch) -> Result<Decoded<DVector<f64>>, Error> {
         let views = self.views(batch)?;
         let dim = match self.form {
-            Form::LatLon => 3,
+            Form::LatLon { .. } => 3,
             Form::Unit(n) => n,
             _ => 2,
         };
@@ -213,6 +244,11 @@ impl PointColumns for DirectionColumns {
                 let a = sphere::to_angle(x);
                 if degrees { a.to_degrees().min(360f64.next_down()) } else { a }
             })],
+            Form::TimeOfDay if self.temporal_column(batch).is_some() => {
+                let original = self.temporal_column(batch).expect("checked");
+                let h: Vec<f64> = noisy.par_iter().map(hours).collect();
+                vec![crate::temporal::with_hours(original, &h)?]
+            }
             Form::TimeOfDay => match self.views(batch)?.remove(0) {
                 ColumnView::Text(original) => {
                     let text: Vec<String> = noisy
@@ -230,7 +266,14 @@ impl PointColumns for DirectionColumns {
                 }
                 ColumnView::Number(..) => vec![numbers(&hours)],
             },
-            Form::LatLon => vec![numbers(&|x| sphere::to_lat_lon_deg(x).0), numbers(&|x| sphere::to_lat_lon_deg(x).1)],
+            Form::LatLon { east } => vec![
+                numbers(&|x| sphere::to_lat_lon_deg(x).0),
+                numbers(&move |x| {
+                    let lon = sphere::to_lat_lon_deg(x).1;
+                    // deg360: longitudes east of Greenwich in [0, 360), as the table wrote them.
+                    if east && lon < 0.0 { (lon + 360.0).min(360f64.next_down()) } else { lon }
+                }),
+            ],
             Form::Unit(n) => (0..n).map(|j| numbers(&move |x: &DVector<f64>| x[j])).collect(),
         };
         let mut columns: Vec<ArrayRef> = batch.columns().to_vec();

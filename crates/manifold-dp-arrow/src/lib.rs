@@ -41,6 +41,7 @@ pub mod mean;
 pub mod real;
 pub mod rotation;
 pub mod spd;
+pub mod temporal;
 
 pub use columns::{Decoded, PointColumns, Problem};
 pub use direction::DirectionColumns;

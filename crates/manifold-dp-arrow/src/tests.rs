@@ -295,3 +295,48 @@ fn plain_numbers_are_released_in_place_and_bad_values_named() {
     assert!(privatize_batch(&two, &codec, &bad, &key(), RowIds::First(0)).is_err());
     assert!(Codec::locate(&bad.schema(), Space::Real, Some("deg"), Some(&cols), None).is_err());
 }
+
+#[test]
+fn times_timestamps_and_dictionaries_are_times_of_day() {
+    use arrow_array::types::Int32Type;
+    use arrow_array::{DictionaryArray, Time64MicrosecondArray, TimestampMillisecondArray};
+    let utc_1130 = 1_714_563_000_000i64; // 2024-05-01 11:30 UTC, 13:30 in Paris
+    let batch = table(vec![
+        ("t", Arc::new(Time64MicrosecondArray::from(vec![(13 * 3600 + 1800) * 1_000_000i64])) as ArrayRef),
+        ("ts", Arc::new(TimestampMillisecondArray::from(vec![utc_1130]).with_timezone("Europe/Paris")) as ArrayRef),
+        ("d", Arc::new(vec!["13:30"].into_iter().collect::<DictionaryArray<Int32Type>>()) as ArrayRef),
+    ]);
+    for name in ["t", "ts", "d"] {
+        let cols = vec![name.to_string()];
+        let codec = Codec::locate(&batch.schema(), Space::TimeOfDay, None, Some(&cols), None).unwrap();
+        let out = privatize_batch(
+            &mech(Space::TimeOfDay, MechanismName::Purkayastha, 1e5),
+            &codec,
+            &batch,
+            &key(),
+            RowIds::First(0),
+        )
+        .unwrap();
+        assert!(out.rejected.is_empty(), "{name}");
+        let column = out.batch.column_by_name(name).unwrap();
+        // The type is kept (text for a dictionary of text), and the time of day moved by well under a minute.
+        let hours = match name {
+            "d" => {
+                assert_eq!(column.data_type(), &arrow_schema::DataType::Utf8);
+                let text = column.as_any().downcast_ref::<StringArray>().unwrap().value(0).to_string();
+                assert!(text == "13:30" || text == "13:29" || text == "13:31", "{text}");
+                13.5
+            }
+            _ => {
+                assert_eq!(column.data_type(), batch.column_by_name(name).unwrap().data_type(), "{name}");
+                temporal::hours(column).unwrap().value(0)
+            }
+        };
+        assert!((hours - 13.5).abs() < 1.0 / 60.0, "{name}: {hours}");
+    }
+    // A timestamp is not a number: refused on other spaces, naming the column.
+    let cols = vec!["ts".to_string()];
+    let codec = Codec::locate(&batch.schema(), Space::Circle, None, Some(&cols), None).unwrap();
+    let e = codec.problems(&batch).unwrap_err().to_string();
+    assert!(e.contains("times of day on space timeofday only"), "{e}");
+}

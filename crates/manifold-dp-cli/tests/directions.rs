@@ -401,3 +401,32 @@ fn auto_chooses_the_mechanism_and_a_poor_choice_warns() {
         .code(2)
         .stderr(predicate::str::contains("--mechanism auto: solving epsilon for a radius needs one mechanism"));
 }
+
+/// `--format deg360` writes longitudes in [0, 360) for tables in that convention; the default is [-180, 180).
+#[test]
+fn longitudes_can_keep_the_0_to_360_convention() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.csv");
+    fs::write(&input, "lat,lon\n40,350\n41,10\n").unwrap();
+    let lon = |format: &[&str]| -> Vec<f64> {
+        let out = bin()
+            .args(["privatize", "--space", "latlon", "--mechanism", "purkayastha", "--protect", "1km", "--level", "1"])
+            .args(format)
+            .args(["--input", s(&input), "--output", "-", "--quiet", "--seed", "3"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(1).unwrap().parse().unwrap())
+            .collect()
+    };
+    let east = lon(&["--format", "deg360"]);
+    assert!((east[0] - 350.0).abs() < 0.5 && (east[1] - 10.0).abs() < 0.5, "{east:?}");
+    let signed = lon(&[]);
+    assert!((signed[0] + 10.0).abs() < 0.5, "{signed:?}");
+    // The same release, written two ways.
+    assert!((east[0] - 360.0 - signed[0]).abs() < 1e-9 && east[1] == signed[1]);
+}

@@ -396,8 +396,11 @@ pub struct PrivatizeArgs {
     /// (radians), euler:SEQ (degrees; euler:SEQ:rad for radians; SEQ: xyz, zyx, zxz… lowercase extrinsic,
     /// uppercase intrinsic, as in scipy). circle: rad (default) or deg. timeofday: each field may be decimal
     /// hours (13.5), a clock time (13:30, 13:30:15.5) or a timestamp (2024-05-01T13:30:00Z; the date and
-    /// offset pass through, only the time of day is privatized), and is written back in the same form.
-    /// latlon: degrees. sphere:N: the N coordinates of a unit vector.
+    /// offset pass through, only the time of day is privatized), and is written back in the same form; Parquet
+    /// TIME and TIMESTAMP columns keep their type, their local date and their offset (the date never moves
+    /// across midnight: that would reveal which side of midnight the original lay on). latlon: deg (longitudes
+    /// written in [-180, 180)) or deg360 (in [0, 360), for tables in that convention; either is read).
+    /// sphere:N: the N coordinates of a unit vector.
     #[arg(long)]
     pub format: Option<String>,
     /// The input's value columns, in the order of --format (so3 default: w,x,y,z; x,y,z,w; r11,…,r33;
