@@ -4,6 +4,7 @@
 use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
+use std::fs;
 use std::path::Path;
 
 fn cmd() -> Command {
@@ -417,4 +418,44 @@ fn processes_race_for_the_last_of_a_budget() {
     let s = spent(&db, "d");
     assert_eq!(s["releases"], 4);
     assert!(account(&s, "pure")["total"]["epsilon"].as_f64().unwrap() <= 1.0);
+}
+
+/// One label holds local and central budgets side by side: a location release per rad is charged to a metric
+/// budget kept per km (a unit is a unit), a central mean only to the central accounts.
+#[test]
+fn local_and_central_budgets_side_by_side_with_units() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("l.sqlite");
+    let input = dir.path().join("checkins.csv");
+    fs::write(&input, "lat,lon\n48.85,2.35\n48.86,2.33\n48.84,2.36\n").unwrap();
+    ledger(&db)
+        .args(["init", "--dataset", "checkins", "--metric-dp", "0.5", "--metric", "sphere_surface", "--unit", "km"])
+        .args(["--pure", "5000"])
+        .assert()
+        .success();
+    cmd()
+        .args(["privatize", "--space", "latlon", "--mechanism", "purkayastha", "--protect", "5km", "--level", "1"])
+        .args(["--input"])
+        .arg(&input)
+        .args(["--output", "/dev/null", "--quiet", "--ledger"])
+        .arg(&db)
+        .args(["--dataset", "checkins"])
+        .assert()
+        .success();
+    cmd()
+        .args(["mean", "--space", "latlon", "--center", "48.85,2.35", "--radius", "50km", "--epsilon", "1"])
+        .args(["--input"])
+        .arg(&input)
+        .args(["--ledger"])
+        .arg(&db)
+        .args(["--dataset", "checkins"])
+        .assert()
+        .success();
+    let s = spent(&db, "checkins");
+    // 1 per 5 km is 0.2 per km (plus the float-safety ε₀), whatever unit the release was recorded in.
+    let metric = account(&s, "metric:sphere_surface:km")["total"]["epsilon"].as_f64().unwrap();
+    assert!((metric - 0.2).abs() < 1e-3, "{s}");
+    // The mean is central: pure 1 on top of the location release's pure cost (ε·π per rad).
+    let pure = account(&s, "pure")["total"]["epsilon"].as_f64().unwrap();
+    assert!((pure - (1.0 + 6371.0088 / 5.0 * std::f64::consts::PI)).abs() < 0.1, "{s}");
 }

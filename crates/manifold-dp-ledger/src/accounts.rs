@@ -2,7 +2,9 @@
 //! one metric and unit), what remains of a budget, and the standard guarantee shown beside a total.
 //!
 //! Every total is built from the library's accounting ([`express`] then [`compose`]), so it is rounded up
-//! exactly as the library rounds. Two additions, both sound:
+//! exactly as the library rounds. A metric account (local releases) converts between units of one distance
+//! (rad, deg; km on the Earth, h and min on the clock) and leaves central releases to the central accounts.
+//! Two additions, both sound:
 //!
 //! - Metric DP in a space of bounded diameter D (SO(3) and spheres in radians or degrees; chordal distance)
 //!   is also pure (ε·D)-DP between data sets that differ in one record, because every record is released
@@ -143,7 +145,14 @@ pub(crate) struct Unaccounted {
 /// The cost of one release in an account.
 pub(crate) fn cost(account: Account, release: &[Guarantee]) -> Result<Guarantee, String> {
     let target = match account {
-        Account::Metric { metric, unit } => return express(release, Target::Metric { metric, unit }).map_err(s),
+        Account::Metric { metric, unit } => {
+            // A metric account holds the data set's local releases; a central release (no metric-DP guarantee)
+            // is charged to the central accounts only.
+            if !release.iter().any(|g| matches!(g, Guarantee::MetricDp { .. })) {
+                return Ok(account.zero(None));
+            }
+            return express(release, Target::Metric { metric, unit }).map_err(s);
+        }
         Account::Notion(Notion::Approx) => Target::Approx { delta: None, epsilon: None },
         Account::Notion(Notion::Zcdp) => Target::Zcdp,
         Account::Notion(Notion::Gdp) => Target::Gdp,

@@ -383,17 +383,46 @@ fn zcdp_delta(rho: f64, epsilon: f64) -> Fallible<f64> {
     Ok(fn_up((-(gap * gap).next_down() / mul_up(4.0, rho)).exp()).min(1.0))
 }
 
+/// Radians per `unit` of `metric`, for the units one distance can be stated in: rad and deg on SO(3) and on
+/// spheres; on great-circle distance also km (the Earth, as `latlon` measures it), h and min (the 24-hour
+/// clock, as `timeofday` measures it). `None` for other pairs.
+pub fn radians_per_unit(metric: Metric, unit: &str) -> Option<f64> {
+    use crate::space::sphere::{EARTH_RADIUS_KM, Periodic};
+    let hour = Periodic::HOURS_OF_DAY.radians_per_unit();
+    match (metric, unit) {
+        (Metric::So3Geodesic | Metric::SphereSurface, "rad") => Some(1.0),
+        (Metric::So3Geodesic | Metric::SphereSurface, "deg") => Some(std::f64::consts::PI / 180.0),
+        (Metric::SphereSurface, "km") => Some(1.0 / EARTH_RADIUS_KM),
+        (Metric::SphereSurface, "h") => Some(hour),
+        (Metric::SphereSurface, "min") => Some(hour / 60.0),
+        _ => None,
+    }
+}
+
 /// Converts a guarantee into `to`, where that holds; otherwise [`Error::Inconvertible`] says why.
 /// The result is rounded in the conservative direction. Proofs: `docs/proofs/accounting.md`.
 pub fn convert(g: &Guarantee, to: Target) -> Fallible<Guarantee> {
     let g = g.validate()?;
     let to_notion = to.notion();
     match (g, to) {
-        (Guarantee::MetricDp { metric, unit, .. }, Target::Metric { metric: m, unit: u }) => {
+        (
+            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, .. },
+            Target::Metric { metric: m, unit: u },
+        ) => {
             if metric == m && unit == u {
-                Ok(g)
-            } else {
-                Err(refuse(&g, to_notion, "metric DP in one metric says nothing in another; restate it explicitly"))
+                return Ok(g);
+            }
+            match (metric == m, radians_per_unit(metric, unit), radians_per_unit(m, u)) {
+                // A unit is a unit: ε per `unit` is ε·(b/a) per `u` when one `u` is b/a of `unit`.
+                (true, Some(a), Some(b)) => {
+                    Ok(Guarantee::metric_dp_in(mul_up(epsilon, div_up(b, a)), m, u, additive_epsilon))
+                }
+                (true, _, _) => {
+                    Err(refuse(&g, to_notion, "these units do not measure the same distance on this metric"))
+                }
+                (false, _, _) => {
+                    Err(refuse(&g, to_notion, "metric DP in one metric says nothing in another; restate it explicitly"))
+                }
             }
         }
         (Guarantee::MetricDp { epsilon, additive_epsilon, .. }, Target::Pure { diameter }) => match diameter {
@@ -546,6 +575,21 @@ fn smaller(a: &Guarantee, b: &Guarantee) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn metric_guarantees_convert_between_units_of_one_distance() {
+        let per_rad = Guarantee::metric_dp_in(6371.0088, Metric::SphereSurface, "rad", 1e-4);
+        let per_km = convert(&per_rad, Target::Metric { metric: Metric::SphereSurface, unit: "km" }).unwrap();
+        let Guarantee::MetricDp { epsilon, unit, additive_epsilon, .. } = per_km else { panic!("{per_km:?}") };
+        assert!(unit == "km" && (epsilon - 1.0).abs() < 1e-12 && epsilon >= 1.0 && additive_epsilon == 1e-4);
+        let per_h = convert(&per_rad, Target::Metric { metric: Metric::SphereSurface, unit: "h" }).unwrap();
+        assert!((per_h.epsilon().unwrap() - 6371.0088 * std::f64::consts::PI / 12.0).abs() < 1e-9);
+        // Kilometres mean nothing on SO(3), and metrics never convert into one another.
+        let so3 = Guarantee::metric_dp_in(1.0, Metric::So3Geodesic, "rad", 0.0);
+        assert!(convert(&so3, Target::Metric { metric: Metric::So3Geodesic, unit: "km" }).is_err());
+        assert!(convert(&so3, Target::Metric { metric: Metric::So3Geodesic, unit: "deg" }).is_ok());
+        assert!(convert(&so3, Target::Metric { metric: Metric::SphereSurface, unit: "rad" }).is_err());
+    }
 
     #[test]
     fn sums_round_up() {
