@@ -52,6 +52,7 @@ pub fn is_bad_input(err: &anyhow::Error) -> bool {
     err.chain().any(|e| {
         e.is::<BadInput>()
             || e.downcast_ref::<manifold_dp::Error>().is_some_and(manifold_dp::Error::is_bad_input)
+            || e.downcast_ref::<manifold_dp_studies::Error>().is_some_and(manifold_dp_studies::Error::is_bad_input)
             || e.is::<manifold_dp::registry::UnknownName>()
             || e.is::<manifold_dp_arrow::Error>()
     })
