@@ -170,12 +170,26 @@ pub enum Error {
     /// The operating system could not provide entropy to seed the release generator.
     #[error("could not seed the random generator from the operating system: {0}")]
     Entropy(String),
-    /// The requested target cannot be met by any parameter value.
+    /// A target that no parameter value meets: a radius at a level that every ε (or no ε in range) reaches, an
+    /// output step outside what the float-safe grid allows.
     #[error("{0}")]
     Unattainable(String),
-    /// A combination that does not exist: a mechanism of another space, an option of another mechanism.
+    /// A combination that does not exist: a mechanism of another space, an option of another mechanism, a
+    /// mechanism that does not apply to a manifold or to an audit.
     #[error("{0}")]
     NotApplicable(String),
+    /// A request that lacks something it needs: an audit without the claimed ε or without input pairs.
+    #[error("{0}")]
+    Incomplete(String),
+    /// Data for which the statistic asked for does not exist: points on spheres of different dimensions, or
+    /// points that balance out so that their mean direction is undefined.
+    #[error("{0}")]
+    Degenerate(String),
+    /// A valid request beyond what the numerics can serve: no finite double ε, σ or scale certifies it (δ
+    /// below the smallest double, a privacy profile that overflows), or an exact sampler that would accept too
+    /// few of its proposals to finish.
+    #[error("{0}")]
+    NumericalLimit(String),
     /// A draw that double precision cannot represent as a valid point: an SPD release whose condition number
     /// exceeds ~2⁵³ (its rounded entries are not positive definite) or whose entries overflow. The exact law puts
     /// this mass there, so the draw is reported, never silently redrawn (that would change the distribution).
@@ -188,7 +202,9 @@ pub enum Error {
 
 impl Error {
     /// Whether the caller's input or parameters caused the error (a front end's "bad input"), as opposed to
-    /// a failure of the machine ([`Error::Entropy`]) or of a computation ([`Error::NotConverged`]).
+    /// a failure of the machine ([`Error::Entropy`]) or of a computation ([`Error::NotConverged`]). Refusals of
+    /// a well-formed request ([`Error::Unattainable`], [`Error::NotApplicable`], [`Error::NumericalLimit`])
+    /// count as bad input: the caller changes the request to get past them.
     pub fn is_bad_input(&self) -> bool {
         !matches!(self, Error::Entropy(_) | Error::NotConverged { .. })
     }

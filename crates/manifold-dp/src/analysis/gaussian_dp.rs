@@ -197,7 +197,7 @@ pub fn gdp_delta(mu: f64, epsilon: f64) -> Fallible<f64> {
 /// upper end of a bisection on the conservative [`gdp_delta`], which is decreasing in ε). 0 when δ is at
 /// least the total variation distance δ(0; μ) = 2Φ(μ/2) − 1.
 ///
-/// Errors: μ negative or not finite; δ outside (0, 1); [`Error::Unattainable`] when no finite ε certifies
+/// Errors: μ negative or not finite; δ outside (0, 1); [`Error::NumericalLimit`] when no finite ε certifies
 /// δ (δ below the absolute margin 2.2·10⁻³⁰⁸, or μ so large that the profile cannot be evaluated).
 pub fn gdp_epsilon(mu: f64, delta: f64) -> Fallible<f64> {
     let mu = check_mu(mu)?;
@@ -215,7 +215,7 @@ pub fn gdp_epsilon(mu: f64, delta: f64) -> Fallible<f64> {
 }
 
 fn unattainable_gdp(mu: f64, delta: f64) -> Error {
-    Error::Unattainable(format!(
+    Error::NumericalLimit(format!(
         "no finite epsilon makes a {}-GDP mechanism (epsilon, {delta:e})-DP in double precision",
         crate::privacy::guarantee::short(mu)
     ))
@@ -244,7 +244,7 @@ pub(crate) fn epsilon_for_delta(delta: f64, delta_at: impl Fn(f64) -> f64) -> Op
 /// N(0, σ²) noise on a query of ℓ₂ sensitivity Δ is (ε, δ)-DP, i.e. δ(ε; Δ/σ) ≤ δ, rounded up. Valid for
 /// every ε ≥ 0 (unlike [`classical_gaussian_sigma`]) and never larger than the classical σ.
 ///
-/// Errors: Δ not finite or ≤ 0, ε negative or not finite, δ outside (0, 1), or [`Error::Unattainable`]
+/// Errors: Δ not finite or ≤ 0, ε negative or not finite, δ outside (0, 1), or [`Error::NumericalLimit`]
 /// when δ is below the absolute margin (2.2·10⁻³⁰⁸).
 pub fn analytic_gaussian_sigma(sensitivity: f64, epsilon: f64, delta: f64) -> Fallible<f64> {
     let sensitivity = check_positive("sensitivity", sensitivity)?;
@@ -254,7 +254,7 @@ pub fn analytic_gaussian_sigma(sensitivity: f64, epsilon: f64, delta: f64) -> Fa
     // δ(ε; μ) increases with μ: find the largest μ whose conservative δ meets the target.
     let ok = |mu: f64| delta_upper(mu, epsilon) <= target;
     let unattainable = || {
-        Error::Unattainable(format!(
+        Error::NumericalLimit(format!(
             "no sigma makes the Gaussian mechanism ({}, {delta:e})-DP in double precision",
             crate::privacy::guarantee::short(epsilon)
         ))

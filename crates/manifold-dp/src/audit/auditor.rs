@@ -589,7 +589,7 @@ where
     pub fn run(&self, config: &AuditConfig, key: &StreamKey, progress: &(dyn Fn(u64) + Sync)) -> Fallible<AuditReport> {
         config.validate()?;
         if self.pairs.is_empty() {
-            return Err(Error::Unattainable("an audit needs at least one input pair".into()));
+            return Err(Error::Incomplete("an audit needs at least one input pair".into()));
         }
         if !(self.epsilon >= 0.0 && self.epsilon.is_finite()) {
             return Err(Error::InvalidParameter {

@@ -145,7 +145,7 @@ pub fn mechanism_names(space: AuditSpace) -> Vec<&'static str> {
 }
 
 fn unknown(request: &AuditRequest) -> Error {
-    Error::Unattainable(format!(
+    Error::NotApplicable(format!(
         "no mechanism {:?} to audit on {}; choose one of: {}",
         request.mechanism,
         request.space,
@@ -156,7 +156,7 @@ fn unknown(request: &AuditRequest) -> Error {
 fn need_epsilon(request: &AuditRequest) -> Fallible<f64> {
     request
         .epsilon
-        .ok_or_else(|| Error::Unattainable(format!("auditing {} needs the claimed epsilon", request.mechanism)))
+        .ok_or_else(|| Error::Incomplete(format!("auditing {} needs the claimed epsilon", request.mechanism)))
 }
 
 /// The distance of a metric between two points of a space, for the pairs (1 for a pure-DP claim: every
@@ -221,17 +221,17 @@ fn split_factor(name: &str) -> Option<(&str, f64)> {
 /// range.
 pub fn build(request: &AuditRequest) -> Fallible<Box<dyn Auditable>> {
     if request.concentration.is_some() && request.mechanism != "bingham" {
-        return Err(Error::Unattainable("a concentration applies to the bingham mechanism only".into()));
+        return Err(Error::NotApplicable("a concentration applies to the bingham mechanism only".into()));
     }
     let approx = request.space == AuditSpace::Real && APPROX_DP_NAMES.contains(&request.mechanism.as_str());
     if request.delta.is_some() && !approx {
-        return Err(Error::Unattainable(format!(
+        return Err(Error::NotApplicable(format!(
             "a delta applies to {} on the real line only",
             APPROX_DP_NAMES.join(", ")
         )));
     }
     if request.order.is_some() && !(request.space == AuditSpace::Real && request.mechanism == "generalized-gaussian") {
-        return Err(Error::Unattainable(
+        return Err(Error::NotApplicable(
             "an order applies to the generalized-gaussian mechanism on the real line only".into(),
         ));
     }
@@ -324,7 +324,7 @@ fn approx_dp(guarantees: &[Guarantee]) -> Fallible<Guarantee> {
         .iter()
         .copied()
         .find(|g| matches!(g, Guarantee::ApproxDp { .. }))
-        .ok_or_else(|| Error::Unattainable("the mechanism reports no (epsilon, delta) guarantee".into()))
+        .ok_or_else(|| Error::NotApplicable("the mechanism reports no (epsilon, delta) guarantee".into()))
 }
 
 /// The [`Gaussian`] mechanism on one real value (a query of the mechanism's sensitivity), claiming the
@@ -389,7 +389,7 @@ impl GeneralizedGaussianOnReals {
     /// The wrapped mechanism (one coordinate), claiming its reported (ε, δ).
     pub fn new(inner: GeneralizedGaussian) -> Fallible<Self> {
         if inner.dimension() != 1 {
-            return Err(Error::Unattainable("the audit on the real line needs a one-coordinate mechanism".into()));
+            return Err(Error::NotApplicable("the audit on the real line needs a one-coordinate mechanism".into()));
         }
         let claim = approx_dp(&inner.guarantees())?;
         Ok(GeneralizedGaussianOnReals { inner, claim })
@@ -405,7 +405,7 @@ impl GeneralizedGaussianOnReals {
         while ok(hi) {
             hi *= 2.0;
             if hi > 1e150 {
-                return Err(Error::Unattainable(format!(
+                return Err(Error::NumericalLimit(format!(
                     "no scale reaches epsilon = {}",
                     crate::privacy::guarantee::short(epsilon)
                 )));
@@ -414,7 +414,7 @@ impl GeneralizedGaussianOnReals {
         while !ok(lo) {
             lo *= 0.5;
             if lo < 1e-150 {
-                return Err(Error::Unattainable(format!(
+                return Err(Error::NumericalLimit(format!(
                     "no scale reaches epsilon = {}",
                     crate::privacy::guarantee::short(epsilon)
                 )));
@@ -751,7 +751,7 @@ fn build_sphere(request: &AuditRequest, dim: usize, name: &str, label: String) -
             sphere_target(dim, m, label, eps, metric(&g), Some((angle, law_cdf(law))))
         }
         "wrapped-laplace" => {
-            return Err(Error::Unattainable(
+            return Err(Error::NotApplicable(
                 "wrapped-laplace works on the circle only (space circle or timeofday)".into(),
             ));
         }
@@ -856,6 +856,18 @@ mod tests {
         }
         // The catalog refuses what the samplers do not cover, with the library's reason.
         assert!(build(&AuditRequest::new(AuditSpace::Spd { k: 1 }, "riemannian-laplace", Some(1.0))).is_err());
+    }
+
+    #[test]
+    fn refusals_are_classified() {
+        let refused = |r: AuditRequest| build(&r).err().expect("refused");
+        let laplace = |eps| AuditRequest::new(AuditSpace::So3, "laplace", eps);
+        assert!(matches!(refused(AuditRequest::new(AuditSpace::So3, "nope", Some(1.0))), Error::NotApplicable(_)));
+        assert!(matches!(
+            refused(AuditRequest { concentration: Some(2.0), ..laplace(Some(1.0)) }),
+            Error::NotApplicable(_)
+        ));
+        assert!(matches!(refused(laplace(None)), Error::Incomplete(_)));
     }
 
     #[test]

@@ -254,7 +254,7 @@ impl<M: LaplaceManifold> RiemannianLaplace<M> {
     pub fn new(manifold: M, sigma: f64) -> Fallible<Self> {
         let sigma = check_positive("sigma", sigma)?;
         if !manifold.footpoint_independent_normaliser() {
-            return Err(Error::Unattainable(format!(
+            return Err(Error::NotApplicable(format!(
                 "{}: the Laplace normaliser depends on the footpoint, so 1/σ is not a metric-DP budget",
                 manifold.describe()
             )));
@@ -366,7 +366,7 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         let free = manifold.footpoint_independent_normaliser();
         let unconditioned = |_: ()| -> Fallible<(f64, M::Noise)> {
             if !free {
-                return Err(Error::Unattainable(format!(
+                return Err(Error::NotApplicable(format!(
                     "{}: the Laplace normaliser depends on the footpoint; condition on the ball (σ = 2Δ/ε)",
                     manifold.describe()
                 )));

@@ -123,7 +123,7 @@ impl SpdLaplaceNoise {
     /// when given (finite, > 0). Costs a few milliseconds (the exact normaliser, by quadrature).
     ///
     /// Errors: [`Error::InvalidParameter`] for a bad k, σ or t_max, and for σ ≥ [`Self::normalisable_below`]`(k)`
-    /// without `t_max` (the law does not exist: condition on a ball); [`Error::Unattainable`] when the exact
+    /// without `t_max` (the law does not exist: condition on a ball); [`Error::NumericalLimit`] when the exact
     /// acceptance rate would be below [`MIN_ACCEPTANCE`].
     pub fn new(k: usize, sigma: f64, t_max: Option<f64>) -> Fallible<Self> {
         // The radial law validates k, σ and t_max, and refuses σ ≥ 2/c_k when untruncated.
@@ -180,7 +180,7 @@ impl SpdLaplaceNoise {
         })?;
         let acceptance = log_acc.exp();
         if acceptance.is_nan() || acceptance < MIN_ACCEPTANCE {
-            return Err(Error::Unattainable(format!(
+            return Err(Error::NumericalLimit(format!(
                 "the exact SPD Laplace sampler would accept only {acceptance:.3e} of its proposals at k = {k}, \
                  sigma = {sigma}, t_max = {t_max:?}; use a smaller ball (t_max) or a smaller sigma"
             )));
@@ -546,6 +546,6 @@ mod tests {
         assert!(SpdLaplaceNoise::new(2, 0.1, Some(-1.0)).is_err());
         // A huge ball at a huge scale: the mass sits at the rim, the acceptance collapses.
         let r = SpdLaplaceNoise::new(3, 1e3, Some(1e8));
-        assert!(matches!(r, Err(Error::Unattainable(_))), "{r:?}");
+        assert!(matches!(r, Err(Error::NumericalLimit(_))), "{r:?}");
     }
 }

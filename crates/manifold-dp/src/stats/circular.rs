@@ -65,7 +65,7 @@ impl MeanDirection {
 fn check_point(x: &DVector<f64>, dim: Option<usize>, index: usize) -> Fallible<()> {
     match dim {
         Some(d) if x.len() != d => {
-            return Err(Error::Unattainable(format!(
+            return Err(Error::Degenerate(format!(
                 "point {index} has {} coordinates but the first has {d}: all points must lie on the same sphere",
                 x.len()
             )));
@@ -129,7 +129,7 @@ impl MeanDirectionAccumulator {
 
     /// The mean direction of the points added so far. Errors: none added ([`Error::InvalidParameter`]), or a
     /// resultant of length ≤ 16·2⁻⁵² per point, where the mean direction is undefined
-    /// ([`Error::Unattainable`]).
+    /// ([`Error::Degenerate`]).
     pub fn mean(&self) -> Fallible<MeanDirection> {
         if self.count == 0 {
             return Err(Error::InvalidParameter {
@@ -142,7 +142,7 @@ impl MeanDirectionAccumulator {
         let norm = s.norm();
         let n = self.count as f64;
         if norm.is_nan() || norm <= ZERO_RESULTANT * n {
-            return Err(Error::Unattainable(format!(
+            return Err(Error::Degenerate(format!(
                 "the resultant of the {} points is zero up to rounding (mean resultant length {:e}): the points \
                  balance out and their mean direction is undefined",
                 self.count,
@@ -561,11 +561,11 @@ mod tests {
         assert!(matches!(mean_direction(&[]), Err(Error::InvalidParameter { .. })));
         let mixed = vec![from_angle(0.1).unwrap(), from_lat_lon_deg(0.0, 0.0).unwrap()];
         let e = mean_direction(&mixed).unwrap_err();
-        assert!(matches!(&e, Error::Unattainable(msg) if msg.contains("point 1 has 3 coordinates")), "{e}");
+        assert!(matches!(&e, Error::Degenerate(msg) if msg.contains("point 1 has 3 coordinates")), "{e}");
         // Antipodal points and three points 120° apart balance out.
         for angles in [vec![0.0, PI], vec![0.0, TAU / 3.0, 2.0 * TAU / 3.0], vec![1.0, 1.0 + PI, 2.0, 2.0 + PI]] {
             let e = mean_direction(&circle(&angles)).unwrap_err();
-            assert!(matches!(&e, Error::Unattainable(msg) if msg.contains("undefined")), "{angles:?}: {e}");
+            assert!(matches!(&e, Error::Degenerate(msg) if msg.contains("undefined")), "{angles:?}: {e}");
             assert!(circular_mean(&angles).is_err());
         }
         let nan = vec![DVector::from_column_slice(&[f64::NAN, 1.0])];
@@ -696,7 +696,7 @@ mod tests {
         let pur = PurkayasthaSphere::new(2, 1.0).unwrap();
         assert!(local_mean_direction(&pur, &[], &mut rng).is_err());
         let mixed = vec![from_angle(0.0).unwrap(), from_lat_lon_deg(1.0, 1.0).unwrap()];
-        assert!(matches!(local_mean_direction(&pur, &mixed, &mut rng), Err(Error::Unattainable(_))));
+        assert!(matches!(local_mean_direction(&pur, &mixed, &mut rng), Err(Error::Degenerate(_))));
     }
 
     #[test]

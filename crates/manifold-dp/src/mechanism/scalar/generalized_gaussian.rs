@@ -128,7 +128,7 @@ pub fn generalized_gaussian_delta(order: u32, shift: f64, epsilon: f64) -> Falli
 /// rounded up (upper end of a bisection on the conservative [`generalized_gaussian_delta`], against
 /// δ·(1 − 10⁻¹³)).
 ///
-/// Errors: `order` outside [1, 256]; `shift` negative or not finite; `delta` outside (0, 1); [`Error::Unattainable`]
+/// Errors: `order` outside [1, 256]; `shift` negative or not finite; `delta` outside (0, 1); [`Error::NumericalLimit`]
 /// when no finite ε certifies `delta`.
 pub fn generalized_gaussian_epsilon(order: u32, shift: f64, delta: f64) -> Fallible<f64> {
     let order = check_order(order)?;
@@ -138,7 +138,7 @@ pub fn generalized_gaussian_epsilon(order: u32, shift: f64, delta: f64) -> Falli
         return Ok(0.0);
     }
     epsilon_for_delta(delta, |e| gg_delta_upper(order, d, e)).ok_or_else(|| {
-        Error::Unattainable(format!(
+        Error::NumericalLimit(format!(
             "no finite epsilon gives delta = {delta:e} for the generalized Gaussian of order {order} at shift {d}"
         ))
     })
