@@ -3,6 +3,10 @@ same rows, an identity mapInArrow pass (issue 18: privatization may add at most 
 pass's time / privatize's time >= 0.7). Both read the same cached DataFrame and end in the same action (the
 `noop` sink, which computes every row and writes nothing); the best of three runs counts. Prints JSON.
 
+It also times the distributed private mean (manifold_dp.spark.mean, one Spark job per Karcher step) on N
+rotations within 60° of the identity, beside the plainest aggregation over the same rows (a column average,
+one job).
+
 Usage: python scripts/bench_spark.py N PARQUET_OUT (the rows are also written to PARQUET_OUT for the CLI).
 """
 
@@ -58,11 +62,37 @@ private = timed(
     lambda: mdps.privatize(rows, space="so3", mechanism="laplace", epsilon=1.0, columns=["w", "x", "y", "z"],
                            format="quat-wxyz", id_column="id", check_ids=False)
 )
+# Rotations within 60° of the identity (small Gaussian rotation vectors, clipped by the mean if need be).
+half = [F.randn(10 + seed) * 0.1 for seed in range(3)]
+angle = F.sqrt(sum(c * c for c in half))
+near = spark.range(n, numPartitions=8).select(
+    "id", F.cos(angle).alias("w"), *[(c * F.sin(angle) / angle).alias(k) for c, k in zip(half, ["x", "y", "z"])]
+).cache()
+near.count()
+
+
+def timed_action(action):
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        action()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+average = timed_action(lambda: near.agg(*[F.avg(c) for c in ["w", "x", "y", "z"]]).collect())
+mean = timed_action(
+    lambda: mdps.mean(near, space="so3", center="identity", radius="60deg", epsilon=1.0,
+                      columns=["w", "x", "y", "z"], format="quat-wxyz", outside="clip")
+)
 print(json.dumps({
     "rows": n,
     "identity_map_in_arrow_seconds": plain,
     "privatize_seconds": private,
     "identity_over_privatize": plain / private,
     "privatize_rows_per_second": n / private,
+    "column_average_seconds": average,
+    "private_mean_seconds": mean,
+    "private_mean_rows_per_second": n / mean,
 }))
 spark.stop()

@@ -84,11 +84,39 @@ fn draw_panel(panel: &Panel, area: &Area) -> Result<(), Box<dyn std::error::Erro
         (x0, x1) = (0.0, 1.0);
     }
     let mut chart = ChartBuilder::on(area);
-    chart.caption(&panel.title, ("sans-serif", 16)).margin(10).x_label_area_size(36).y_label_area_size(56);
+    // A long title shrinks to fit its panel (about 0.55 em per character) instead of being clipped.
+    let width = f64::from(area.dim_in_pixel().0);
+    let title_size = (0.9 * width / (0.55 * panel.title.chars().count().max(1) as f64)).clamp(9.0, 16.0);
+    chart
+        .caption(&panel.title, ("sans-serif", title_size))
+        .margin(10)
+        .margin_right(24)
+        .x_label_area_size(36)
+        .y_label_area_size(56);
+    let corner = emptiest_corner(&series, panel.log_y);
+    // Headroom on the legend's side, growing with its entries, so the legend never covers data.
+    let legend_share = (0.05 + 0.07 * series.len() as f64).min(0.5);
+    let stretch = legend_share / (1.0 - legend_share);
+    let lower = matches!(corner, SeriesLabelPosition::LowerLeft | SeriesLabelPosition::LowerRight);
     if panel.log_y {
-        let (lo, hi) = if y0 < y1 { (y0 / 1.5, y1 * 1.5) } else { (0.1, 10.0) };
+        let (mut lo, mut hi) = if y0 < y1 { (y0 / 1.5, y1 * 1.5) } else { (0.1, 10.0) };
+        let span = (hi / lo).powf(stretch);
+        if lower {
+            lo /= span;
+        } else {
+            hi *= span;
+        }
         let mut c = chart.build_cartesian_2d((x0..x1).log_scale(), (lo..hi).log_scale())?;
-        c.configure_mesh().x_desc(&panel.x_label).y_desc(&panel.y_label).draw()?;
+        // A few labels, written short, and no light grid: on log axes plotters' defaults overlap and crowd.
+        c.configure_mesh()
+            .x_labels(6)
+            .y_labels(6)
+            .x_label_formatter(&|v| tick(*v))
+            .y_label_formatter(&|v| tick(*v))
+            .light_line_style(WHITE)
+            .x_desc(&panel.x_label)
+            .y_desc(&panel.y_label)
+            .draw()?;
         for (i, (label, pts, _)) in series.iter().enumerate() {
             let color = COLORS[i % COLORS.len()];
             c.draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))?
@@ -96,11 +124,17 @@ fn draw_panel(panel: &Panel, area: &Area) -> Result<(), Box<dyn std::error::Erro
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
             c.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
         }
-        c.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw()?;
+        c.configure_series_labels().position(corner).background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
     } else {
-        let top = if y1 > 0.0 { y1 * 1.08 } else { 1.0 };
+        // Histograms start at 0, so the legend goes on top.
+        let top = if y1 > 0.0 { y1 * 1.08 } else { 1.0 } * (1.0 + stretch);
+        let corner = match corner {
+            SeriesLabelPosition::LowerLeft => SeriesLabelPosition::UpperLeft,
+            SeriesLabelPosition::LowerRight => SeriesLabelPosition::UpperRight,
+            c => c,
+        };
         let mut c = chart.build_cartesian_2d(x0..x1, 0.0..top)?;
-        c.configure_mesh().x_desc(&panel.x_label).y_desc(&panel.y_label).draw()?;
+        c.configure_mesh().light_line_style(WHITE).x_desc(&panel.x_label).y_desc(&panel.y_label).draw()?;
         for (i, (label, pts, is_hist)) in series.iter().enumerate() {
             let color = COLORS[i % COLORS.len()];
             let style = if *is_hist { color.stroke_width(1) } else { BLACK.stroke_width(2) };
@@ -109,7 +143,53 @@ fn draw_panel(panel: &Panel, area: &Area) -> Result<(), Box<dyn std::error::Erro
                 .label(label.as_str())
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], legend_style));
         }
-        c.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw()?;
+        c.configure_series_labels().position(corner).background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
     }
     Ok(())
+}
+
+/// A tick label: integers without a fractional part, others to three significant digits.
+fn tick(v: f64) -> String {
+    if v.abs() >= 1.0 && (v - v.round()).abs() < 1e-9 * v.abs() {
+        format!("{v:.0}")
+    } else {
+        manifold_dp::privacy::guarantee::short(v)
+    }
+}
+
+/// The corner of the plot (in its own scale) holding the fewest data points, for the legend.
+fn emptiest_corner(series: &[(String, Vec<(f64, f64)>, bool)], log: bool) -> SeriesLabelPosition {
+    let scale = |v: f64| if log { v.max(f64::MIN_POSITIVE).ln() } else { v };
+    let pts: Vec<(f64, f64)> = series
+        .iter()
+        .flat_map(|s| s.1.iter())
+        .filter(|(x, y)| x.is_finite() && y.is_finite() && (!log || (*x > 0.0 && *y > 0.0)))
+        .map(|&(x, y)| (scale(x), scale(y)))
+        .collect();
+    let bounds = |f: fn(&(f64, f64)) -> f64| {
+        pts.iter().map(f).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)))
+    };
+    let ((x0, x1), (y0, y1)) = (bounds(|p| p.0), bounds(|p| p.1));
+    if pts.is_empty() || x1 <= x0 || y1 <= y0 {
+        return SeriesLabelPosition::UpperRight;
+    }
+    // A legend box covers about the outer 45 % of the width and 35 % of the height of its corner.
+    let count = |right: bool, top: bool| {
+        pts.iter()
+            .filter(|(x, y)| {
+                let fx = (x - x0) / (x1 - x0);
+                let fy = (y - y0) / (y1 - y0);
+                (if right { fx > 0.55 } else { fx < 0.45 }) && (if top { fy > 0.65 } else { fy < 0.35 })
+            })
+            .count()
+    };
+    [
+        (SeriesLabelPosition::UpperRight, count(true, true)),
+        (SeriesLabelPosition::UpperLeft, count(false, true)),
+        (SeriesLabelPosition::LowerLeft, count(false, false)),
+        (SeriesLabelPosition::LowerRight, count(true, false)),
+    ]
+    .into_iter()
+    .min_by_key(|&(_, n)| n)
+    .map_or(SeriesLabelPosition::UpperRight, |(p, _)| p)
 }
