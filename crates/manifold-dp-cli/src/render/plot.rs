@@ -63,9 +63,10 @@ pub fn draw(path: &Path, panels: &[Panel], columns: usize) -> Result<()> {
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
+/// One drawn series: (legend, points, is a histogram).
+type Series = (String, Vec<(f64, f64)>, bool);
+
 fn draw_panel(panel: &Panel, area: &Area) -> Result<(), Box<dyn std::error::Error>> {
-    // (legend, points, is a histogram)
-    type Series = (String, Vec<(f64, f64)>, bool);
     let mut series: Vec<Series> = Vec::new();
     for (label, h) in &panel.histograms {
         series.push((label.clone(), step_outline(h), true));
@@ -158,7 +159,7 @@ fn tick(v: f64) -> String {
 }
 
 /// The corner of the plot (in its own scale) holding the fewest data points, for the legend.
-fn emptiest_corner(series: &[(String, Vec<(f64, f64)>, bool)], log: bool) -> SeriesLabelPosition {
+fn emptiest_corner(series: &[Series], log: bool) -> SeriesLabelPosition {
     let scale = |v: f64| if log { v.max(f64::MIN_POSITIVE).ln() } else { v };
     let pts: Vec<(f64, f64)> = series
         .iter()
