@@ -458,4 +458,14 @@ fn local_and_central_budgets_side_by_side_with_units() {
     // The mean is central: pure 1 on top of the location release's pure cost (ε·π per rad).
     let pure = account(&s, "pure")["total"]["epsilon"].as_f64().unwrap();
     assert!((pure - (1.0 + 6371.0088 / 5.0 * std::f64::consts::PI)).abs() < 0.1, "{s}");
+    // `show` lists what means something for the label, in its units; each entry says what ran, on what.
+    let text = ledger(&db).args(["show", "--dataset", "checkins"]).output().unwrap().stdout;
+    let text = String::from_utf8(text).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("  ") && !l.starts_with("  (")).collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[1].contains("metric:sphere_surface:km  spent epsilon = 0.2"), "{text}");
+    assert!(text.contains("not shown, no budget of their own: approx, zcdp, gdp, rao"), "{text}");
+    let export = String::from_utf8(ledger(&db).args(["export", "--output", "-"]).output().unwrap().stdout).unwrap();
+    assert!(export.contains("privatize latlon purkayastha --protect 5km --level 1: "), "{export}");
+    assert!(export.contains("mean latlon --center 48.85,2.35 --radius 50km --epsilon 1 --outside error: "), "{export}");
 }

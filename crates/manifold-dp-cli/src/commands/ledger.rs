@@ -510,8 +510,22 @@ fn write_spent(out: &mut impl Write, s: &Spent) -> std::io::Result<()> {
     let last = s.last_release_at.as_deref().map(|t| format!(", the last at {t}")).unwrap_or_default();
     let plural = if s.releases == 1 { "" } else { "s" };
     writeln!(out, "Data set {:?}: {} release{plural}{last}", s.dataset, s.releases)?;
-    let width = s.notions.iter().map(|n| n.account.len()).max().unwrap_or(6);
-    for n in &s.notions {
+    // Only what means something for this label: accounts with a budget, and the pure and metric totals of its
+    // releases; the other views (approx, zcdp, gdp, rao without a budget) are one `--json` away.
+    // A metric total in another unit of a metric whose budget is shown is the same spending twice.
+    let metric_of = |account: &str| account.rsplit_once(':').map(|(m, _)| m.to_string());
+    let budgeted_metrics: Vec<String> =
+        s.notions.iter().filter(|n| n.budget.is_some()).filter_map(|n| metric_of(&n.account)).collect();
+    let shown = |n: &&NotionSpent| {
+        n.budget.is_some()
+            || (n.total.as_ref().is_some_and(|t| !is_zero(t))
+                && (n.account == "pure"
+                    || (n.account.starts_with("metric:")
+                        && !metric_of(&n.account).is_some_and(|m| budgeted_metrics.contains(&m)))))
+    };
+    let hidden: Vec<&str> = s.notions.iter().filter(|n| !shown(n)).map(|n| n.account.as_str()).collect();
+    let width = s.notions.iter().filter(shown).map(|n| n.account.len()).max().unwrap_or(6);
+    for n in s.notions.iter().filter(shown) {
         let mut line = match (&n.total, &n.not_accountable) {
             (Some(t), _) => format!("spent {}", brief(t)),
             (None, why) => format!("not accountable: {}", why.as_deref().unwrap_or("no total")),
@@ -532,6 +546,9 @@ fn write_spent(out: &mut impl Write, s: &Spent) -> std::io::Result<()> {
             line += " [a Fisher-Rao distance, not a bound on tests]";
         }
         writeln!(out, "  {:<width$}  {line}", n.account)?;
+    }
+    if !hidden.is_empty() {
+        writeln!(out, "  (not shown, no budget of their own: {}; --json lists every notion)", hidden.join(", "))?;
     }
     Ok(())
 }

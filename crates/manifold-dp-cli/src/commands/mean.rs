@@ -216,7 +216,17 @@ pub fn run(args: MeanArgs) -> Result<()> {
     let charge = crate::commands::ledger::Charge::prepare(
         &args.ledger,
         &args.input,
-        format!("mean {}", args.space),
+        {
+            let ball = match args.bounds {
+                Some((lo, hi)) => format!("--bounds {lo},{hi}"),
+                None => format!("--center {center_text} --radius {radius_text}"),
+            };
+            let columns = args.columns.as_ref().map(|c| format!(" --columns {}", c.join(","))).unwrap_or_default();
+            format!(
+                "mean {} {ball} --epsilon {} --outside {outside}{columns}: {}",
+                args.space, args.epsilon, args.input
+            )
+        },
         &[manifold_dp::privacy::Guarantee::PureDp { epsilon: args.epsilon }],
     )?;
     let names = column_names(space, &args)?;

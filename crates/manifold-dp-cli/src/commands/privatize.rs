@@ -68,7 +68,7 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
     let charge = crate::commands::ledger::Charge::prepare(
         &args.ledger,
         &args.input,
-        format!("privatize {space} {}", mech.name()),
+        release_label(&args, mech.name(), epsilon),
         &[guarantee],
     )?;
     let key = match args.seed {
@@ -121,6 +121,22 @@ fn default_format(space: Space) -> &'static str {
         Space::LatLon => "deg",
         _ => "unit vector",
     }
+}
+
+/// What the ledger records for this release: command, space, mechanism, budget as given, input → output.
+fn release_label(args: &PrivatizeArgs, mechanism: &str, epsilon: Option<f64>) -> String {
+    let budget = match (&args.protect, args.level, epsilon, args.mechanism.concentration) {
+        (Some(p), Some(l), _, _) => format!("--protect {p} --level {l}"),
+        (_, _, Some(e), _) => format!("--epsilon {e}"),
+        (_, _, None, Some(k)) => format!("--concentration {k}"),
+        _ => String::new(),
+    };
+    let bounds = args.bounds.map(|(lo, hi)| format!(" --bounds {lo},{hi}")).unwrap_or_default();
+    let columns = args.columns.as_ref().map(|c| format!(" --columns {}", c.join(","))).unwrap_or_default();
+    format!(
+        "privatize {} {mechanism} {budget}{bounds}{columns}: {} -> {}",
+        args.mechanism.space, args.input, args.output
+    )
 }
 
 /// ε per radian from --protect and --level, or `None` when the mechanism's own options (--epsilon,
