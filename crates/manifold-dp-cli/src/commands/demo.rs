@@ -1,7 +1,8 @@
 //! `manifold-dp demo`: the main job on bundled data. Privatizes the bundled wrist-IMU trace with both
 //! SO(3) mechanisms, and the bundled check-ins' times of day (within 1 h) and locations (within 2 km),
 //! through the same path as `privatize`, and writes into `demo-output/`: the inputs, the noisy CSVs, their
-//! JSON reports and an SVG histogram of angular errors over the theoretical density.
+//! JSON reports, an SVG histogram of angular errors over the theoretical density, and an SVG of the check-ins'
+//! locations before and after.
 
 use crate::BadInput;
 use crate::args::{DemoArgs, MechanismArgs, PrivatizeArgs};
@@ -193,6 +194,18 @@ fn checkins(dir: &Path, seed: Option<u64>, written: &mut Vec<PathBuf>) -> Result
         let point = |r: &[String]| -> Result<_> { Ok(sphere::from_lat_lon_deg(r[2].parse()?, r[3].parse()?)?) };
         dkm += sphere::earth_distance_km(&point(a)?, &point(b)?);
     }
+    let lat_lon = |r: &[String]| -> Result<(f64, f64)> { Ok((r[3].parse()?, r[2].parse()?)) };
+    let pairs: Vec<_> =
+        before.iter().zip(&after).map(|(a, b)| Ok((lat_lon(a)?, lat_lon(b)?))).collect::<Result<_>>()?;
+    let scatter = dir.join("checkins_locations.svg");
+    plot::before_after(
+        &scatter,
+        "check-ins: true locations and their releases (2 km at level 1)",
+        "longitude (degrees)",
+        "latitude (degrees)",
+        &pairs,
+    )?;
+    written.push(scatter);
     let n = before.len().max(1) as f64;
     for (report, what, measured) in [(&time_report, "time of day", dt / n), (&place_report, "location", dkm / n)] {
         let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(report)?)?;

@@ -194,3 +194,69 @@ fn emptiest_corner(series: &[Series], log: bool) -> SeriesLabelPosition {
     .min_by_key(|&(_, n)| n)
     .map_or(SeriesLabelPosition::UpperRight, |(p, _)| p)
 }
+
+/// A before/after scatter into an SVG file at `path`: each input point (blue), its release (red), and a light
+/// segment between them, so that how far releases move can be seen. Longitude-like x, latitude-like y.
+pub fn before_after(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    pairs: &[((f64, f64), (f64, f64))],
+) -> Result<()> {
+    let root = SVGBackend::new(path, (640, 560)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
+    let draw = || -> Result<(), Box<dyn std::error::Error>> {
+        let all = pairs.iter().flat_map(|&(a, b)| [a, b]);
+        let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+        for (x, y) in all {
+            (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
+        }
+        if !(x0 < x1 && y0 < y1) {
+            (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+        }
+        // Room for the legend above the points.
+        let (pad_x, pad_y) = (0.05 * (x1 - x0), 0.05 * (y1 - y0));
+        let top = y1 + 0.25 * (y1 - y0);
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 16))
+            .margin(10)
+            .margin_right(24)
+            .x_label_area_size(36)
+            .y_label_area_size(56)
+            .build_cartesian_2d((x0 - pad_x)..(x1 + pad_x), (y0 - pad_y)..top)?;
+        chart
+            .configure_mesh()
+            .light_line_style(WHITE)
+            .x_labels(6)
+            .y_labels(6)
+            .x_label_formatter(&|v| tick(*v))
+            .y_label_formatter(&|v| tick(*v))
+            .x_desc(x_label)
+            .y_desc(y_label)
+            .draw()?;
+        let grey = RGBColor(180, 180, 180);
+        chart.draw_series(pairs.iter().map(|&(a, b)| PathElement::new(vec![a, b], grey.stroke_width(1))))?;
+        let (blue, red) = (COLORS[0], COLORS[1]);
+        chart
+            .draw_series(pairs.iter().map(|&(_, b)| Cross::new(b, 3, red.stroke_width(1))))?
+            .label("private release")
+            .legend(move |(x, y)| Cross::new((x + 8, y), 3, red.stroke_width(1)));
+        // Inputs last, larger and outlined: many rows share a venue, and the releases would hide them.
+        chart.draw_series(pairs.iter().map(|&(a, _)| Circle::new(a, 6, WHITE.filled())))?;
+        chart
+            .draw_series(pairs.iter().map(|&(a, _)| Circle::new(a, 5, blue.filled())))?
+            .label("input")
+            .legend(move |(x, y)| Circle::new((x + 8, y), 5, blue.filled()));
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()?;
+        Ok(())
+    };
+    draw().map_err(|e| anyhow!("cannot draw {}: {e}", path.display()))?;
+    root.present().map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
+    Ok(())
+}
