@@ -195,15 +195,12 @@ fn emptiest_corner(series: &[Series], log: bool) -> SeriesLabelPosition {
     .map_or(SeriesLabelPosition::UpperRight, |(p, _)| p)
 }
 
+/// An input point and its release, as (x, y) each.
+pub type Moved = ((f64, f64), (f64, f64));
+
 /// A before/after scatter into an SVG file at `path`: each input point (blue), its release (red), and a light
 /// segment between them, so that how far releases move can be seen. Longitude-like x, latitude-like y.
-pub fn before_after(
-    path: &Path,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    pairs: &[((f64, f64), (f64, f64))],
-) -> Result<()> {
+pub fn before_after(path: &Path, title: &str, x_label: &str, y_label: &str, pairs: &[Moved]) -> Result<()> {
     let root = SVGBackend::new(path, (640, 560)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
     let draw = || -> Result<(), Box<dyn std::error::Error>> {
