@@ -451,19 +451,30 @@ fn local_and_central_budgets_side_by_side_with_units() {
         .args(["--dataset", "checkins"])
         .assert()
         .success();
+    // Rotations beside the locations, in another metric: charged to their own accounts, not refused by the km one.
+    let frames = dir.path().join("frames.csv");
+    fs::write(&frames, POSES).unwrap();
+    cmd()
+        .args(["privatize", "--space", "so3", "--mechanism", "laplace", "--epsilon", "1", "--input"])
+        .arg(&frames)
+        .args(["--output", "/dev/null", "--quiet", "--ledger"])
+        .arg(&db)
+        .args(["--dataset", "checkins"])
+        .assert()
+        .success();
     let s = spent(&db, "checkins");
     // 1 per 5 km is 0.2 per km (plus the float-safety ε₀), whatever unit the release was recorded in.
     let metric = account(&s, "metric:sphere_surface:km")["total"]["epsilon"].as_f64().unwrap();
     assert!((metric - 0.2).abs() < 1e-3, "{s}");
-    // The mean is central: pure 1 on top of the location release's pure cost (ε·π per rad).
+    // The mean is central: pure 1 on top of the local releases' pure costs (ε·π per rad each).
     let pure = account(&s, "pure")["total"]["epsilon"].as_f64().unwrap();
-    assert!((pure - (1.0 + 6371.0088 / 5.0 * std::f64::consts::PI)).abs() < 0.1, "{s}");
+    assert!((pure - (1.0 + (6371.0088 / 5.0 + 1.0) * std::f64::consts::PI)).abs() < 0.1, "{s}");
     // `show` lists what means something for the label, in its units; each entry says what ran, on what.
     let text = ledger(&db).args(["show", "--dataset", "checkins"]).output().unwrap().stdout;
     let text = String::from_utf8(text).unwrap();
     let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("  ") && !l.starts_with("  (")).collect();
-    assert_eq!(lines.len(), 2, "{text}");
-    assert!(lines[1].contains("metric:sphere_surface:km  spent epsilon = 0.2"), "{text}");
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(lines[1].contains("metric:so3_geodesic:rad") && lines[2].contains("metric:sphere_surface:km"), "{text}");
     assert!(text.contains("not shown, no budget of their own: approx, zcdp, gdp, rao"), "{text}");
     let export = String::from_utf8(ledger(&db).args(["export", "--output", "-"]).output().unwrap().stdout).unwrap();
     assert!(export.contains("privatize latlon purkayastha --protect 5km --level 1: "), "{export}");

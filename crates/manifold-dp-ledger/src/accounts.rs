@@ -2,8 +2,9 @@
 //! one metric and unit), what remains of a budget, and the standard guarantee shown beside a total.
 //!
 //! Every total is built from the library's accounting ([`express`] then [`compose`]), so it is rounded up
-//! exactly as the library rounds. A metric account (local releases) converts between units of one distance
-//! (rad, deg; km on the Earth, h and min on the clock) and leaves central releases to the central accounts.
+//! exactly as the library rounds. A metric account (local releases in its metric) converts between units of one
+//! distance (rad, deg; km on the Earth, h and min on the clock) and leaves central releases, and local releases
+//! in other metrics, to their own accounts.
 //! Two additions, both sound:
 //!
 //! - Metric DP in a space of bounded diameter D (SO(3) and spheres in radians or degrees; chordal distance)
@@ -146,9 +147,10 @@ pub(crate) struct Unaccounted {
 pub(crate) fn cost(account: Account, release: &[Guarantee]) -> Result<Guarantee, String> {
     let target = match account {
         Account::Metric { metric, unit } => {
-            // A metric account holds the data set's local releases; a central release (no metric-DP guarantee)
-            // is charged to the central accounts only.
-            if !release.iter().any(|g| matches!(g, Guarantee::MetricDp { .. })) {
+            // A metric account holds the data set's local releases in its metric. A central release (no metric-DP
+            // guarantee) or a local one in another metric (rotations beside locations) is charged to its own
+            // accounts, not to this one.
+            if !release.iter().any(|g| matches!(g, Guarantee::MetricDp { metric: m, .. } if *m == metric)) {
                 return Ok(account.zero(None));
             }
             return express(release, Target::Metric { metric, unit }).map_err(s);
