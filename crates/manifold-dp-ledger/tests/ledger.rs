@@ -208,10 +208,13 @@ fn metric_dp_has_its_own_accounts_and_counts_as_pure_on_bounded_spaces() {
     // The pure budget (30 < 2·8π) refuses the second, though the metric budget (16 ≤ 20) would allow it.
     let err = ledger.record("imu", "privatize so3 laplace", &[so3(8.0)], None).unwrap_err();
     assert!(matches!(err, LedgerError::OverBudget(ref o) if o.notion == "pure"), "{err}");
-    // A release in another metric cannot be charged to the SO(3) metric budget.
+    // A local release in another metric (locations beside rotations) is charged to its own account and to pure,
+    // not to the SO(3) metric budget: 8π + π fits the pure 30.
     let sphere = Guarantee::metric_dp(1.0, Metric::SphereSurface);
-    let err = ledger.record("imu", "privatize", &[sphere], None).unwrap_err();
-    assert!(matches!(err, LedgerError::Unaccountable { ref notion, .. } if notion == "metric:so3_geodesic:rad"));
+    let r = ledger.record("imu", "privatize latlon", &[sphere], None).unwrap();
+    assert!(near(total(&r.spent, "metric:so3_geodesic:rad").epsilon().unwrap(), 8.0));
+    assert!(near(total(&r.spent, "metric:sphere_surface:rad").epsilon().unwrap(), 1.0));
+    assert!(near(total(&r.spent, "pure").epsilon().unwrap(), 9.0 * std::f64::consts::PI));
     // A budget that a recorded release cannot be expressed in cannot be set.
     let err = ledger.set_budget("imu", Guarantee::RaoDp { theta: 1.0, family: RaoFamily::Gaussian }).unwrap_err();
     assert!(matches!(err, LedgerError::BudgetUnaccountable { .. }) && err.is_bad_input(), "{err}");
