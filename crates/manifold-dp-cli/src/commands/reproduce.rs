@@ -51,7 +51,7 @@ fn figure2(dir: &Path, fig: &Figure2) -> Result<Vec<PathBuf>> {
     let panel = Panel {
         title: format!("Figure 2: {n} Laplace noise angles at epsilon = {}", fig.epsilon),
         x_label: "angle (rad)".into(),
-        y_label: "density".into(),
+        y_label: "density (per rad)".into(),
         log_y: false,
         histograms: fig.samplers.iter().map(|s| (s.sampler.to_string(), s.histogram.clone())).collect(),
         curves: vec![("exact density".into(), fig.density.clone())],
@@ -91,7 +91,7 @@ fn figure3(dir: &Path, fig: &Figure3) -> Result<Vec<PathBuf>> {
         panels.push(Panel {
             title: format!("rho(0.683) = {rho_deg} deg: epsilon = {eps:.3}/rad"),
             x_label: "angle (rad)".into(),
-            y_label: "density".into(),
+            y_label: "density (per rad)".into(),
             log_y: false,
             histograms: p.mechanisms.iter().map(|m| (m.mechanism.to_string(), m.histogram.clone())).collect(),
             curves: vec![],
@@ -119,7 +119,7 @@ fn throughput(dir: &Path, rows: &[ThroughputRow]) -> Result<Vec<PathBuf>> {
     let panel = Panel {
         title: "noisy rotations per second, one thread (ChaCha12)".into(),
         x_label: "epsilon (per rad)".into(),
-        y_label: "million per second".into(),
+        y_label: "million rotations per second".into(),
         log_y: true,
         histograms: vec![],
         curves: vec![

@@ -128,7 +128,7 @@ pub fn directional_mean(args: DirectionalMeanArgs) -> Result<()> {
             .push((format!("central model, {best_label} (any n)"), NS.iter().map(|&n| (n as f64, best_mae)).collect()));
         panels.push(Panel {
             title: format!("{dname} visit times (kappa = {kappa}): circular-mean MAE at pure eps = {EPSILON}"),
-            x_label: "responses n".into(),
+            x_label: "responses n (visits)".into(),
             y_label: "MAE (rad)".into(),
             log_y: true,
             histograms: vec![],

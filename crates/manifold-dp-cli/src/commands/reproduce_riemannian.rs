@@ -43,8 +43,8 @@ pub fn riemannian_mean(args: RiemannianMeanArgs) -> Result<()> {
         let sens = &m.sensitivity_summary;
         panels.push(Panel {
             title: format!("{name}: sensitivity of the Fréchet mean"),
-            x_label: "n".into(),
-            y_label: "distance between neighbouring means".into(),
+            x_label: "data set size n (points)".into(),
+            y_label: format!("distance between neighbouring means ({})", unit_of(name)),
             log_y: true,
             histograms: Vec::new(),
             curves: vec![
@@ -55,8 +55,8 @@ pub fn riemannian_mean(args: RiemannianMeanArgs) -> Result<()> {
         });
         panels.push(Panel {
             title: format!("{name}: error of the private mean, eps = 1"),
-            x_label: "n".into(),
-            y_label: "mean Euclidean distance to the mean".into(),
+            x_label: "data set size n (points)".into(),
+            y_label: "mean Euclidean distance to the mean (embedding units)".into(),
             log_y: true,
             histograms: Vec::new(),
             curves: m
@@ -107,4 +107,9 @@ pub fn riemannian_mean(args: RiemannianMeanArgs) -> Result<()> {
         start.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// The unit of a setup's geodesic distance, for axis labels.
+fn unit_of(setup: &str) -> &'static str {
+    if setup.starts_with("SPD") { "affine-invariant distance" } else { "rad" }
 }
