@@ -9,8 +9,8 @@
 //! reproduces. A longer run: `MDP_FUZZ_CASES=200000 MDP_FUZZ_SEED=7 cargo test --release -p manifold-dp-cli
 //! --bin manifold-dp fuzz -- --nocapture` (each target prints its cases and time).
 
-use crate::args::{parse_epsilon, parse_threads};
-use crate::commands::budget::{GuaranteeContext, NotionArg};
+use crate::args::common::{parse_epsilon, parse_threads};
+use crate::args::{GuaranteeContext, NotionArg};
 use crate::io::table::FileFormat;
 use crate::io::table::reader::TableReader;
 use manifold_dp::privacy::guarantee::{short, short_down, short_up};
@@ -138,12 +138,12 @@ fn fuzz_space_and_mechanism_names() {
     fuzz("names", near, |b| {
         let t = text(b);
         let _ = t.parse::<Space>();
-        let _ = crate::commands::audit::parse_count(&t);
+        let _ = crate::args::audit::parse_count(&t);
         let _ = t.parse::<Representation>();
         let _ = t.parse::<MechanismName>();
         let _ = parse_epsilon(&t);
         let _ = parse_threads(&t);
-        if let Ok(space) = crate::commands::audit::parse_space(&t) {
+        if let Ok(space) = crate::args::audit::parse_space(&t) {
             // A space that parses is small enough to build an audit target on.
             let request = manifold_dp::audit::AuditRequest::new(space, "uniform", None);
             let _ = manifold_dp::audit::catalog::build(&request);

@@ -6,192 +6,15 @@
 //! notion), with nothing recorded; 1 anything else (I/O, a lock held past the 30 s busy timeout).
 
 use crate::BadInput;
-use crate::commands::budget::{GuaranteeContext, NotionArg};
+use crate::args::{AddArgs, ExportArgs, InitArgs, LedgerArgs, LedgerCommand, LedgerUse, LimitArgs, ShowArgs};
 use crate::io::output::Output;
 use anyhow::Result;
-use clap::{Args, Subcommand};
 use manifold_dp::privacy::guarantee::{Rounding, short_rounded};
 use manifold_dp::privacy::{Guarantee, RaoFamily};
 use manifold_dp_ledger::{Admission, Ledger, LedgerError, NotionSpent, REPORT_DELTA, Spent};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
-
-/// `manifold-dp budget ledger`: a privacy ledger that records each release of a data set, holds a budget per
-/// notion, and refuses a release that would go over one.
-#[derive(Debug, Args)]
-#[command(after_help = "Examples:
-  manifold-dp budget ledger --db privacy.sqlite init --dataset poses.csv --pure 3
-  manifold-dp budget ledger --db privacy.sqlite add --dataset poses.csv --mechanism 'mean so3' --pure 1
-  manifold-dp budget ledger --db privacy.sqlite show --dataset poses.csv --pure 1.5
-  manifold-dp mean --space so3 --center identity --radius 30deg --epsilon 1 --input poses.csv --ledger privacy.sqlite
-  manifold-dp budget ledger --db privacy.sqlite export --output ledger.json
-
-Exit codes: 0 done, 2 bad input (including a missing, foreign or damaged ledger file), 4 refused by a budget
-(nothing recorded), 1 other failures.")]
-pub struct LedgerArgs {
-    /// The ledger file (SQLite). `init` creates it; every other command needs it to exist.
-    #[arg(long, global = true, value_name = "F.sqlite")]
-    pub db: Option<String>,
-    #[command(subcommand)]
-    pub command: LedgerCommand,
-}
-
-/// What to do with the ledger.
-#[derive(Debug, Subcommand)]
-pub enum LedgerCommand {
-    /// Create a new ledger file (never overwrites one), optionally with budgets for a data set.
-    Init(InitArgs),
-    /// Set or change budgets of a data set: one per notion (--pure, --approx, --zcdp, --gdp, --rao) and per
-    /// metric and unit (--metric-dp). A budget can be raised, or lowered down to what was spent.
-    Limit(LimitArgs),
-    /// Record a release (every guarantee its mechanism reported), or refuse it (exit 4) when a total would pass
-    /// a budget. With --dry-run, only answer whether it would be accepted.
-    Add(AddArgs),
-    /// What has each data set spent under each notion, and may it release once more? Give a candidate release
-    /// (--pure, --zcdp, … as for add) with --dataset to ask about that release.
-    Show(ShowArgs),
-    /// Write the whole ledger (data sets, budgets, releases with times and guarantees, totals, budget history)
-    /// as JSON, for reports.
-    Export(ExportArgs),
-}
-
-/// Guarantees (of a release, a budget or a candidate) on the command line. Several may be given at once.
-#[derive(Debug, Args)]
-pub struct GuaranteeArgs {
-    /// Pure epsilon-DP.
-    #[arg(long, value_name = "EPSILON")]
-    pub pure: Option<String>,
-    /// Approximate (epsilon, delta)-DP, written epsilon,delta (1,1e-6).
-    #[arg(long, value_name = "EPSILON,DELTA")]
-    pub approx: Option<String>,
-    /// rho-zCDP.
-    #[arg(long, value_name = "RHO")]
-    pub zcdp: Option<String>,
-    /// mu-Gaussian DP.
-    #[arg(long, value_name = "MU")]
-    pub gdp: Option<String>,
-    /// theta-Rao DP in the --family (default gaussian).
-    #[arg(long, value_name = "THETA")]
-    pub rao: Option<String>,
-    /// Metric DP: epsilon per --unit of --metric (default so3_geodesic, per rad).
-    #[arg(long, value_name = "EPSILON")]
-    pub metric_dp: Option<String>,
-    /// A guarantee as the JSON that reports print, e.g. '{"notion":"pure_dp","epsilon":0.5}'. Repeatable.
-    #[arg(long, value_name = "JSON")]
-    pub guarantee: Vec<String>,
-    #[command(flatten)]
-    pub context: GuaranteeContext,
-}
-
-impl GuaranteeArgs {
-    /// The guarantees given, in a fixed order; empty when none.
-    fn parse(&self) -> Result<Vec<Guarantee>, BadInput> {
-        let mut out = Vec::new();
-        let flags = [
-            (NotionArg::Pure, &self.pure),
-            (NotionArg::Approx, &self.approx),
-            (NotionArg::Zcdp, &self.zcdp),
-            (NotionArg::Gdp, &self.gdp),
-            (NotionArg::Rao, &self.rao),
-            (NotionArg::Metric, &self.metric_dp),
-        ];
-        for (notion, value) in flags {
-            if let Some(v) = value {
-                out.push(self.context.parse(notion, v)?);
-            }
-        }
-        for text in &self.guarantee {
-            let value: Value =
-                serde_json::from_str(text).map_err(|e| BadInput(format!("--guarantee {text:?} is not JSON: {e}")))?;
-            let g = <Guarantee as serde::Deserialize>::deserialize(value).map_err(|e| {
-                BadInput(format!(
-                    "--guarantee {text:?}: {e}; write e.g. {{\"notion\":\"pure_dp\",\"epsilon\":0.5}} or \
-                     {{\"notion\":\"zcdp\",\"rho\":0.1}}"
-                ))
-            })?;
-            out.push(g.validate().map_err(|e| BadInput(format!("--guarantee {text:?}: {e}")))?);
-        }
-        Ok(out)
-    }
-}
-
-/// Arguments of `ledger init`.
-#[derive(Debug, Args)]
-pub struct InitArgs {
-    /// A data set to give budgets to now (also possible later with `limit`).
-    #[arg(long, value_name = "LABEL")]
-    pub dataset: Option<String>,
-    #[command(flatten)]
-    pub budgets: GuaranteeArgs,
-    /// Print one JSON object.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// Arguments of `ledger limit`.
-#[derive(Debug, Args)]
-pub struct LimitArgs {
-    /// The data set (its label in the ledger; `privatize` and `mean` default to the input file's name).
-    #[arg(long, value_name = "LABEL")]
-    pub dataset: String,
-    #[command(flatten)]
-    pub budgets: GuaranteeArgs,
-    /// Print one JSON object.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// Arguments of `ledger add`.
-#[derive(Debug, Args)]
-pub struct AddArgs {
-    /// The data set the release was computed from.
-    #[arg(long, value_name = "LABEL")]
-    pub dataset: String,
-    /// What released it (free text, e.g. 'mean so3' or 'laplace count').
-    #[arg(long)]
-    pub mechanism: String,
-    #[command(flatten)]
-    pub guarantees: GuaranteeArgs,
-    /// An id that makes a retry idempotent: adding the same release with the same id again records nothing.
-    #[arg(long, value_name = "ID")]
-    pub request_id: Option<String>,
-    /// Only answer whether the release would be accepted (exit 0) or refused (exit 4); record nothing.
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Record the release even if the data set has no budget (by default refused with exit code 4, so that a
-    /// mistyped label cannot escape its budget).
-    #[arg(long)]
-    pub allow_unbudgeted: bool,
-    /// Print one JSON object (also when refused).
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// Arguments of `ledger show`.
-#[derive(Debug, Args)]
-pub struct ShowArgs {
-    /// Only this data set (default: all).
-    #[arg(long, value_name = "LABEL")]
-    pub dataset: Option<String>,
-    /// A candidate release to ask about ("may I release this once more?"); needs --dataset.
-    #[command(flatten)]
-    pub candidate: GuaranteeArgs,
-    /// Print one JSON object.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// Arguments of `ledger export`.
-#[derive(Debug, Args)]
-pub struct ExportArgs {
-    /// Where to write the JSON (- for standard output).
-    #[arg(long, default_value = "-")]
-    pub output: String,
-    /// Overwrite an existing output file.
-    #[arg(long)]
-    pub force: bool,
-}
 
 /// Runs `manifold-dp budget ledger …`.
 pub fn run(args: &LedgerArgs) -> Result<()> {
@@ -551,30 +374,6 @@ fn write_spent(out: &mut impl Write, s: &Spent) -> std::io::Result<()> {
         writeln!(out, "  (not shown, no budget of their own: {}; --json lists every notion)", hidden.join(", "))?;
     }
     Ok(())
-}
-
-/// `--ledger FILE` (with `--dataset`, `--request-id`, `--allow-unbudgeted`) on `privatize` and `mean`.
-#[derive(Debug, Clone, Default, Args)]
-pub struct LedgerUse {
-    /// Record this release in the privacy ledger FILE (made by `manifold-dp budget ledger --db FILE init`).
-    /// It is checked against the data set's budgets before any work, and recorded just before the result is
-    /// published; a release over budget, or against a data set with no budget, is refused with exit code 4 and
-    /// writes nothing.
-    #[arg(long, value_name = "FILE")]
-    pub ledger: Option<String>,
-    /// The data set label charged in the ledger (default: the input file's name, without its directory). It
-    /// must have a budget in the ledger, unless --allow-unbudgeted.
-    #[arg(long, value_name = "LABEL", requires = "ledger")]
-    pub dataset: Option<String>,
-    /// An id for this release, used once: a second run with an id the ledger already holds is refused (exit 4)
-    /// before anything is read or written, whatever its input and parameters, because it would draw new noise
-    /// and so be a second, independent release. A retry after a failure that recorded nothing goes through.
-    #[arg(long, value_name = "ID", requires = "ledger")]
-    pub request_id: Option<String>,
-    /// Record the release even if the data set label has no budget in the ledger (by default refused with exit
-    /// code 4, so that a mistyped or defaulted label cannot escape its data set's budget).
-    #[arg(long, requires = "ledger")]
-    pub allow_unbudgeted: bool,
 }
 
 /// A release to be charged to a ledger (the ledger crate's [`manifold_dp_ledger::Charge`]), with what the

@@ -1,0 +1,104 @@
+//! `manifold-dp mean`.
+
+use super::LedgerUse;
+use super::common::parse_bounds;
+use crate::io::table::{FileFormat, parse_delimiter};
+use clap::{Args, ValueEnum};
+
+/// Whether the Laplace draw of `mean` is conditioned on the data ball.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConditioningArg {
+    /// Unconditioned (σ = Δ/ε) where the Laplace law exists, else conditioned on the ball (σ = 2Δ/ε).
+    Auto,
+    /// Unconditioned, σ = Δ/ε; refused on spd:K when σ is too large for the law to exist.
+    None,
+    /// Conditioned on the ball (their Theorem 3): the release always lies within --radius of --center, at
+    /// twice the noise scale, σ = 2Δ/ε.
+    Ball,
+}
+
+/// What `mean` does with a row outside the ball of --radius around --center.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutsideArg {
+    /// Refuse the file, naming the row; nothing is released.
+    Error,
+    /// Leave such rows out: the mean is over the rows inside, and their number sets the noise. Whether a row
+    /// lies outside (and how many do) is then not protected.
+    Drop,
+    /// Move such a row onto the ball, along the geodesic from --center towards it. The guarantee covers every
+    /// row unchanged.
+    Clip,
+}
+
+/// The metric on spd:K.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SpdMetricArg {
+    /// Affine-invariant: ρ(P, Q) = ‖log(P^-1/2 Q P^-1/2)‖_F (invariant under P ↦ G P Gᵀ).
+    Affine,
+    /// Log-Euclidean: ‖log P − log Q‖_F (flat; the mean is exp of the mean logarithm).
+    LogEuclidean,
+}
+
+#[derive(Debug, Args)]
+pub struct MeanArgs {
+    /// The space: so3 (rotations), sphere:N (unit vectors of R^N), latlon (latitude, longitude in degrees),
+    /// circle (angles), timeofday (hours or clock times), spd:K (K×K symmetric positive definite matrices, one
+    /// per row as K·K row-major columns).
+    #[arg(long)]
+    pub space: String,
+    /// The public centre of the data ball (chosen without looking at the data): on so3 `identity` or a
+    /// rotation in --format (w,x,y,z by default); on sphere:N the N coordinates of a unit vector; on latlon
+    /// lat,lon in degrees; on circle an angle in --format (rad by default); on timeofday hours or a clock
+    /// time (08:30); on spd:K `identity` or K·K row-major entries.
+    #[arg(long, allow_hyphen_values = true, required_unless_present = "bounds")]
+    pub center: Option<String>,
+    /// The public radius: every point used lies within it of --center. An angle on so3, spheres and the
+    /// circle (30deg, 0.5rad; below 90deg on so3 and the circle and 45deg on spheres, where the mean is
+    /// unique), a distance on latlon (300km, 50mi), a duration on timeofday (2h, 90min; below 6h); a number on
+    /// spd:K (the affine-invariant distance √Σ ln²λ, λ the eigenvalues of C⁻¹X; e.g. 1.5 allows eigenvalue
+    /// ratios up to e^1.5 ≈ 4.5).
+    #[arg(long, required_unless_present = "bounds")]
+    pub radius: Option<String>,
+    /// What to do with a row outside the radius (on real: outside --bounds): refuse the file (error), leave
+    /// the row out (drop), or move it onto the ball (clip; on real: clamp).
+    #[arg(long, value_enum, default_value = "error")]
+    pub outside: OutsideArg,
+    /// Space real only: the public bounds LO,HI of every value (chosen without looking at the data); with
+    /// --radius and --center unused (give any, e.g. 0).
+    #[arg(long, value_parser = parse_bounds, allow_hyphen_values = true)]
+    pub bounds: Option<(f64, f64)>,
+    /// Pure differential privacy budget for the whole data set (neighbouring data sets differ in one row).
+    #[arg(long, allow_hyphen_values = true)]
+    pub epsilon: f64,
+    /// Input CSV or Parquet file.
+    #[arg(long)]
+    pub input: String,
+    /// Input file format (default: from the extension: .csv, .tsv, .parquet).
+    #[arg(long, value_enum)]
+    pub input_format: Option<FileFormat>,
+    /// The field separator of a CSV input (default: a comma; a tab for .tsv): one character such as ; or |,
+    /// or tab.
+    #[arg(long, value_parser = parse_delimiter)]
+    pub delimiter: Option<u8>,
+    /// How rotations are written (so3): quat-wxyz (default), quat-xyzw, matrix, rotvec, euler:SEQ[:deg]; how
+    /// angles are written (circle): rad (default) or deg.
+    #[arg(long)]
+    pub format: Option<String>,
+    /// The value columns, in order (default: w,x,y,z / x1,…,xN / lat,lon / angle / time / m11,m12,…,mKK).
+    #[arg(long, value_delimiter = ',')]
+    pub columns: Option<Vec<String>>,
+    /// Condition the Laplace draw on the ball (see the values).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub conditioning: ConditioningArg,
+    /// The metric on spd:K.
+    #[arg(long, value_enum, default_value = "affine")]
+    pub metric: SpdMetricArg,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Seed for a reproducible experiment. NOT FOR RELEASES: whoever knows the seed can remove the noise.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub ledger: LedgerUse,
+}
