@@ -350,24 +350,22 @@ def _mean_plan(
     columns: Optional[Sequence[str]],
     metric: str,
     bounds: Optional[Tuple[float, float]] = None,
-) -> Any:
-    """The native plan of a mean (also built on Spark's executors from the same arguments)."""
+) -> Tuple[Any, tuple]:
+    """The native plan of a mean, and the native arguments that rebuild it (Spark's executors do)."""
     if bounds is not None:
-        try:
-            return _native.MeanPlan(space, None, 0.0, outside, format, columns, metric,
-                                    (float(bounds[0]), float(bounds[1])))
-        except ValueError as e:
-            raise BadInputError(str(e)) from None
-    if center is None or radius is None:
-        raise BadInputError(f"give center= and radius= (the public ball every row lies in) for space {space}")
-    if isinstance(center, str):
-        if center != "identity":
-            raise BadInputError(f"center={center!r}: give the point's values, or 'identity' (so3 and spd:K)")
-        c = None
+        args: tuple = (space, None, 0.0, outside, format, columns, metric, (float(bounds[0]), float(bounds[1])))
     else:
-        c = [float(v) for v in np.asarray(center, dtype=np.float64).ravel()]
+        if center is None or radius is None:
+            raise BadInputError(f"give center= and radius= (the public ball every row lies in) for space {space}")
+        if isinstance(center, str):
+            if center != "identity":
+                raise BadInputError(f"center={center!r}: give the point's values, or 'identity' (so3 and spd:K)")
+            c = None
+        else:
+            c = [float(v) for v in np.asarray(center, dtype=np.float64).ravel()]
+        args = (space, c, _distance(space, radius), outside, format, columns, metric, None)
     try:
-        return _native.MeanPlan(space, c, _distance(space, radius), outside, format, columns, metric)
+        return _native.MeanPlan(*args), args
     except ValueError as e:
         raise BadInputError(str(e)) from None
 
@@ -466,7 +464,7 @@ def mean(
         arr = cv.numeric(x)
         width, format = cv.array_width(space, format, arr.shape)
         batch, cols, column_index, shape = cv.array_to_batch(arr, width), cv.names(width), True, arr.shape
-    plan = _mean_plan(space, center, radius, outside, format, cols, metric, bounds)
+    plan, _ = _mean_plan(space, center, radius, outside, format, cols, metric, bounds)
     if ledger is not None:
         ledger._check(dataset, {"notion": "pure_dp", "epsilon": float(epsilon)}, request_id, allow_unbudgeted)
     try:

@@ -32,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 
 from . import _native
-from ._api import Ledger, MeanResult, Mechanism, _charge_plan, _distance, _mean_plan, _mean_result, _release_mean
+from ._api import Ledger, MeanResult, Mechanism, _charge_plan, _mean_plan, _mean_result, _release_mean
 from .errors import BadInputError
 
 __all__ = ["mean", "privatize"]
@@ -192,15 +192,10 @@ def mean(
     if missing:
         raise BadInputError(f"no column {missing[0]!r}; the columns are: {df.columns}", column=missing[0])
     _charge_plan(ledger, dataset)
-    plan = _mean_plan(space, center, radius, outside, format, cols, metric, bounds)
+    # The executors rebuild the plan from the same native arguments (validated here, on the driver).
+    plan, args = _mean_plan(space, center, radius, outside, format, cols, metric, bounds)
     if ledger is not None:
         ledger._check(dataset, {"notion": "pure_dp", "epsilon": float(epsilon)}, request_id, allow_unbudgeted)
-    # The executors rebuild the plan from the same arguments (validated above on the driver).
-    if bounds is not None:
-        args: tuple = (space, None, 0.0, outside, format, cols, metric, (float(bounds[0]), float(bounds[1])))
-    else:
-        c = None if isinstance(center, str) else [float(v) for v in np.asarray(center, dtype=np.float64).ravel()]
-        args = (space, c, _distance(space, radius), outside, format, cols, metric, None)
     data = df.select(*(cols + ([id_column] if id_column else []))).persist(StorageLevel.MEMORY_AND_DISK)
 
     def run(base: List[float]) -> Any:
