@@ -39,6 +39,27 @@ pub trait PointColumns: Sync {
     fn decode(&self, batch: &RecordBatch) -> Result<Decoded<Self::Point>, Error>;
     /// The output batch: `batch`'s other columns unchanged, the value columns replaced by `noisy`.
     fn encode(&self, batch: &RecordBatch, noisy: &[Self::Point]) -> Result<RecordBatch, Error>;
+    /// Reads one row given as numbers (`values`, one per input column, in order): the same point, or the same
+    /// problem with the same message, as [`PointColumns::decode`] gives for a row of numeric columns. For
+    /// callers that hold rows in memory (a numpy array) and must not copy them into columns first.
+    fn decode_numbers(&self, values: &[f64]) -> Result<Self::Point, Problem>;
+    /// Writes `point` as the numbers [`PointColumns::encode`] writes into numeric output columns, one per
+    /// output column, in order, into `out`.
+    fn encode_numbers(&self, point: &Self::Point, out: &mut [f64]);
+}
+
+/// The problem [`ColumnView::value`] reports for a field that is not a finite number, for rows given as
+/// numbers: the first such value, named by its column.
+pub fn check_finite(names: &[String], values: &[f64]) -> Result<(), Problem> {
+    match values.iter().position(|v| !v.is_finite()) {
+        None => Ok(()),
+        Some(j) => Err(Problem { column: Some(names[j].clone()), reason: not_finite(values[j]) }),
+    }
+}
+
+/// Why a field is refused: one message for numbers read from columns and from memory.
+fn not_finite(v: f64) -> String {
+    format!("{v} is not a finite number")
 }
 
 fn numeric_or_text(dt: &DataType) -> bool {
@@ -183,6 +204,6 @@ impl ColumnView {
                 a.value(row)
             }
         };
-        if v.is_finite() { Ok(v) } else { Err(format!("{v} is not a finite number")) }
+        if v.is_finite() { Ok(v) } else { Err(not_finite(v)) }
     }
 }

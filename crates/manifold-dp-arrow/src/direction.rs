@@ -3,7 +3,9 @@
 
 use crate::Error;
 use crate::clock;
-use crate::columns::{ColumnView, Decoded, PointColumns, Problem, decode_rows, find_columns, read_numbers, views};
+use crate::columns::{
+    ColumnView, Decoded, PointColumns, Problem, check_finite, decode_rows, find_columns, read_numbers, views,
+};
 use arrow_array::{Array, ArrayRef, Float64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use manifold_dp::Error as LibError;
@@ -164,6 +166,11 @@ impl DirectionColumns {
             return Periodic::HOURS_OF_DAY.to_circle(hours).map_err(|e| self.explain(e));
         }
         read_numbers(views, &self.names, row, values)?;
+        self.decode_finite(values)
+    }
+
+    /// The point of one row of finite numbers (hours, not text, on timeofday).
+    fn decode_finite(&self, values: &[f64]) -> Result<DVector<f64>, Problem> {
         match self.form {
             Form::Angle { degrees } => {
                 let (unit, turn) = if degrees { ("degrees", 360.0) } else { ("rad", 2.0 * std::f64::consts::PI) };
@@ -193,6 +200,25 @@ impl DirectionColumns {
             Form::Unit(_) => sphere::unit_vector_default(values),
         }
         .map_err(|e| self.explain(e))
+    }
+
+    /// The number written into output column `j` for `x`, on every numeric form (all but clock-time text and
+    /// times; on timeofday, hours).
+    fn number(&self, x: &DVector<f64>, j: usize) -> f64 {
+        match self.form {
+            Form::Angle { degrees } => {
+                let a = sphere::to_angle(x);
+                if degrees { a.to_degrees().min(360f64.next_down()) } else { a }
+            }
+            Form::TimeOfDay => Periodic::HOURS_OF_DAY.from_circle(x),
+            Form::LatLon { .. } if j == 0 => sphere::to_lat_lon_deg(x).0,
+            Form::LatLon { east } => {
+                let lon = sphere::to_lat_lon_deg(x).1;
+                // deg360: longitudes east of Greenwich in [0, 360), as the table wrote them.
+                if east && lon < 0.0 { (lon + 360.0).min(360f64.next_down()) } else { lon }
+            }
+            Form::Unit(_) => x[j],
+        }
     }
 
     fn explain(&self, e: LibError) -> Problem {
@@ -240,10 +266,7 @@ impl PointColumns for DirectionColumns {
         };
         let hours = |x: &DVector<f64>| Periodic::HOURS_OF_DAY.from_circle(x);
         let noisy_columns: Vec<ArrayRef> = match self.form {
-            Form::Angle { degrees } => vec![numbers(&|x| {
-                let a = sphere::to_angle(x);
-                if degrees { a.to_degrees().min(360f64.next_down()) } else { a }
-            })],
+            Form::Angle { .. } => vec![numbers(&|x| self.number(x, 0))],
             Form::TimeOfDay if self.temporal_column(batch).is_some() => {
                 let original = self.temporal_column(batch).expect("checked");
                 let h: Vec<f64> = noisy.par_iter().map(hours).collect();
@@ -264,22 +287,26 @@ impl PointColumns for DirectionColumns {
                         .collect();
                     vec![Arc::new(StringArray::from(text)) as ArrayRef]
                 }
-                ColumnView::Number(..) => vec![numbers(&hours)],
+                ColumnView::Number(..) => vec![numbers(&|x| self.number(x, 0))],
             },
-            Form::LatLon { east } => vec![
-                numbers(&|x| sphere::to_lat_lon_deg(x).0),
-                numbers(&move |x| {
-                    let lon = sphere::to_lat_lon_deg(x).1;
-                    // deg360: longitudes east of Greenwich in [0, 360), as the table wrote them.
-                    if east && lon < 0.0 { (lon + 360.0).min(360f64.next_down()) } else { lon }
-                }),
-            ],
-            Form::Unit(n) => (0..n).map(|j| numbers(&move |x: &DVector<f64>| x[j])).collect(),
+            Form::LatLon { .. } => vec![numbers(&|x| self.number(x, 0)), numbers(&|x| self.number(x, 1))],
+            Form::Unit(n) => (0..n).map(|j| numbers(&move |x: &DVector<f64>| self.number(x, j))).collect(),
         };
         let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
         for (j, &pos) in self.positions.iter().enumerate() {
             columns[pos] = noisy_columns[j].clone();
         }
         Ok(RecordBatch::try_new(self.output_schema.clone(), columns)?)
+    }
+
+    fn decode_numbers(&self, values: &[f64]) -> Result<DVector<f64>, Problem> {
+        check_finite(&self.names, values)?;
+        self.decode_finite(values)
+    }
+
+    fn encode_numbers(&self, point: &DVector<f64>, out: &mut [f64]) {
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = self.number(point, j);
+        }
     }
 }

@@ -9,6 +9,8 @@
 //! - Validation as data: a bad row is a [`Problem`] (row, column, reason), a bad table an [`Error`]; no exit
 //!   codes, no command-line flags.
 //! - [`MeanPlan`]: a private Fréchet mean over batches, in passes that many workers can share.
+//! - [`privatize_numbers`]: the same release for rows of numbers held in memory (a numpy array), read in place
+//!   and written straight into an output buffer.
 //! - [`privatize_batch`]: decode, release each valid row with noise keyed by (release key, row identity), and
 //!   encode, every other column unchanged. A row's noise depends only on the key and its identity (its index
 //!   in the table, or the value of an id column), so re-batching, thread counts and recomputation never change
@@ -38,6 +40,7 @@ pub mod columns;
 pub mod direction;
 mod error;
 pub mod mean;
+pub mod numbers;
 pub mod real;
 pub mod rotation;
 pub mod spd;
@@ -47,6 +50,7 @@ pub use columns::{Decoded, PointColumns, Problem};
 pub use direction::DirectionColumns;
 pub use error::Error;
 pub use mean::{MeanFit, MeanPass, MeanPlan, MeanRelease, MeanStep, SpdMetric};
+pub use numbers::{NumberRows, number_codec, privatize_numbers};
 pub use real::RealColumns;
 pub use rotation::RotationColumns;
 pub use spd::SpdColumns;

@@ -2,7 +2,9 @@
 //! (or a precise complaint naming the column), and writing noisy rotations back as columns.
 
 use crate::Error;
-use crate::columns::{ColumnView, Decoded, PointColumns, Problem, decode_rows, find_columns, read_numbers, views};
+use crate::columns::{
+    ColumnView, Decoded, PointColumns, Problem, check_finite, decode_rows, find_columns, read_numbers, views,
+};
 use arrow_array::{ArrayRef, Float64Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use manifold_dp::Error as LibError;
@@ -98,6 +100,11 @@ impl RotationColumns {
 
     fn decode_row(&self, views: &[ColumnView], row: usize, values: &mut [f64]) -> Result<UnitQuaternion<f64>, Problem> {
         read_numbers(views, &self.names, row, values)?;
+        self.decode_finite(values)
+    }
+
+    /// The rotation of one row of finite numbers.
+    fn decode_finite(&self, values: &[f64]) -> Result<UnitQuaternion<f64>, Problem> {
         if self.input == Representation::RotVec {
             // The angle is the vector's norm: beyond 4π (the bound on Euler angles too) it is almost certainly a
             // unit mistake or a corrupt value, and beyond ~1e154 its square overflows into a NaN rotation.
@@ -183,5 +190,14 @@ impl PointColumns for RotationColumns {
             }
         }
         Ok(RecordBatch::try_new(self.output_schema.clone(), columns)?)
+    }
+
+    fn decode_numbers(&self, values: &[f64]) -> Result<UnitQuaternion<f64>, Problem> {
+        check_finite(&self.names, values)?;
+        self.decode_finite(values)
+    }
+
+    fn encode_numbers(&self, point: &UnitQuaternion<f64>, out: &mut [f64]) {
+        self.output.encode_into(point, out);
     }
 }
