@@ -229,9 +229,15 @@ class Mechanism:
         width, fmt = cv.array_width(self.space, format, arr.shape)
         if self.space in ("circle",) and fmt is None:
             fmt = "rad"
-        batch = cv.array_to_batch(arr, width)
-        out = self._release(batch, 0, fmt, cv.names(width), seed, key, True)
-        return cv.batch_to_array(out, width, arr.shape)
+        # Read in place by the native core (copied once only when strided) and released straight into a new
+        # array: no Arrow columns on the way, so memory stays at the input plus the output.
+        flat = arr.reshape(arr.shape[0], width) if arr.ndim > 1 else arr.reshape(-1, 1)
+        try:
+            out, rejected = self._native.privatize_array(flat, fmt, seed, key, 0)
+        except ValueError as e:
+            raise BadInputError(str(e)) from None
+        cv.raise_rejected(rejected, 0, True)
+        return out.reshape(arr.shape) if arr.ndim > 1 else out[:, 0]
 
 
 def privatize(

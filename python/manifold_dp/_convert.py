@@ -77,13 +77,6 @@ def array_to_batch(arr: np.ndarray, width: int) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays([pa.array(columns[j]) for j in range(width)], names=names(width))
 
 
-def batch_to_array(batch: pa.RecordBatch, width: int, shape: Tuple[int, ...]) -> np.ndarray:
-    out = np.empty((batch.num_rows, width), dtype=np.float64)
-    for j in range(width):
-        out[:, j] = batch.column(j).to_numpy(zero_copy_only=False)
-    return out.reshape((batch.num_rows,) + tuple(shape[1:])) if len(shape) > 1 else out[:, 0]
-
-
 def raise_rejected(rejected: Sequence[Tuple[int, Optional[str], str]], offset: int, column_index: bool) -> None:
     """The first rejected row as a :class:`BadInputError` (rows numbered from 0 in the caller's input)."""
     if not rejected:

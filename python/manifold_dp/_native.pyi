@@ -3,6 +3,7 @@ thin core and may change between releases."""
 
 from typing import List, Optional, Sequence, Tuple
 
+import numpy as np
 import pyarrow as pa
 
 class BudgetRefused(RuntimeError): ...
@@ -41,6 +42,14 @@ class Mechanism:
         first_row: int = 0,
         id_column: Optional[str] = None,
     ) -> Tuple[pa.RecordBatch, List[Tuple[int, Optional[str], str]]]: ...
+    def privatize_array(
+        self,
+        values: np.ndarray,
+        format: Optional[str] = None,
+        seed: Optional[int] = None,
+        key: Optional[bytes] = None,
+        first_row: int = 0,
+    ) -> Tuple[np.ndarray, List[Tuple[int, Optional[str], str]]]: ...
 
 class Ledger:
     def __init__(self, path: str, create: bool = True) -> None: ...

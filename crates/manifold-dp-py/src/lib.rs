@@ -1,7 +1,8 @@
 //! `manifold_dp._native`: the thin native module under the `manifold_dp` Python package. It parses names,
-//! calls the Arrow core (`manifold-dp-arrow`), the library and the ledger, and hands back Arrow batches and
-//! JSON; every conversion from numpy, pandas or scipy is done in Python, every computation in the libraries.
-//! The GIL is released while rows are decoded and noise is drawn.
+//! calls the Arrow core (`manifold-dp-arrow`), the library and the ledger, and hands back Arrow batches,
+//! numpy arrays and JSON; conversions from pandas or scipy are done in Python, every computation in the
+//! libraries. A float64 numpy array is read in place and released straight into a new array (no Arrow copies
+//! on the way). The GIL is released while rows are decoded and noise is drawn.
 
 #![warn(missing_docs)]
 
@@ -12,8 +13,10 @@ use manifold_dp::mechanism::Conditioning;
 use manifold_dp::privacy::Guarantee;
 use manifold_dp::registry::{Budget, MechanismChoice, PointMechanism, Space};
 use manifold_dp::sample::rng::{StreamKey, os_rng, seeded_rng_for_experiments};
+use manifold_dp_arrow::NumberRows;
 use manifold_dp_arrow::{Codec, MeanPass, MeanStep, RowIds, SpdMetric};
 use manifold_dp_ledger::{Admission, Ledger as SqlLedger, LedgerError};
+use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -221,6 +224,47 @@ impl Mechanism {
             py.detach(|| manifold_dp_arrow::privatize_batch(&self.inner, &codec, &batch, &key, ids)).map_err(bad)?;
         let rejected = released.rejected.into_iter().map(|(i, p)| (i, p.column, p.reason)).collect();
         Ok((PyArrowType(released.batch), rejected))
+    }
+
+    /// Privatizes every row of the float64 array `values` of shape (n, width) (row `i` keyed as row
+    /// `first_row + i`, as `privatize_batch` keys the same numbers held in columns `c0, c1, …`, bit for bit);
+    /// returns a new (n, output width) array and the rejected rows as `[(row, column or None, reason)]`
+    /// (columns named `c0, c1, …`; then the array holds NaN in those rows and must not be released). A C- or
+    /// Fortran-order array is read in place; any other layout is copied once.
+    #[pyo3(signature = (values, format=None, seed=None, key=None, first_row=0))]
+    fn privatize_array<'py>(
+        &self,
+        py: Python<'py>,
+        values: PyReadonlyArray2<'py, f64>,
+        format: Option<&str>,
+        seed: Option<u64>,
+        key: Option<&[u8]>,
+        first_row: u64,
+    ) -> PyResult<(Bound<'py, PyArray2<f64>>, Vec<Rejected>)> {
+        let key = stream_key(seed, key)?;
+        let (n, width) = (values.shape()[0], values.shape()[1]);
+        let codec = manifold_dp_arrow::number_codec(self.space, format, width).map_err(bad)?;
+        let copy;
+        let rows = if values.is_c_contiguous() {
+            NumberRows::row_major(values.as_slice().map_err(bad)?, width)
+        } else if values.is_fortran_contiguous() {
+            NumberRows::column_major(values.as_slice().map_err(bad)?, n)
+        } else {
+            // Strided (a slice of a larger array, a broadcast row): one copy in row order.
+            copy = values.as_array().as_standard_layout().into_owned();
+            NumberRows::row_major(copy.as_slice().expect("standard layout"), width)
+        }
+        .map_err(bad)?;
+        // Allocated once and written in place by the workers: the only memory beyond the input.
+        let out = PyArray2::<f64>::zeros(py, [n, manifold_dp_arrow::numbers::output_width(&codec)], false);
+        let rejected = {
+            let mut guard = out.readwrite();
+            let slice = guard.as_slice_mut().map_err(bad)?;
+            py.detach(|| manifold_dp_arrow::privatize_numbers(&self.inner, &codec, &rows, slice, &key, first_row))
+                .map_err(bad)?
+        };
+        let rejected = rejected.into_iter().map(|(i, p)| (i, p.column, p.reason)).collect();
+        Ok((out, rejected))
     }
 }
 
