@@ -4,7 +4,6 @@ Hamilton product), and against the Rust library's own batch rate; and the packag
 Run by scripts/bench_python.sh; prints one JSON object."""
 
 import json
-import resource
 import subprocess
 import sys
 import time
@@ -50,20 +49,31 @@ def best_of(f, repeat=3):
     return best
 
 
-def peak_rss_child():
-    """Memory (MiB) a fresh process needs beyond its input to privatize it once: peak RSS after the release
-    minus the resident size just before it (the input made, its temporaries freed)."""
+def peak_rss_child(route):
+    """Memory (MiB) a fresh process needs beyond its input to privatize it once: the peak resident size during
+    the release minus the resident size just before it (the input made, its temporaries freed). The peak is
+    the kernel's high-water mark, reset just before the release (/proc/self/clear_refs): getrusage's
+    ru_maxrss would also count the peak of making the input and, in a child, its parent's peak (Linux carries
+    it across fork and exec). ``route``: "package" (``Mechanism.privatize``), or "arrow" (the same rows
+    through Arrow columns, the package's route before the direct numpy path), for comparison."""
     code = (
-        "import os, resource, numpy as np, manifold_dp as mdp\n"
+        "import numpy as np, manifold_dp as mdp, pyarrow as pa\n"
+        "from manifold_dp import _convert as cv\n"
+        "def kib(field):\n"
+        "    return next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith(field + ':'))\n"
         "mech = mdp.Mechanism('so3', 'laplace', epsilon=%r)\n"
         "mech.privatize(np.array([[0.0, 0.0, 0.0, 1.0]]), format='quat-xyzw')\n"  # load and warm up first
         "q = np.random.default_rng(1).normal(size=(%d, 4)); q /= np.linalg.norm(q, axis=1, keepdims=True)\n"
         "import gc; gc.collect()\n"
-        "before = int(open('/proc/self/statm').read().split()[1]) * os.sysconf('SC_PAGE_SIZE') / 2**20\n"
-        "out = mech.privatize(q, format='quat-xyzw')\n"
-        "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
-        "print(before, peak)\n"
-    ) % (EPS, N)
+        "before = kib('VmRSS')\n"
+        "open('/proc/self/clear_refs', 'w').write('5')\n"  # resets VmHWM to the current resident size
+        "if %r == 'package':\n"
+        "    out = mech.privatize(q, format='quat-xyzw')\n"
+        "else:\n"
+        "    b, _ = mech._native.privatize_batch(cv.array_to_batch(q, 4), 'quat-xyzw', cv.names(4), None, 1)\n"
+        "    out = np.column_stack([b.column(j).to_numpy() for j in range(4)])\n"
+        "print(before / 1024, kib('VmHWM') / 1024)\n"
+    ) % (EPS, N, route)
     before, peak = map(float, subprocess.check_output([sys.executable, "-c", code]).split())
     return before, peak
 
@@ -77,7 +87,8 @@ def main():
     mech = mdp.Mechanism("so3", "laplace", epsilon=EPS)
     t_pkg = best_of(lambda: mech.privatize(q, format="quat-xyzw"))
     t_np = best_of(lambda: numpy_laplace_so3(q, EPS, rng))
-    before, peak = peak_rss_child()
+    before, peak = peak_rss_child("package")
+    arrow_before, arrow_peak = peak_rss_child("arrow")
     io_mib = 2 * q.nbytes / 2**20
     print(json.dumps({
         "rows": N,
@@ -89,6 +100,7 @@ def main():
         "extra_peak_rss_mib": peak - before,
         "output_mib": io_mib / 2,
         "extra_peak_over_output": (peak - before) / (io_mib / 2),
+        "arrow_route_extra_peak_rss_mib": arrow_peak - arrow_before,
     }))
 
 
