@@ -24,7 +24,9 @@
 //! ‖(1/n) Σ log_mean x_i‖ at the returned mean), `seconds`, `mean` (flattened like the input rows),
 //! `tolerance`, `max_iterations`, `start`, `runs` (the number of timed runs).
 
-use manifold_dp::manifold::{FrechetMean, KarcherOptions, Manifold, So3, SpdAffine, Sphere, frechet_mean};
+use manifold_dp::manifold::{
+    FrechetMean, KarcherOptions, Manifold, So3, SpdAffine, SpdLogEuclidean, Sphere, frechet_mean,
+};
 use manifold_dp::space::so3::{Tolerance, from_quat_wxyz, to_quat_wxyz};
 use manifold_dp::space::spd::{DEFAULT_SYMMETRY_TOLERANCE, spd_from_row_major, to_row_major};
 use manifold_dp::space::sphere::unit_vector_default;
@@ -40,6 +42,7 @@ const USAGE: &str = "usage: frechet_bench MANIFOLD DATA.csv [--repeats R] [--min
 enum Start {
     First,
     Euclidean,
+    LogEuclidean,
 }
 
 impl Start {
@@ -47,6 +50,7 @@ impl Start {
         match self {
             Start::First => "first",
             Start::Euclidean => "euclidean",
+            Start::LogEuclidean => "log-euclidean",
         }
     }
 }
@@ -90,7 +94,10 @@ fn parse_args() -> Result<Args, String> {
                 start = match value("--start")?.as_str() {
                     "first" => Start::First,
                     "euclidean" => Start::Euclidean,
-                    other => return Err(format!("--start: expected first or euclidean, got {other:?}")),
+                    "log-euclidean" => Start::LogEuclidean,
+                    other => {
+                        return Err(format!("--start: expected first, euclidean or log-euclidean, got {other:?}"));
+                    }
                 }
             }
             "-h" | "--help" => return Err(USAGE.into()),
@@ -196,7 +203,7 @@ fn main_inner() -> Result<String, String> {
             .collect::<Result<_, _>>()?;
         let start = move |xs: &[DVector<f64>]| match start_kind {
             Start::First => xs[0].clone(),
-            Start::Euclidean => {
+            Start::Euclidean | Start::LogEuclidean => {
                 let sum = xs.iter().fold(DVector::zeros(3), |acc, x| acc + x);
                 let norm = sum.norm();
                 sum / norm
@@ -215,7 +222,7 @@ fn main_inner() -> Result<String, String> {
             .collect::<Result<_, _>>()?;
         let start = move |xs: &[UnitQuaternion<f64>]| match start_kind {
             Start::First => xs[0],
-            Start::Euclidean => {
+            Start::Euclidean | Start::LogEuclidean => {
                 // Sign-aligned with the first quaternion (q and −q are the same rotation), then normalised.
                 let first = xs[0].quaternion();
                 let sum = xs.iter().fold(Quaternion::new(0.0, 0.0, 0.0, 0.0), |acc, x| {
@@ -239,6 +246,11 @@ fn main_inner() -> Result<String, String> {
         let start = move |xs: &[DMatrix<f64>]| match start_kind {
             Start::First => xs[0].clone(),
             Start::Euclidean => xs.iter().fold(DMatrix::zeros(k, k), |acc, x| acc + x) / xs.len() as f64,
+            Start::LogEuclidean => {
+                let le = SpdLogEuclidean::new(k).expect("k is valid");
+                let mean_log = le.mean_log(&DMatrix::identity(k, k), xs);
+                le.exp(&DMatrix::identity(k, k), &mean_log)
+            }
         };
         run(&spd, &format!("spd{k}"), &points, start, to_row_major, &args)
     } else {

@@ -7,6 +7,7 @@
 //! flattened row by row on SPD(k)). That is all the Karcher iteration needs, so it is written once.
 
 pub mod ball;
+pub mod fixed;
 pub mod frechet;
 pub mod sensitivity;
 pub mod so3;
@@ -60,6 +61,23 @@ pub trait Manifold: Send + Sync {
             sum += self.log(base, x);
         }
         sum
+    }
+
+    /// Σ of the points' extrinsic coordinates over a chunk (unit vectors; quaternions sign-aligned with
+    /// `near`; matrices), for [`Manifold::extrinsic_mean`]; `None` where the manifold has none. Sums of chunks
+    /// add up to the sum over all the data.
+    fn extrinsic_sum(&self, _xs: &[Self::Point], _near: &Self::Point) -> Option<DVector<f64>> {
+        None
+    }
+
+    /// The extrinsic mean of `n` points whose [`Manifold::extrinsic_sum`] is `sum`: their arithmetic mean
+    /// projected back onto the manifold (normalised on spheres and for quaternions; as it is on SPD(k), a
+    /// convex cone). A start for the Karcher iteration that is cheap (no logarithm) and much closer to the
+    /// Fréchet mean than the ball's centre, saving two to three steps; on a sphere or SO(3) it lies in the
+    /// ball whenever the data do (the ball is the cap {x·m0 ≥ cos r}, closed under positive sums). `None`
+    /// where there is none, or the sum vanishes.
+    fn extrinsic_mean(&self, _sum: &DVector<f64>, _n: usize) -> Option<Self::Point> {
+        None
     }
 
     /// The injectivity radius (∞ for Hadamard manifolds such as SPD(k)).

@@ -40,6 +40,28 @@ impl Manifold for So3 {
         q * UnitQuaternion::from_scaled_axis(Vector3::new(v[0], v[1], v[2]))
     }
 
+    /// [`So3::log`] summed into one fixed-size vector ([`super::fixed`]), q⁻¹ computed once.
+    fn sum_log(&self, q: &UnitQuaternion<f64>, xs: &[UnitQuaternion<f64>]) -> DVector<f64> {
+        DVector::from_column_slice(super::fixed::so3_sum_log(q, xs).as_slice())
+    }
+
+    /// Quaternions (w, x, y, z) summed with the sign that puts each in `near`'s hemisphere (q and −q are
+    /// the same rotation).
+    fn extrinsic_sum(&self, xs: &[UnitQuaternion<f64>], near: &UnitQuaternion<f64>) -> Option<DVector<f64>> {
+        let near = near.quaternion();
+        let sum = xs.iter().fold(nalgebra::Vector4::zeros(), |acc, x| {
+            let q = x.quaternion();
+            if q.dot(near) < 0.0 { acc - q.coords } else { acc + q.coords }
+        });
+        Some(DVector::from_column_slice(&[sum[3], sum[0], sum[1], sum[2]]))
+    }
+
+    fn extrinsic_mean(&self, sum: &DVector<f64>, _n: usize) -> Option<UnitQuaternion<f64>> {
+        let q = nalgebra::Quaternion::new(*sum.get(0)?, *sum.get(1)?, *sum.get(2)?, *sum.get(3)?);
+        let norm = q.norm();
+        (norm > 0.0 && norm.is_finite() && sum.len() == 4).then(|| UnitQuaternion::new_normalize(q))
+    }
+
     fn injectivity_radius(&self) -> f64 {
         std::f64::consts::PI
     }

@@ -10,6 +10,7 @@
 //! tangent vector V at P).
 
 use super::Manifold;
+use super::fixed;
 use crate::Fallible;
 use crate::error::Error;
 use crate::privacy::Metric;
@@ -64,7 +65,11 @@ impl Manifold for SpdAffine {
     }
 
     fn distance(&self, a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
-        affine_invariant_distance(a, b)
+        match self.k {
+            2 => fixed::spd_affine_distance::<2>(&fixed::to_fixed(a), &fixed::to_fixed(b)),
+            3 => fixed::spd_affine_distance::<3>(&fixed::to_fixed(a), &fixed::to_fixed(b)),
+            _ => affine_invariant_distance(a, b),
+        }
     }
 
     fn metric(&self) -> Metric {
@@ -73,33 +78,62 @@ impl Manifold for SpdAffine {
 
     /// log(P^{-1/2} X P^{-1/2}), flattened.
     fn log(&self, p: &DMatrix<f64>, x: &DMatrix<f64>) -> DVector<f64> {
-        let (_, p_inv_sqrt) = sqrt_and_inv_sqrt(p);
-        flatten(logm(&congruence(&p_inv_sqrt, x)))
+        self.sum_log(p, std::slice::from_ref(x))
     }
 
     /// P^{1/2} exp(S) P^{1/2}.
     fn exp(&self, p: &DMatrix<f64>, v: &DVector<f64>) -> DMatrix<f64> {
-        let (p_sqrt, _) = sqrt_and_inv_sqrt(p);
-        congruence(&p_sqrt, &expm(&unflatten(v, self.k)))
-    }
-
-    /// Whitens by P^{-1/2} once for all the data.
-    fn mean_log(&self, p: &DMatrix<f64>, xs: &[DMatrix<f64>]) -> DVector<f64> {
-        let (_, p_inv_sqrt) = sqrt_and_inv_sqrt(p);
-        let mut sum = DMatrix::zeros(self.k, self.k);
-        for x in xs {
-            sum += logm(&congruence(&p_inv_sqrt, x));
+        fn small<const K: usize>(p: &DMatrix<f64>, v: &DVector<f64>) -> DMatrix<f64>
+        where
+            fixed::Fixed<K>: fixed::SymEigen<K>,
+        {
+            let (p_sqrt, _) = fixed::sqrt_and_inv_sqrt(&fixed::to_fixed::<K>(p));
+            fixed::to_dynamic(&fixed::congruence(&p_sqrt, &fixed::sym_fn(&fixed::unflatten::<K>(v), f64::exp)))
         }
-        flatten(sum / xs.len() as f64)
+        match self.k {
+            2 => small::<2>(p, v),
+            3 => small::<3>(p, v),
+            _ => {
+                let (p_sqrt, _) = sqrt_and_inv_sqrt(p);
+                congruence(&p_sqrt, &expm(&unflatten(v, self.k)))
+            }
+        }
     }
 
+    /// Whitens by P^{-1/2} once for all the data; SPD(2) and SPD(3) on the stack ([`fixed`]).
     fn sum_log(&self, p: &DMatrix<f64>, xs: &[DMatrix<f64>]) -> DVector<f64> {
-        let (_, p_inv_sqrt) = sqrt_and_inv_sqrt(p);
-        let mut sum = DMatrix::zeros(self.k, self.k);
-        for x in xs {
-            sum += logm(&congruence(&p_inv_sqrt, x));
+        fn small<const K: usize>(p: &DMatrix<f64>, xs: &[DMatrix<f64>]) -> DVector<f64>
+        where
+            fixed::Fixed<K>: fixed::SymEigen<K>,
+        {
+            let (_, p_inv_sqrt) = fixed::sqrt_and_inv_sqrt(&fixed::to_fixed::<K>(p));
+            fixed::flatten(&fixed::spd_affine_sum_log(&p_inv_sqrt, xs))
         }
-        flatten(sum)
+        match self.k {
+            2 => small::<2>(p, xs),
+            3 => small::<3>(p, xs),
+            _ => {
+                let (_, p_inv_sqrt) = sqrt_and_inv_sqrt(p);
+                let mut sum = DMatrix::zeros(self.k, self.k);
+                for x in xs {
+                    sum += logm(&congruence(&p_inv_sqrt, x));
+                }
+                flatten(sum)
+            }
+        }
+    }
+
+    fn extrinsic_sum(&self, xs: &[DMatrix<f64>], _near: &DMatrix<f64>) -> Option<DVector<f64>> {
+        Some(flatten(xs.iter().fold(DMatrix::zeros(self.k, self.k), |acc, x| acc + x)))
+    }
+
+    /// The arithmetic mean (pyriemann's start), checked to be a valid point.
+    fn extrinsic_mean(&self, sum: &DVector<f64>, n: usize) -> Option<DMatrix<f64>> {
+        if sum.len() != self.k * self.k || n == 0 {
+            return None;
+        }
+        let mean = unflatten(sum, self.k) / n as f64;
+        crate::space::spd::check_representable(&mean).ok().map(|()| mean)
     }
 
     fn injectivity_radius(&self) -> f64 {
@@ -130,6 +164,21 @@ impl SpdLogEuclidean {
     /// The matrix size k.
     pub fn k(&self) -> usize {
         self.k
+    }
+
+    /// Σ log X_i; SPD(2) and SPD(3) on the stack ([`fixed`]).
+    fn sum_logm(&self, xs: &[DMatrix<f64>]) -> DMatrix<f64> {
+        match self.k {
+            2 => fixed::to_dynamic(&fixed::spd_sum_logm::<2>(xs)),
+            3 => fixed::to_dynamic(&fixed::spd_sum_logm::<3>(xs)),
+            _ => {
+                let mut sum = DMatrix::zeros(self.k, self.k);
+                for x in xs {
+                    sum += logm(x);
+                }
+                sum
+            }
+        }
     }
 }
 
@@ -163,19 +212,24 @@ impl Manifold for SpdLogEuclidean {
     }
 
     fn mean_log(&self, p: &DMatrix<f64>, xs: &[DMatrix<f64>]) -> DVector<f64> {
-        let mut sum = DMatrix::zeros(self.k, self.k);
-        for x in xs {
-            sum += logm(x);
-        }
-        flatten(sum / xs.len() as f64 - logm(p))
+        flatten(self.sum_logm(xs) / xs.len() as f64 - logm(p))
     }
 
     fn sum_log(&self, p: &DMatrix<f64>, xs: &[DMatrix<f64>]) -> DVector<f64> {
-        let mut sum = DMatrix::zeros(self.k, self.k);
-        for x in xs {
-            sum += logm(x);
+        flatten(self.sum_logm(xs) - logm(p) * xs.len() as f64)
+    }
+
+    fn extrinsic_sum(&self, xs: &[DMatrix<f64>], _near: &DMatrix<f64>) -> Option<DVector<f64>> {
+        Some(flatten(xs.iter().fold(DMatrix::zeros(self.k, self.k), |acc, x| acc + x)))
+    }
+
+    /// The arithmetic mean (pyriemann's start), checked to be a valid point.
+    fn extrinsic_mean(&self, sum: &DVector<f64>, n: usize) -> Option<DMatrix<f64>> {
+        if sum.len() != self.k * self.k || n == 0 {
+            return None;
         }
-        flatten(sum - logm(p) * xs.len() as f64)
+        let mean = unflatten(sum, self.k) / n as f64;
+        crate::space::spd::check_representable(&mean).ok().map(|()| mean)
     }
 
     fn injectivity_radius(&self) -> f64 {

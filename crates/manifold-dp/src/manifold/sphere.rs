@@ -69,6 +69,40 @@ impl Manifold for Sphere {
         y / n
     }
 
+    /// [`Sphere::log`] summed without a vector per point: on S² with fixed-size vectors ([`super::fixed`]),
+    /// elsewhere into one running sum.
+    fn sum_log(&self, x: &DVector<f64>, ys: &[DVector<f64>]) -> DVector<f64> {
+        if self.ambient == 3 {
+            let b = nalgebra::Vector3::new(x[0], x[1], x[2]);
+            return DVector::from_column_slice(super::fixed::sphere2_sum_log(&b, ys).as_slice());
+        }
+        let mut sum = DVector::zeros(self.ambient);
+        let mut v = DVector::zeros(self.ambient);
+        for y in ys {
+            v.copy_from(y);
+            v.axpy(-x.dot(y), x, 1.0);
+            let s = v.norm();
+            if s != 0.0 {
+                // surface_distance(x, y) = 2·atan2(‖x − y‖, ‖x + y‖), without its two temporaries.
+                let (minus, plus) = x
+                    .iter()
+                    .zip(y.iter())
+                    .fold((0.0, 0.0), |(m, p), (a, b)| (m + (a - b) * (a - b), p + (a + b) * (a + b)));
+                sum.axpy(2.0 * minus.sqrt().atan2(plus.sqrt()) / s, &v, 1.0);
+            }
+        }
+        sum
+    }
+
+    fn extrinsic_sum(&self, xs: &[DVector<f64>], _near: &DVector<f64>) -> Option<DVector<f64>> {
+        Some(xs.iter().fold(DVector::zeros(self.ambient), |acc, x| acc + x))
+    }
+
+    fn extrinsic_mean(&self, sum: &DVector<f64>, _n: usize) -> Option<DVector<f64>> {
+        let norm = sum.norm();
+        (norm > 0.0 && norm.is_finite() && sum.len() == self.ambient).then(|| sum / norm)
+    }
+
     fn injectivity_radius(&self) -> f64 {
         std::f64::consts::PI
     }
