@@ -106,6 +106,19 @@ pub fn decode_rows<P: Clone + Send>(
 ) -> Decoded<P> {
     use rayon::prelude::*;
     let mut points = vec![placeholder; rows];
+    if rows <= DECODE_CHUNK {
+        // One chunk: read it on this thread. The first parallel call starts rayon's pool and waits for a
+        // worker to wake (about a millisecond), more than a small file takes to read.
+        let mut values = vec![0.0; width];
+        let mut problems = Vec::new();
+        for (row, point) in points.iter_mut().enumerate() {
+            match read(row, &mut values) {
+                Ok(p) => *point = p,
+                Err(p) => problems.push((row, p)),
+            }
+        }
+        return Decoded { points, problems };
+    }
     let problems = points
         .par_chunks_mut(DECODE_CHUNK)
         .enumerate()

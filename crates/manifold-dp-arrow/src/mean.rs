@@ -437,36 +437,39 @@ impl MeanPlan {
         if let Some(first) = decoded.problems.into_iter().next() {
             return Placed { chunks: Vec::new(), pass: MeanPass { problem: Some(first), ..MeanPass::default() } };
         }
-        let placed: Vec<(Vec<M::Point>, MeanPass)> = into_chunks(decoded.points)
-            .into_par_iter()
-            .enumerate()
-            .map(|(c, chunk)| {
-                let mut pass = MeanPass::default();
-                let mut used = Vec::with_capacity(chunk.len());
-                for (i, x) in chunk.into_iter().enumerate() {
-                    match place(m, center, self.radius, &x, self.outside) {
-                        PlacedRow::Inside => used.push(x),
-                        PlacedRow::Clipped(y) => {
-                            pass.clipped += 1;
-                            used.push(y);
-                        }
-                        PlacedRow::Dropped => pass.dropped += 1,
-                        PlacedRow::Refused(distance) => {
-                            let reason = format!(
-                                "the point is at distance {} from the centre, outside the radius {}",
-                                manifold_dp::privacy::guarantee::short(distance),
-                                manifold_dp::privacy::guarantee::short(self.radius)
-                            );
-                            pass.problem = Some((c * DECODE_CHUNK + i, Problem { column: None, reason }));
-                            pass.outside_distance = Some(distance);
-                            return (Vec::new(), pass);
-                        }
+        let place_chunk = |(c, chunk): (usize, Vec<M::Point>)| {
+            let mut pass = MeanPass::default();
+            let mut used = Vec::with_capacity(chunk.len());
+            for (i, x) in chunk.into_iter().enumerate() {
+                match place(m, center, self.radius, &x, self.outside) {
+                    PlacedRow::Inside => used.push(x),
+                    PlacedRow::Clipped(y) => {
+                        pass.clipped += 1;
+                        used.push(y);
+                    }
+                    PlacedRow::Dropped => pass.dropped += 1,
+                    PlacedRow::Refused(distance) => {
+                        let reason = format!(
+                            "the point is at distance {} from the centre, outside the radius {}",
+                            manifold_dp::privacy::guarantee::short(distance),
+                            manifold_dp::privacy::guarantee::short(self.radius)
+                        );
+                        pass.problem = Some((c * DECODE_CHUNK + i, Problem { column: None, reason }));
+                        pass.outside_distance = Some(distance);
+                        return (Vec::new(), pass);
                     }
                 }
-                pass.used = used.len() as u64;
-                (used, pass)
-            })
-            .collect();
+            }
+            pass.used = used.len() as u64;
+            (used, pass)
+        };
+        let chunks = into_chunks(decoded.points);
+        // One chunk is placed on this thread: waking rayon's pool costs more than a small batch takes.
+        let placed: Vec<(Vec<M::Point>, MeanPass)> = if chunks.len() == 1 {
+            chunks.into_iter().enumerate().map(place_chunk).collect()
+        } else {
+            chunks.into_par_iter().enumerate().map(place_chunk).collect()
+        };
         let mut total = MeanPass::default();
         let mut chunks = Vec::with_capacity(placed.len());
         for (used, pass) in placed {
@@ -573,8 +576,12 @@ impl MeanPlan {
         chunks: &[Vec<M::Point>],
         used: usize,
     ) -> Option<M::Point> {
-        let sums: Vec<Option<DVector<f64>>> =
-            chunks.par_iter().filter(|chunk| !chunk.is_empty()).map(|chunk| m.extrinsic_sum(chunk, center)).collect();
+        let sum = |chunk: &Vec<M::Point>| m.extrinsic_sum(chunk, center);
+        let sums: Vec<Option<DVector<f64>>> = if chunks.len() == 1 {
+            chunks.iter().filter(|chunk| !chunk.is_empty()).map(sum).collect()
+        } else {
+            chunks.par_iter().filter(|chunk| !chunk.is_empty()).map(sum).collect()
+        };
         let mut total: Option<DVector<f64>> = None;
         for sum in sums {
             total = Some(match total {
@@ -719,8 +726,10 @@ fn into_chunks<P>(mut points: Vec<P>) -> Vec<Vec<P>> {
 /// chunk order, so the result depends on neither the number of threads nor how rayon splits the work. `None`
 /// when no row is used.
 fn sum_chunks<M: Manifold>(m: &M, base: &M::Point, chunks: &[Vec<M::Point>]) -> Option<Vec<f64>> {
+    let sum = |chunk: &Vec<M::Point>| (!chunk.is_empty()).then(|| m.sum_log(base, chunk));
+    // One chunk is summed on this thread (the same sum; no pool to wake).
     let sums: Vec<Option<DVector<f64>>> =
-        chunks.par_iter().map(|chunk| (!chunk.is_empty()).then(|| m.sum_log(base, chunk))).collect();
+        if chunks.len() == 1 { chunks.iter().map(sum).collect() } else { chunks.par_iter().map(sum).collect() };
     sums.into_iter().flatten().reduce(|a, b| a + b).map(|s| s.as_slice().to_vec())
 }
 

@@ -34,9 +34,14 @@ pub fn spd_from_row_major(values: &[f64], k: usize, tolerance: f64) -> Fallible<
 /// Checks that a symmetric matrix is positive definite, with a margin that keeps its logarithm finite and
 /// well conditioned: the smallest eigenvalue must exceed 1e-12 times the largest.
 pub fn check_positive_definite(a: &DMatrix<f64>) -> Fallible<()> {
-    let eig = SymmetricEigen::new(a.clone());
-    let min = eig.eigenvalues.min();
-    let max = eig.eigenvalues.max();
+    use crate::manifold::fixed::{Fixed, SymEigen, to_fixed};
+    // 2×2 and 3×3 (every row of an spd:2 or spd:3 file) on the stack.
+    let extremes = |l: &[f64]| l.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    let (min, max) = match (a.nrows(), a.ncols()) {
+        (2, 2) => extremes(Fixed::<2>::sym_eigen(&to_fixed(a)).0.as_slice()),
+        (3, 3) => extremes(Fixed::<3>::sym_eigen(&to_fixed(a)).0.as_slice()),
+        _ => extremes(SymmetricEigen::new(a.clone()).eigenvalues.as_slice()),
+    };
     if !(min > 0.0 && min > 1e-12 * max) {
         return Err(Error::NotPositiveDefinite { min_eigenvalue: min });
     }
