@@ -1,6 +1,7 @@
 //! `manifold-dp sample`.
 
 use super::MechanismArgs;
+use super::common::parse_threads;
 use clap::Args;
 
 #[derive(Debug, Args)]
@@ -16,7 +17,8 @@ pub struct SampleArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub center: Option<String>,
     /// Seed for a reproducible experiment. NOT FOR RELEASES: whoever knows the seed can remove the noise.
-    /// Without it, the generator is seeded by the operating system.
+    /// Without it, the key of the release is drawn from the operating system. Release i (from 0) draws its
+    /// noise from row stream i of the key, as `privatize` does for row i of a file.
     #[arg(long)]
     pub seed: Option<u64>,
     /// Output CSV file, or - for standard output.
@@ -25,4 +27,7 @@ pub struct SampleArgs {
     /// Overwrite an existing output file.
     #[arg(long)]
     pub force: bool,
+    /// Worker threads, 1 to 256 (default: all cores). The output does not depend on it.
+    #[arg(long, value_parser = parse_threads)]
+    pub threads: Option<usize>,
 }

@@ -4,17 +4,25 @@
 use crate::BadInput;
 use crate::args::SampleArgs;
 use crate::args::units::parse_quat_wxyz;
+use crate::io::decimal::push_f64;
 use crate::io::output::Output;
-use anyhow::Result;
+use anyhow::{Context, Result};
 use manifold_dp::mechanism::Mechanism;
 use manifold_dp::registry::PointMechanism;
 use manifold_dp::registry::Space;
-use manifold_dp::sample::rng::{ReleaseRng, os_rng, seeded_rng_for_experiments};
+use manifold_dp::sample::rng::{ROW_WORDS, RowRng, StreamKey};
 use manifold_dp::space::sphere::{self, Periodic};
 use manifold_dp::space::{Representation, Tolerance};
 use manifold_dp_arrow::clock;
 use nalgebra::{DVector, UnitQuaternion};
+use rayon::prelude::*;
 use std::io::Write;
+
+/// Releases per parallel task: each task draws its rows' noise and formats them into its own buffer.
+const ROWS_PER_TASK: u64 = 4096;
+/// Tasks per batch: one batch's text (about 16 MB at 64 bytes a row) is written while the next is computed,
+/// which bounds the memory whatever -n is.
+const TASKS_PER_BATCH: u64 = 64;
 
 pub fn run(args: SampleArgs) -> Result<()> {
     let mech = args
@@ -22,14 +30,18 @@ pub fn run(args: SampleArgs) -> Result<()> {
         .build()?
         .ok_or_else(|| BadInput("give --epsilon E (or --concentration K for bingham)".into()))?;
     let space = args.mechanism.space;
-    let mut rng: ReleaseRng = match args.seed {
+    let key = match args.seed {
         Some(seed) => {
             eprintln!("note: seeded run for experiments; not for releases");
-            seeded_rng_for_experiments(seed)
+            StreamKey::from_seed_for_experiments(seed)
         }
-        None => os_rng()?,
+        None => StreamKey::from_os()?,
     };
     let mut out = Output::open(&args.output, args.force)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")?;
     let guarantee = match &mech {
         PointMechanism::So3(mech) => {
             let center = match &args.center {
@@ -39,33 +51,30 @@ pub fn run(args: SampleArgs) -> Result<()> {
                 None => UnitQuaternion::identity(),
             };
             writeln!(out, "w,x,y,z")?;
-            for _ in 0..args.n {
-                let [w, x, y, z] = Representation::QuatWxyz.encode(&mech.privatize(&center, &mut rng))[..] else {
-                    unreachable!("quat-wxyz encodes 4 numbers")
-                };
-                writeln!(out, "{w},{x},{y},{z}")?;
-            }
+            pool.install(|| {
+                write_releases(mech, &center, args.n, &key, &mut out, |q, text| {
+                    let mut wxyz = [0.0; 4];
+                    Representation::QuatWxyz.encode_into(q, &mut wxyz);
+                    push_row(text, &wxyz);
+                })
+            })?;
             mech.guarantee()
         }
         PointMechanism::Real(_) => unreachable!("the registry builds real only with bounds"),
         PointMechanism::Sphere(mech) => {
             let center = sphere_center(space, args.center.as_deref())?;
             writeln!(out, "{}", header(space))?;
-            for _ in 0..args.n {
-                let z = mech.privatize(&center, &mut rng);
-                match space {
-                    Space::Circle => writeln!(out, "{}", sphere::to_angle(&z))?,
-                    Space::TimeOfDay => writeln!(out, "{}", Periodic::HOURS_OF_DAY.from_circle(&z))?,
+            pool.install(|| {
+                write_releases(mech, &center, args.n, &key, &mut out, |z, text| match space {
+                    Space::Circle => push_row(text, &[sphere::to_angle(z)]),
+                    Space::TimeOfDay => push_row(text, &[Periodic::HOURS_OF_DAY.from_circle(z)]),
                     Space::LatLon => {
-                        let (lat, lon) = sphere::to_lat_lon_deg(&z);
-                        writeln!(out, "{lat},{lon}")?
+                        let (lat, lon) = sphere::to_lat_lon_deg(z);
+                        push_row(text, &[lat, lon])
                     }
-                    _ => {
-                        let coords: Vec<String> = z.iter().map(f64::to_string).collect();
-                        writeln!(out, "{}", coords.join(","))?
-                    }
-                }
-            }
+                    _ => push_row(text, z.as_slice()),
+                })
+            })?;
             let unit = space.natural_unit();
             mech.guarantee().in_unit(unit.name, unit.radians)
         }
@@ -73,6 +82,78 @@ pub fn run(args: SampleArgs) -> Result<()> {
     let target = out.describe();
     out.finish()?;
     eprintln!("wrote {} releases to {target}; {guarantee}", args.n);
+    Ok(())
+}
+
+/// One CSV line: the numbers as `{}` prints them, comma-separated.
+fn push_row(text: &mut Vec<u8>, values: &[f64]) {
+    for (i, &v) in values.iter().enumerate() {
+        if i > 0 {
+            text.push(b',');
+        }
+        push_f64(text, v);
+    }
+    text.push(b'\n');
+}
+
+/// Writes `n` float-safe releases of `center` to `out`, one line each by `line`, in parallel on the current
+/// rayon pool. Release i is row i of a keyed release: exactly what `manifold_dp::mechanism::batch::privatize_rows` draws for row i (its block
+/// of `key`'s row stream, then its own overflow stream), so the file depends on the key and n only, not on the
+/// number of threads or how the work is cut.
+fn write_releases<M>(
+    mech: &M,
+    center: &M::Point,
+    n: u64,
+    key: &StreamKey,
+    out: &mut Output,
+    line: impl Fn(&M::Point, &mut Vec<u8>) + Sync,
+) -> Result<()>
+where
+    M: Mechanism + Sync,
+    M::Point: Clone + Send + Sync,
+{
+    let overflow = key.overflow_key();
+    // Text buffers of written batches, reused: fresh ones would cost page faults on every batch.
+    let spare = std::sync::Mutex::new(Vec::<Vec<u8>>::new());
+    let task = |t: u64| -> Vec<u8> {
+        let first = t * ROWS_PER_TASK;
+        let rows = ROWS_PER_TASK.min(n - first) as usize;
+        let mut blocks = vec![0u32; rows * ROW_WORDS];
+        key.fill_row_blocks(first, &mut blocks);
+        let mut text = spare.lock().map(|mut s| s.pop()).ok().flatten().unwrap_or_default();
+        text.clear();
+        text.reserve(rows * 80);
+        // One point, reset to the centre for each release (no allocation per row).
+        let mut z = center.clone();
+        for (i, block) in blocks.chunks_exact(ROW_WORDS).enumerate() {
+            z.clone_from(center);
+            let mut rng = RowRng::new(block, first + i as u64, &overflow);
+            mech.privatize_slice(std::slice::from_mut(&mut z), &mut rng);
+            line(&z, &mut text);
+        }
+        text
+    };
+    let tasks = n.div_ceil(ROWS_PER_TASK);
+    let mut done: Vec<Vec<u8>> = Vec::new();
+    let mut next = 0;
+    while next < tasks {
+        let end = (next + TASKS_PER_BATCH).min(tasks);
+        // The previous batch is written while this one is computed (the writing thread joins the computing
+        // when it is done).
+        let (written, batch) = rayon::join(
+            || -> std::io::Result<()> {
+                for text in done.drain(..) {
+                    out.write_all(&text)?;
+                    spare.lock().expect("no task panics holding it").push(text);
+                }
+                Ok(())
+            },
+            || (next..end).into_par_iter().map(task).collect::<Vec<_>>(),
+        );
+        written?;
+        (done, next) = (batch, end);
+    }
+    done.iter().try_for_each(|text| out.write_all(text))?;
     Ok(())
 }
 

@@ -2,5 +2,6 @@
 //! interrupts.
 
 pub mod cleanup;
+pub mod decimal;
 pub mod output;
 pub mod table;
