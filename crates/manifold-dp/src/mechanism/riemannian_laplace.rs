@@ -74,6 +74,14 @@ pub trait LaplaceManifold: Manifold {
 
     /// Rounds a release onto `rounding`'s grid.
     fn snap_point(&self, _rounding: &Rounding, _y: &mut Self::Point) {}
+
+    /// A lower bound, from public parameters only, on the probability that one draw of `noise` at any
+    /// footpoint η within `radius` of the centre lands within `radius` of the centre (the ball-conditioned
+    /// release rejects the others), or `None` where it needs no bound. Compact manifolds: `None` (the proposal
+    /// is already truncated to a ball of radius at most 3r + Δ, whose volume ratio to B_r bounds the rate).
+    fn ball_acceptance_lower_bound(&self, _noise: &Self::Noise, _radius: f64) -> Option<f64> {
+        None
+    }
 }
 
 /// E[θ | θ ≤ r] of an angular law, by quadrature.
@@ -165,6 +173,18 @@ impl LaplaceManifold for SpdAffine {
                          exists; condition the draw on the data ball instead",
             });
         }
+        // A ball this wide holds matrices whose eigenvalue ratios no double can carry (e^{709}), and setting up
+        // the exact law over it would cost without bound (σ ~ 1e300 took 38 s): refuse at once.
+        if let Some(t) = t_max
+            && !(t <= MAX_SPD_BALL)
+        {
+            return Err(Error::NumericalLimit(format!(
+                "the SPD Laplace draw conditioned on a ball of radius {t:.4e} (from the data radius and Δ) would \
+                 reach log-eigenvalues beyond ±709, which double precision cannot hold; use a smaller radius \
+                 (at most {} suffices everywhere)",
+                MAX_SPD_BALL / 4.0
+            )));
+        }
         SpdLaplaceNoise::new(self.k(), sigma, t_max)
     }
 
@@ -175,6 +195,21 @@ impl LaplaceManifold for SpdAffine {
         rng: &mut R,
     ) -> DMatrix<f64> {
         noise.sample_around(&sqrt_and_inv_sqrt(eta).0, rng)
+    }
+
+    /// max over s ∈ {r/8, 2r/8, …, r} of e^{−2s/σ}·P(ρ(η, Y) ≤ s). With d = ρ(η, m0) ≤ r, let z be the point
+    /// at distance max(0, d − (r − s)) from η on the geodesic towards m0. Then B_s(z) lies in B_r(m0), and
+    /// within 2s of η (inside the proposal's ball of radius 2r + Δ), where the proposal's density is at least
+    /// e^{−2s/σ}/Z; its volume is that of B_s(η) (SPD(k) is homogeneous), whose probability is at most vol/Z.
+    /// (`docs/proofs/mean_outside_ball.md` §4.) `None` only if that law cannot be evaluated.
+    fn ball_acceptance_lower_bound(&self, noise: &SpdLaplaceNoise, radius: f64) -> Option<f64> {
+        let law = SpdRadialLaw::new(self.k(), noise.sigma(), noise.t_max()).ok()?;
+        (1..=8)
+            .map(|j| {
+                let s = radius * j as f64 / 8.0;
+                (-2.0 * s / noise.sigma()).exp() * law.cdf(s)
+            })
+            .reduce(f64::max)
     }
 
     fn mean_distance(&self, noise: &SpdLaplaceNoise, within: Option<f64>) -> f64 {
@@ -304,6 +339,15 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
     }
 }
 
+/// The largest proposal ball (radius 2r + Δ ≤ 4r) the SPD Laplace release sets up: beyond it the ball holds
+/// matrices with eigenvalue ratios past e^{709}, beyond double precision.
+pub const MAX_SPD_BALL: f64 = 3000.0;
+
+/// The ball-conditioned release is refused where the public lower bound on its acceptance rate
+/// ([`LaplaceManifold::ball_acceptance_lower_bound`]) is below this: at most 10⁶ expected tries per release,
+/// whatever the data. Such parameters spread the release over the whole ball anyway.
+pub const MIN_BALL_ACCEPTANCE: f64 = 1e-6;
+
 /// Whether the Fréchet-mean release conditions its Laplace draw on the data ball B_r(m0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Conditioning {
@@ -388,6 +432,20 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
                 Err(_) => (ball(())?, true),
             },
         };
+        if conditioned
+            && let Some(rate) = manifold.ball_acceptance_lower_bound(&noise, radius)
+            && !(rate >= MIN_BALL_ACCEPTANCE)
+        {
+            let error = manifold.mean_distance(&noise, Some(radius));
+            return Err(Error::NumericalLimit(format!(
+                "nothing useful can be released for {n} points within {radius} of the centre at epsilon = {epsilon}: \
+                 the noise scale σ = {sigma:.4} (σ = 2Δ/ε, Δ = {sensitivity:.4}) spreads the release over the \
+                 whole ball (expected error {error:.4} against the radius {radius}), and the exact draw, \
+                 conditioned on the ball, could need {:.1e} tries or more; use more points, a larger epsilon or \
+                 a smaller radius",
+                1.0 / rate.max(f64::MIN_POSITIVE)
+            )));
+        }
         Ok(PrivateFrechetMean { manifold, center, radius, n, epsilon, sensitivity, sigma, conditioned, options, noise })
     }
 
@@ -527,6 +585,48 @@ mod tests {
             let y = big.privatize_mean(&DMatrix::identity(2, 2), &mut rng);
             assert!(spd.distance(&DMatrix::identity(2, 2), &y) <= 1.5);
         }
+    }
+
+    #[test]
+    fn hopeless_ball_conditioned_releases_are_refused_at_once() {
+        let spd = SpdAffine::new(2).unwrap();
+        let id = DMatrix::identity(2, 2);
+        // n = 2, ε = 1: r = 20 used to reject ~10¹² draws per release, r = 50 more still.
+        for radius in [10.0, 20.0, 50.0, 1e300] {
+            let started = std::time::Instant::now();
+            let err = PrivateFrechetMean::new(spd, id.clone(), radius, 2, 1.0, Conditioning::Ball).unwrap_err();
+            let reason = if radius < 1e3 { "nothing useful" } else { "double precision cannot hold" };
+            assert!(matches!(err, Error::NumericalLimit(ref m) if m.contains(reason)), "{err}");
+            // Not a timing assertion on the release: a guard against the refusal itself looping.
+            assert!(started.elapsed().as_secs() < 60);
+        }
+        // Ordinary parameters pass.
+        assert!(PrivateFrechetMean::new(spd, id.clone(), 1.5, 1, 1.0, Conditioning::Ball).is_ok());
+        assert!(PrivateFrechetMean::new(spd, id, 2.0, 2, 1.0, Conditioning::Ball).is_ok());
+    }
+
+    #[test]
+    fn the_ball_acceptance_bound_holds_at_the_edge_of_the_ball() {
+        // η on the boundary of B_r(I) is the worst place; the observed rate of draws landing in the ball must
+        // not fall below the public bound (Hoeffding, 20 000 draws: false failure ≤ e^{−2·20000·0.02²} ≈ 1e-7).
+        // Negative control: a bound 5 times too high is caught.
+        let spd = SpdAffine::new(2).unwrap();
+        let id = DMatrix::identity(2, 2);
+        let (radius, n) = (1.5, 1);
+        let mech = PrivateFrechetMean::new(spd, id.clone(), radius, n, 1.0, Conditioning::Ball).unwrap();
+        let bound = spd.ball_acceptance_lower_bound(&mech.noise, radius).unwrap();
+        let e = (radius * FRAC_1_SQRT_2).exp();
+        let eta = DMatrix::from_row_slice(2, 2, &[e, 0.0, 0.0, 1.0 / e]);
+        assert!((spd.distance(&id, &eta) - radius).abs() < 1e-12);
+        let mut rng = seeded_rng_for_experiments(5);
+        let draws = 20_000;
+        let kept = (0..draws)
+            .filter(|_| spd.distance(&id, &spd.sample_laplace(&mech.noise, &eta, &mut rng)) <= radius)
+            .count();
+        let rate = kept as f64 / draws as f64;
+        let consistent = |claimed: f64| rate + 0.02 >= claimed;
+        assert!(consistent(bound), "rate {rate} below the bound {bound}");
+        assert!(!consistent(5.0 * bound), "control: rate {rate}, 5 × bound {}", 5.0 * bound);
     }
 
     #[test]
