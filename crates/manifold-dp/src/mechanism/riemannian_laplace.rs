@@ -176,7 +176,7 @@ impl LaplaceManifold for SpdAffine {
         // A ball this wide holds matrices whose eigenvalue ratios no double can carry (e^{709}), and setting up
         // the exact law over it would cost without bound (σ ~ 1e300 took 38 s): refuse at once.
         if let Some(t) = t_max
-            && !(t <= MAX_SPD_BALL)
+            && (t.is_nan() || t > MAX_SPD_BALL)
         {
             return Err(Error::NumericalLimit(format!(
                 "the SPD Laplace draw conditioned on a ball of radius {t:.4e} (from the data radius and Δ) would \
@@ -434,7 +434,7 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         };
         if conditioned
             && let Some(rate) = manifold.ball_acceptance_lower_bound(&noise, radius)
-            && !(rate >= MIN_BALL_ACCEPTANCE)
+            && (rate.is_nan() || rate < MIN_BALL_ACCEPTANCE)
         {
             let error = manifold.mean_distance(&noise, Some(radius));
             return Err(Error::NumericalLimit(format!(
