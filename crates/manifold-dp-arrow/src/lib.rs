@@ -197,14 +197,7 @@ pub fn privatize_batch(
         (PointMechanism::So3(m), Codec::Rotation(c)) => release(m, c, batch, key, &ids),
         (PointMechanism::Sphere(m), Codec::Direction(c)) => release(m, c, batch, key, &ids),
         (PointMechanism::Real(m), Codec::Real(c)) if m.columns() == c.names().len() => release(m, c, batch, key, &ids),
-        (PointMechanism::Real(m), Codec::Real(c)) => Err(Error::Library(manifold_dp::Error::NotApplicable(format!(
-            "the mechanism is calibrated for rows of {} values, the table has {} value columns",
-            m.columns(),
-            c.names().len()
-        )))),
-        _ => Err(Error::Library(manifold_dp::Error::NotApplicable(
-            "the mechanism and the value columns are of different spaces".into(),
-        ))),
+        _ => Err(mismatch(mechanism, codec)),
     }
 }
 
@@ -278,3 +271,15 @@ fn id_column(batch: &RecordBatch, name: &str) -> Result<Vec<u64>, Error> {
 
 #[cfg(test)]
 mod tests;
+
+/// Why a mechanism cannot release a codec's columns (a different space, or a different number of values).
+pub(crate) fn mismatch(mechanism: &PointMechanism, codec: &Codec) -> Error {
+    Error::Library(manifold_dp::Error::NotApplicable(match (mechanism, codec) {
+        (PointMechanism::Real(m), Codec::Real(c)) => format!(
+            "the mechanism is calibrated for rows of {} values, the table has {} value columns",
+            m.columns(),
+            c.names().len()
+        ),
+        _ => "the mechanism and the value columns are of different spaces".into(),
+    }))
+}

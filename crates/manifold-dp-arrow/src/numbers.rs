@@ -147,14 +147,7 @@ pub fn privatize_numbers(
         (PointMechanism::Real(m), Codec::Real(c)) if m.columns() == c.names().len() => {
             Ok(release(m, c, input, output, key, first_row))
         }
-        (PointMechanism::Real(m), Codec::Real(c)) => Err(Error::Library(manifold_dp::Error::NotApplicable(format!(
-            "the mechanism is calibrated for rows of {} values, the table has {} value columns",
-            m.columns(),
-            c.names().len()
-        )))),
-        _ => Err(Error::Library(manifold_dp::Error::NotApplicable(
-            "the mechanism and the value columns are of different spaces".into(),
-        ))),
+        _ => Err(crate::mismatch(mechanism, codec)),
     }
 }
 

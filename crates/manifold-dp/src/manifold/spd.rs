@@ -124,16 +124,12 @@ impl Manifold for SpdAffine {
     }
 
     fn extrinsic_sum(&self, xs: &[DMatrix<f64>], _near: &DMatrix<f64>) -> Option<DVector<f64>> {
-        Some(flatten(xs.iter().fold(DMatrix::zeros(self.k, self.k), |acc, x| acc + x)))
+        Some(matrix_sum(self.k, xs))
     }
 
     /// The arithmetic mean (pyriemann's start), checked to be a valid point.
     fn extrinsic_mean(&self, sum: &DVector<f64>, n: usize) -> Option<DMatrix<f64>> {
-        if sum.len() != self.k * self.k || n == 0 {
-            return None;
-        }
-        let mean = unflatten(sum, self.k) / n as f64;
-        crate::space::spd::check_representable(&mean).ok().map(|()| mean)
+        arithmetic_mean(self.k, sum, n)
     }
 
     fn injectivity_radius(&self) -> f64 {
@@ -220,16 +216,12 @@ impl Manifold for SpdLogEuclidean {
     }
 
     fn extrinsic_sum(&self, xs: &[DMatrix<f64>], _near: &DMatrix<f64>) -> Option<DVector<f64>> {
-        Some(flatten(xs.iter().fold(DMatrix::zeros(self.k, self.k), |acc, x| acc + x)))
+        Some(matrix_sum(self.k, xs))
     }
 
     /// The arithmetic mean (pyriemann's start), checked to be a valid point.
     fn extrinsic_mean(&self, sum: &DVector<f64>, n: usize) -> Option<DMatrix<f64>> {
-        if sum.len() != self.k * self.k || n == 0 {
-            return None;
-        }
-        let mean = unflatten(sum, self.k) / n as f64;
-        crate::space::spd::check_representable(&mean).ok().map(|()| mean)
+        arithmetic_mean(self.k, sum, n)
     }
 
     fn injectivity_radius(&self) -> f64 {
@@ -243,4 +235,18 @@ impl Manifold for SpdLogEuclidean {
     fn footpoint_independent_normaliser(&self) -> bool {
         true
     }
+}
+
+/// Σ xᵢ, flattened: the extrinsic sum both SPD metrics start their Karcher iteration from.
+fn matrix_sum(k: usize, xs: &[DMatrix<f64>]) -> DVector<f64> {
+    flatten(xs.iter().fold(DMatrix::zeros(k, k), |acc, x| acc + x))
+}
+
+/// The arithmetic mean of a flattened sum of n points, or `None` if it is not a valid SPD point in f64.
+fn arithmetic_mean(k: usize, sum: &DVector<f64>, n: usize) -> Option<DMatrix<f64>> {
+    if sum.len() != k * k || n == 0 {
+        return None;
+    }
+    let mean = unflatten(sum, k) / n as f64;
+    crate::space::spd::check_representable(&mean).ok().map(|()| mean)
 }
