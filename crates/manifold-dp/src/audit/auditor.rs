@@ -35,7 +35,9 @@
 //! and no two chunks share a stream.
 
 use crate::audit::clopper_pearson;
-use crate::audit::events::{Event, EventLevels, Features, claim_llr_events, events_from_pilot};
+use crate::audit::events::{
+    Event, EventLevels, Features, claim_llr_events, events_from_pilot, exponent_field, low_bits_pattern,
+};
 use crate::audit::gof::{KsOutcome, dkw_critical_value};
 use crate::error::{Error, Fallible};
 use crate::mechanism::Mechanism;
@@ -71,6 +73,35 @@ pub trait AuditPoint: Clone + Send + Sync {
     /// defines none). A set defined by public x, so a valid event for any mechanism; it has power against
     /// unrounded pipelines of that shape (`docs/proofs/float_safety.md` §9).
     fn reproduced_from(&self, x: &Self) -> bool;
+
+    /// The point's coordinates as stored (quaternion x, y, z, w; vector entries; matrix entries column by
+    /// column), for the precision events.
+    fn coordinates(&self) -> &[f64];
+
+    /// Two inputs one ulp apart on either side of a power of two (Haney et al.: inputs with different
+    /// exponents): this point with its largest-magnitude coordinate c set to p = 2^⌊log₂|c|⌋ (1 when c is
+    /// 0), with sign, and the same with p's predecessor toward zero. At the identity and at the poles, whose
+    /// largest coordinate is 1, the first is the point itself.
+    fn across_binade(&self) -> (Self, Self) {
+        let (at, below) = (self.clone(), self.clone());
+        let i = largest_coordinate(self.coordinates());
+        let c = self.coordinates()[i];
+        let p = if c == 0.0 { 1.0 } else { f64::from_bits(c.abs().to_bits() & (0x7ff << 52)) };
+        let set = |mut point: Self, v: f64| {
+            point.coordinate_mut(i, v.copysign(c));
+            point
+        };
+        (set(at, p), set(below, p.next_down()))
+    }
+
+    /// Sets coordinate `i` (in the order of [`AuditPoint::coordinates`]) to `value`, as given: the point is
+    /// not renormalised (the mechanisms take their input as given).
+    fn coordinate_mut(&mut self, i: usize, value: f64);
+}
+
+/// The index of the largest-magnitude entry (the first on ties).
+fn largest_coordinate(c: &[f64]) -> usize {
+    (0..c.len()).fold(0, |best, i| if c[i].abs() > c[best].abs() { i } else { best })
 }
 
 impl AuditPoint for UnitQuaternion<f64> {
@@ -91,6 +122,14 @@ impl AuditPoint for UnitQuaternion<f64> {
     /// Every SO(3) release is x∘n: is x∘(x̄∘z) = z bit for bit?
     fn reproduced_from(&self, x: &Self) -> bool {
         (x * (x.conjugate() * self)).coords == self.coords
+    }
+
+    fn coordinates(&self) -> &[f64] {
+        self.coords.as_slice()
+    }
+
+    fn coordinate_mut(&mut self, i: usize, value: f64) {
+        self.as_mut_unchecked().coords[i] = value;
     }
 }
 
@@ -124,6 +163,14 @@ impl AuditPoint for DVector<f64> {
             && x.len() == 3
             && crate::sample::sphere::s2_reproduces([x[0], x[1], x[2]], [self[0], self[1], self[2]])
     }
+
+    fn coordinates(&self) -> &[f64] {
+        self.as_slice()
+    }
+
+    fn coordinate_mut(&mut self, i: usize, value: f64) {
+        self[i] = value;
+    }
 }
 
 impl AuditPoint for DMatrix<f64> {
@@ -145,6 +192,17 @@ impl AuditPoint for DMatrix<f64> {
     fn reproduced_from(&self, _x: &Self) -> bool {
         false
     }
+
+    fn coordinates(&self) -> &[f64] {
+        self.as_slice()
+    }
+
+    /// Entry `i` and its mirror (the matrix stays symmetric).
+    fn coordinate_mut(&mut self, i: usize, value: f64) {
+        let k = self.nrows();
+        self[(i % k, i / k)] = value;
+        self[(i / k, i % k)] = value;
+    }
 }
 
 impl AuditPoint for f64 {
@@ -164,6 +222,14 @@ impl AuditPoint for f64 {
     /// by the raw likelihood-ratio events instead.
     fn reproduced_from(&self, _x: &Self) -> bool {
         false
+    }
+
+    fn coordinates(&self) -> &[f64] {
+        std::slice::from_ref(self)
+    }
+
+    fn coordinate_mut(&mut self, _i: usize, value: f64) {
+        *self = value;
     }
 }
 
@@ -536,7 +602,7 @@ where
     /// Total draws an audit with `config` makes (for progress bars).
     pub fn total_draws(&self, config: &AuditConfig) -> u64 {
         let gof = if self.reference.is_some() { config.gof_samples } else { 0 };
-        let pairs = self.pairs.len() + usize::from(config.llr_resolution == 0.0 && !self.pairs.is_empty());
+        let pairs = self.pairs.len() + 2 * usize::from(config.llr_resolution == 0.0 && !self.pairs.is_empty());
         2 * pairs as u64 * (config.samples + config.pilot_samples) + gof
     }
 
@@ -553,11 +619,14 @@ where
             finite: true,
             reproduced: raw_bits && z.reproduced_from(&pair.x),
             reproduced_prime: raw_bits && z.reproduced_from(&pair.x_prime),
+            low_bits: if raw_bits { low_bits_pattern(z.coordinates()) } else { 0 },
+            exponent: if raw_bits { exponent_field(z.coordinates()[0]) } else { 0 },
         }
     }
 
     /// The pairs an audit with `config` tests: the target's, and in raw-bit mode (`llr_resolution` 0) the
-    /// first pair's x against itself one ulp away.
+    /// first pair's x against itself one ulp away and a pair one ulp apart across a power of two
+    /// ([`AuditPoint::across_binade`]).
     fn pairs_for(&self, config: &AuditConfig) -> Vec<InputPair<M::Point>> {
         let mut pairs = self.pairs.clone();
         if config.llr_resolution == 0.0
@@ -570,6 +639,14 @@ where
             pairs.push(InputPair {
                 label: format!("{} vs itself one ulp away", first.label.split(" vs ").next().unwrap_or("x")),
                 x: first.x.clone(),
+                x_prime,
+                distance,
+            });
+            let (x, x_prime) = first.x.across_binade();
+            let distance = x.audit_distance(&x_prime).max(f64::EPSILON);
+            pairs.push(InputPair {
+                label: "a coordinate at a power of two vs one ulp below it (different exponents)".into(),
+                x,
                 x_prime,
                 distance,
             });
@@ -759,14 +836,14 @@ where
             _ => None,
         };
 
-        Ok(self.summarise(config, pairs.len(), alpha_privacy, alpha_per_bound, tests, outcomes, gof))
+        Ok(self.summarise(config, &pairs, alpha_privacy, alpha_per_bound, tests, outcomes, gof))
     }
 
     #[allow(clippy::too_many_arguments)]
     fn summarise(
         &self,
         config: &AuditConfig,
-        pairs_tested: usize,
+        pairs: &[InputPair<M::Point>],
         alpha_privacy: f64,
         alpha_per_bound: f64,
         tests: usize,
@@ -792,8 +869,7 @@ where
         }
         let violating =
             outcomes.iter().filter(|t| t.excess > 0.0).max_by(|a, b| a.excess.total_cmp(&b.excess)).cloned();
-        let per_pair = self
-            .pairs
+        let per_pair = pairs
             .iter()
             .enumerate()
             .map(|(i, p)| {
@@ -825,7 +901,7 @@ where
             alpha: config.alpha,
             alpha_privacy,
             alpha_per_bound,
-            pairs_tested,
+            pairs_tested: pairs.len(),
             tests,
             verdict: if violating.is_some() {
                 Verdict::Violation

@@ -15,7 +15,11 @@
 //! - `non-finite`: S = {z is not a finite point} (NaN or ∞ releases; empty for a correct sampler);
 //! - `reproduced` (raw-bit mode only, `llr_resolution` 0): S = {z is, to the bit, what the space's raw
 //!   pipeline gives when its last step is redone from a} (Mironov's reachability test, with power against
-//!   unrounded releases; `docs/proofs/float_safety.md` §9).
+//!   unrounded releases; `docs/proofs/float_safety.md` §9);
+//! - `low-bits` and `exponent` (raw-bit mode only): S = {the lowest mantissa bits of z's coordinates form
+//!   the pattern v} and S = {z's first coordinate has binary exponent e}, v and e the values the pilot found
+//!   most over-represented at a against b (the precision events of Haney et al. 2022: a release computed in
+//!   f64 from x reaches a set of doubles that depends on x, visible in its last bits and its exponent).
 
 use serde::Serialize;
 
@@ -34,6 +38,25 @@ pub struct Features {
     pub reproduced: bool,
     /// Whether z is reproduced from x′'s pipeline.
     pub reproduced_prime: bool,
+    /// The lowest mantissa bits of z's coordinates, packed ([`low_bits_pattern`]; 0 outside raw-bit mode).
+    pub low_bits: u8,
+    /// The biased binary exponent of z's first coordinate (0 outside raw-bit mode).
+    pub exponent: u16,
+}
+
+/// The lowest mantissa bits of `coordinates`, packed into 8 bits: all 8 of a single coordinate, 4 of each
+/// of two, 2 of each of three or four, 1 of each of the first eight. Sign and exponent are left out, so the
+/// pattern sees only the bits below the release's resolution.
+pub fn low_bits_pattern(coordinates: &[f64]) -> u8 {
+    let m = coordinates.len().clamp(1, 8);
+    let per = 8 / if m == 3 { 4 } else { m };
+    let mask = (1u64 << per) - 1;
+    coordinates.iter().take(m).fold(0u64, |acc, c| (acc << per) | (c.to_bits() & mask)) as u8
+}
+
+/// The biased binary exponent field of `x` (0 for zero and subnormals, 2047 for non-finite values).
+pub fn exponent_field(x: f64) -> u16 {
+    ((x.to_bits() >> 52) & 0x7ff) as u16
 }
 
 impl Features {
@@ -46,6 +69,8 @@ impl Features {
             finite: false,
             reproduced: false,
             reproduced_prime: false,
+            low_bits: 0,
+            exponent: 0,
         }
     }
 
@@ -79,6 +104,16 @@ pub enum EventKind {
     NonFinite,
     /// {z reproduced bit for bit from a's pipeline}.
     Reproduced,
+    /// {the lowest mantissa bits of z form `pattern`} (empty when the pilot found no candidate).
+    LowBits {
+        /// v, as packed by [`low_bits_pattern`].
+        pattern: Option<u8>,
+    },
+    /// {z's first coordinate has biased exponent `exponent`} (empty when the pilot found no candidate).
+    Exponent {
+        /// e, the biased exponent field.
+        exponent: Option<u16>,
+    },
 }
 
 /// One test event: a set of outputs and the direction a → b in which the claim P_a(S) ≤ e^{εd}P_b(S) is
@@ -114,6 +149,8 @@ impl Event {
                     f.reproduced_prime
                 }
             }
+            EventKind::LowBits { pattern } => pattern == Some(f.low_bits),
+            EventKind::Exponent { exponent } => exponent == Some(f.exponent),
         }
     }
 
@@ -134,6 +171,18 @@ impl Event {
             EventKind::Reproduced => {
                 format!("z reproduced bit for bit from {a}'s pipeline [pilot P_{a} = {}]", short(self.pilot_level))
             }
+            EventKind::LowBits { pattern } => match pattern {
+                Some(v) => format!("lowest mantissa bits of z = {v:#010b} [pilot P_{a} = {}]", short(self.pilot_level)),
+                None => "lowest mantissa bits of z: no candidate in the pilot (empty event)".into(),
+            },
+            EventKind::Exponent { exponent } => match exponent {
+                Some(e) => format!(
+                    "exponent of z's first coordinate = 2^{} [pilot P_{a} = {}]",
+                    i32::from(e) - 1023,
+                    short(self.pilot_level)
+                ),
+                None => "exponent of z's first coordinate: no candidate in the pilot (empty event)".into(),
+            },
         }
     }
 }
@@ -158,9 +207,33 @@ impl Default for EventLevels {
 }
 
 impl EventLevels {
-    /// Events per direction (and so per pair: twice this); one more in raw-bit mode.
+    /// Events per direction (and so per pair: twice this); three more in raw-bit mode.
     pub fn per_direction(&self, raw_bits: bool) -> usize {
-        2 * self.central.len() + self.tail.len() + 2 + usize::from(raw_bits)
+        2 * self.central.len() + self.tail.len() + 2 + 3 * usize::from(raw_bits)
+    }
+}
+
+/// Pilot draws a candidate value must have at a before it may become a precision event: fewer would make
+/// the event's counting probability too small to bound.
+const MIN_PRECISION_HITS: usize = 20;
+
+/// The value of `key` most over-represented among the finite draws `at_a` against `at_b`, by
+/// (hits at a + 1)/(hits at b + 1) among values with at least [`MIN_PRECISION_HITS`] hits at a (smallest
+/// value on ties, so the choice is reproducible), and its pilot probability at a.
+fn most_over_represented(at_a: &[Features], at_b: &[Features], key: fn(&Features) -> u16) -> (Option<u16>, f64) {
+    let mut counts = std::collections::BTreeMap::<u16, [usize; 2]>::new();
+    for (side, draws) in [at_a, at_b].into_iter().enumerate() {
+        for f in draws.iter().filter(|f| f.finite) {
+            counts.entry(key(f)).or_default()[side] += 1;
+        }
+    }
+    let best = counts.iter().filter(|(_, c)| c[0] >= MIN_PRECISION_HITS).max_by(|(va, a), (vb, b)| {
+        // a₀/b₀ vs a₁/b₁ by cross-multiplication (exact); the smaller value wins a tie.
+        ((a[0] + 1) * (b[1] + 1)).cmp(&((b[0] + 1) * (a[1] + 1))).then(vb.cmp(va))
+    });
+    match best {
+        Some((&v, c)) => (Some(v), c[0] as f64 / at_a.len().max(1) as f64),
+        None => (None, 0.0),
     }
 }
 
@@ -225,6 +298,11 @@ pub fn events_from_pilot(
             let hits = at_a.iter().filter(|f| if forward { f.reproduced } else { f.reproduced_prime }).count();
             let pilot_level = hits as f64 / at_a.len().max(1) as f64;
             events.push(Event { forward, kind: EventKind::Reproduced, pilot_level });
+            let (pattern, level) = most_over_represented(at_a, at_b, |f| u16::from(f.low_bits));
+            let pattern = pattern.map(|v| v as u8);
+            events.push(Event { forward, kind: EventKind::LowBits { pattern }, pilot_level: level });
+            let (exponent, level) = most_over_represented(at_a, at_b, |f| f.exponent);
+            events.push(Event { forward, kind: EventKind::Exponent { exponent }, pilot_level: level });
         }
     }
     events
@@ -262,6 +340,8 @@ mod tests {
                     finite: true,
                     reproduced: false,
                     reproduced_prime: false,
+                    low_bits: (i % 4) as u8,
+                    exponent: 1023,
                 })
                 .collect()
         };
@@ -274,11 +354,48 @@ mod tests {
             match e.kind {
                 EventKind::Llr { .. } | EventKind::Ball { .. } => assert_eq!(frac(e, a), e.pilot_level, "{e:?}"),
                 EventKind::Far { .. } => assert_eq!(frac(e, b), e.pilot_level, "{e:?}"),
-                EventKind::NonFinite | EventKind::Reproduced => assert_eq!(frac(e, a), 0.0),
+                EventKind::NonFinite
+                | EventKind::Reproduced
+                | EventKind::LowBits { .. }
+                | EventKind::Exponent { .. } => {
+                    assert_eq!(frac(e, a), 0.0)
+                }
             }
         }
         let nan = Features::not_finite();
         assert_eq!(events.iter().filter(|e| e.contains(&nan)).count(), 2);
         assert!(events[0].label().starts_with("ln f(z|x) - ln f(z|x') >= "));
+
+        // Raw-bit mode: the precision events pick the value the pilot over-represents at a. At x the
+        // pattern is i mod 4 (pattern 3 a quarter of the time); at x′ pattern 3 is replaced by 2.
+        let mut xp = at(500.0);
+        for f in xp.iter_mut().filter(|f| f.low_bits == 3) {
+            f.low_bits = 2;
+        }
+        let raw = events_from_pilot(&x, &xp, &EventLevels::default(), true);
+        assert_eq!(raw.len(), 2 * EventLevels::default().per_direction(true));
+        let kinds: Vec<_> = raw.iter().map(|e| (e.forward, e.kind)).collect();
+        assert!(kinds.contains(&(true, EventKind::LowBits { pattern: Some(3) })), "{kinds:?}");
+        assert!(kinds.contains(&(false, EventKind::LowBits { pattern: Some(2) })), "{kinds:?}");
+        // One exponent everywhere: no value is over-represented, the smallest candidate is chosen.
+        assert!(kinds.contains(&(true, EventKind::Exponent { exponent: Some(1023) })), "{kinds:?}");
+        // Too few pilot hits: no candidate, an empty event.
+        let (few_x, few_xp) = (&x[..MIN_PRECISION_HITS - 1], &xp[..MIN_PRECISION_HITS - 1]);
+        let sparse = events_from_pilot(few_x, few_xp, &EventLevels::default(), true);
+        assert!(sparse.iter().any(|e| e.kind == EventKind::LowBits { pattern: None } && !e.contains(&x[3])));
+    }
+
+    #[test]
+    fn low_bit_patterns_pack_the_last_mantissa_bits() {
+        let one = 1.0f64;
+        let bits = |k: u64| f64::from_bits(one.to_bits() | k);
+        assert_eq!(low_bits_pattern(&[bits(0b1011_0110)]), 0b1011_0110);
+        assert_eq!(low_bits_pattern(&[bits(0b1110), bits(0b0101)]), 0b1110_0101);
+        assert_eq!(low_bits_pattern(&[bits(0b11), bits(0b01), -bits(0b10)]), 0b11_01_10);
+        assert_eq!(low_bits_pattern(&[bits(1), bits(0), bits(1), bits(1)]), 0b01_00_01_01);
+        assert_eq!(low_bits_pattern(&[bits(1); 9]), 0xff);
+        assert_eq!(exponent_field(1.0), 1023);
+        assert_eq!(exponent_field(1.0f64.next_down()), 1022);
+        assert_eq!(exponent_field(0.0), 0);
     }
 }
