@@ -52,11 +52,19 @@ pub fn run(args: SampleArgs) -> Result<()> {
             };
             writeln!(out, "w,x,y,z")?;
             pool.install(|| {
-                write_releases(mech, &center, args.n, &key, &mut out, |q, text| {
-                    let mut wxyz = [0.0; 4];
-                    Representation::QuatWxyz.encode_into(q, &mut wxyz);
-                    push_row(text, &wxyz);
-                })
+                write_releases(
+                    mech,
+                    &center,
+                    args.n,
+                    &key,
+                    &mut out,
+                    |q, c| *q = *c,
+                    |q, text| {
+                        let mut wxyz = [0.0; 4];
+                        Representation::QuatWxyz.encode_into(q, &mut wxyz);
+                        push_row(text, &wxyz);
+                    },
+                )
             })?;
             mech.guarantee()
         }
@@ -65,15 +73,23 @@ pub fn run(args: SampleArgs) -> Result<()> {
             let center = sphere_center(space, args.center.as_deref())?;
             writeln!(out, "{}", header(space))?;
             pool.install(|| {
-                write_releases(mech, &center, args.n, &key, &mut out, |z, text| match space {
-                    Space::Circle => push_row(text, &[sphere::to_angle(z)]),
-                    Space::TimeOfDay => push_row(text, &[Periodic::HOURS_OF_DAY.from_circle(z)]),
-                    Space::LatLon => {
-                        let (lat, lon) = sphere::to_lat_lon_deg(z);
-                        push_row(text, &[lat, lon])
-                    }
-                    _ => push_row(text, z.as_slice()),
-                })
+                write_releases(
+                    mech,
+                    &center,
+                    args.n,
+                    &key,
+                    &mut out,
+                    |z, c| z.copy_from(c),
+                    |z, text| match space {
+                        Space::Circle => push_row(text, &[sphere::to_angle(z)]),
+                        Space::TimeOfDay => push_row(text, &[Periodic::HOURS_OF_DAY.from_circle(z)]),
+                        Space::LatLon => {
+                            let (lat, lon) = sphere::to_lat_lon_deg(z);
+                            push_row(text, &[lat, lon])
+                        }
+                        _ => push_row(text, z.as_slice()),
+                    },
+                )
             })?;
             let unit = space.natural_unit();
             mech.guarantee().in_unit(unit.name, unit.radians)
@@ -96,7 +112,8 @@ fn push_row(text: &mut Vec<u8>, values: &[f64]) {
     text.push(b'\n');
 }
 
-/// Writes `n` float-safe releases of `center` to `out`, one line each by `line`, in parallel on the current
+/// Writes `n` float-safe releases of `center` to `out`, one line each by `line` (`reset` copies the centre into
+/// the working point without allocating), in parallel on the current
 /// rayon pool. Release i is row i of a keyed release: exactly what `manifold_dp::mechanism::batch::privatize_rows` draws for row i (its block
 /// of `key`'s row stream, then its own overflow stream), so the file depends on the key and n only, not on the
 /// number of threads or how the work is cut.
@@ -106,6 +123,7 @@ fn write_releases<M>(
     n: u64,
     key: &StreamKey,
     out: &mut Output,
+    reset: impl Fn(&mut M::Point, &M::Point) + Sync,
     line: impl Fn(&M::Point, &mut Vec<u8>) + Sync,
 ) -> Result<()>
 where
@@ -126,7 +144,7 @@ where
         // One point, reset to the centre for each release (no allocation per row).
         let mut z = center.clone();
         for (i, block) in blocks.chunks_exact(ROW_WORDS).enumerate() {
-            z.clone_from(center);
+            reset(&mut z, center);
             let mut rng = RowRng::new(block, first + i as u64, &overflow);
             mech.privatize_slice(std::slice::from_mut(&mut z), &mut rng);
             line(&z, &mut text);

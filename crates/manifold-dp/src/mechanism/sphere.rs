@@ -231,7 +231,15 @@ pub(crate) fn release_each<R: ?Sized>(
     rng: &mut R,
     draw: impl Fn(&[f64], &mut [f64], &mut R),
 ) {
-    let mut centre = vec![0.0; dim];
+    // A stack buffer for the usual small dimensions: callers that release one row at a time (the CLI's
+    // `sample`) would otherwise pay an allocation per row.
+    let (mut stack, mut heap) = ([0.0; 16], Vec::new());
+    let centre: &mut [f64] = if dim <= stack.len() {
+        &mut stack[..dim]
+    } else {
+        heap.resize(dim, 0.0);
+        &mut heap
+    };
     for x in xs {
         check_point_dim(x, dim);
         centre.copy_from_slice(x.as_slice());
