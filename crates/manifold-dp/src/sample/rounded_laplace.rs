@@ -31,8 +31,8 @@ pub struct RoundedLaplace {
     clamp: f64,
 }
 
-/// m and e with x = m·2^e exactly, |m| < 2^53 (x finite).
-fn decompose(x: f64) -> (i64, i32) {
+/// m and e with x = m·2^e exactly, |m| < 2^53 (x finite); −0 gives m = 0.
+pub(crate) fn decompose(x: f64) -> (i64, i32) {
     let bits = x.to_bits();
     let sign = if bits >> 63 == 1 { -1 } else { 1 };
     let biased = ((bits >> 52) & 0x7ff) as i32;
@@ -40,12 +40,12 @@ fn decompose(x: f64) -> (i64, i32) {
     if biased == 0 { (sign * fraction, -1074) } else { (sign * (fraction | 1 << 52), biased - 1075) }
 }
 
-/// φ = frac(x/h + ½) as an exact coin.
+/// φ = frac(x/h + ½), exactly.
 #[derive(Debug, Clone, Copy)]
-enum Fraction {
+pub(crate) enum Fraction {
     /// φ = r/2^bits.
     Dyadic { r: u128, bits: u32 },
-    /// φ = ½ + m·2^-shift, |m| < 2^53, shift > 121 (x tiny against h).
+    /// φ = ½ + m·2^-shift, |m| < 2^53, shift ≥ 121 (x tiny against h).
     NearHalf { m: i64, shift: u32 },
 }
 
@@ -68,6 +68,22 @@ impl Fraction {
                 }
             }
         }
+    }
+}
+
+/// x/h + ½ = n₀ + φ exactly, with n₀ an integer and φ ∈ [0, 1), for h = 2^k and |x/h| < 2^121.
+pub(crate) fn split_at_grid(x: f64, k: i32) -> (i128, Fraction) {
+    let (m, e) = decompose(x);
+    if e >= k {
+        ((m as i128) << (e - k), Fraction::Dyadic { r: 1, bits: 1 })
+    } else if k - e <= 120 {
+        let bits = (k - e + 1) as u32;
+        let n = 2 * m as i128 + (1i128 << (bits - 1));
+        let n0 = n >> bits;
+        (n0, Fraction::Dyadic { r: (n - (n0 << bits)) as u128, bits })
+    } else {
+        // |x/h| < 2^-68: x/h + ½ ∈ (0, 1).
+        (0, Fraction::NearHalf { m, shift: (k - e) as u32 })
     }
 }
 
@@ -128,20 +144,9 @@ impl RoundedLaplace {
     pub fn sample_cell<R: Rng + ?Sized>(&self, x: f64, rng: &mut R) -> i128 {
         debug_assert!(x.is_finite());
         let x = x.clamp(-self.clamp, self.clamp);
-        let (m, e) = decompose(x);
         let k = self.grid_log2;
-        // x/h + ½ = n₀ + φ, exactly.
-        let (n0, fraction) = if e >= k {
-            // |x/h| < 2^(101 + 20): an i128, with room for the noise (G < 2^85).
-            ((m as i128) << (e - k), Fraction::Dyadic { r: 1, bits: 1 })
-        } else if k - e <= 120 {
-            let bits = (k - e + 1) as u32;
-            let n = 2 * m as i128 + (1i128 << (bits - 1));
-            let n0 = n >> bits;
-            (n0, Fraction::Dyadic { r: (n - (n0 << bits)) as u128, bits })
-        } else {
-            (0, Fraction::NearHalf { m, shift: (k - e) as u32 })
-        };
+        // |x/h| < 2^(101 + 20): n₀ is an i128, with room for the noise (G < 2^85).
+        let (n0, fraction) = split_at_grid(x, k);
         // w = h/b = 2^(k − e_b)/m_b with 32 ≤ k − e_b ≤ 60.
         let s = 1u128 << (k - self.exponent);
         let t = self.mantissa;
