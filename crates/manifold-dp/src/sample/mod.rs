@@ -5,6 +5,8 @@
 //! - [`bingham_so3`]: density ∝ exp(−κ sin²(θ/2)) on S³, Kent–Ganeiber–Mardia with the optimal envelope.
 //! - [`rounded_laplace`]: the real-line Laplace release rounded onto a public grid, drawn exactly with the
 //!   integer coins of [`exact_coins`] (float-safe with no cost in ε).
+//! - [`rounded_gaussian`]: the real-line Gaussian release rounded onto a public grid, drawn exactly (Karney's
+//!   normal sampler with lazily drawn uniform bits; float-safe with no cost in any guarantee).
 //! - [`paper_baseline`]: the SO(3) paper's own samplers, which are *not* exact; for reproduction only.
 //! - [`rng`]: the randomness policy (OS-seeded CSPRNG, seeded generators for experiments, streams).
 
@@ -17,6 +19,7 @@ pub mod laplace_so3;
 pub mod paper_baseline;
 pub mod purkayastha;
 pub mod rng;
+pub mod rounded_gaussian;
 pub mod rounded_laplace;
 pub mod spd_laplace;
 pub mod sphere;
