@@ -1,12 +1,12 @@
 //! What float safety costs in throughput: releases per second of each mechanism's float-safe path
-//! (`Mechanism::privatize`: the f64 pipeline rounded onto its public grid; for the real-line Laplace the exact
-//! cell drawn with integer coins) beside its raw f64 pipeline (`privatize_unprotected`, the path every release
+//! (`Mechanism::privatize`: the f64 pipeline rounded onto its public grid; for the real-line Laplace and
+//! Gaussian the exact cell drawn with integer arithmetic on uniform bits) beside its raw f64 pipeline (`privatize_unprotected`, the path every release
 //! took before rounding), on one thread with the release generator (ChaCha12, seeded).
 //!
 //! Usage: `cargo run --release -p manifold-dp --example float_safety_cost [DRAWS]` (default 2 000 000 per case;
 //! the best of three rounds counts, wall-clock). Output: CSV `mechanism,raw_per_sec,float_safe_per_sec,ratio`.
 
-use manifold_dp::mechanism::scalar::ScalarLaplace;
+use manifold_dp::mechanism::scalar::{Gaussian, ScalarLaplace};
 use manifold_dp::mechanism::{BinghamSo3, LaplaceSo3, Mechanism, PurkayasthaSphere, VmfSphere};
 use manifold_dp::sample::rng::seeded_rng_for_experiments;
 use nalgebra::{DVector, UnitQuaternion, Vector3};
@@ -58,4 +58,14 @@ fn main() {
         black_box(laplace.rounded().sample_at(black_box(3.25), &mut rng));
     });
     println!("laplace-real,{raw:.0},{safe:.0},{:.3}", safe / raw);
+    // The Gaussian: x + σ·N (ziggurat, not float-safe) against the exact cell (Karney, docs/proofs/float_safety.md §8b).
+    let gaussian = Gaussian::new(1.0, 1.0).unwrap();
+    let mut rng = seeded_rng_for_experiments(3);
+    let raw = rate(n, || {
+        black_box(black_box(3.25) + gaussian.unprotected_noise(&mut rng));
+    });
+    let safe = rate(n, || {
+        black_box(gaussian.rounded().sample_at(black_box(3.25), &mut rng));
+    });
+    println!("gaussian-real,{raw:.0},{safe:.0},{:.3}", safe / raw);
 }

@@ -6,7 +6,7 @@
 //! a mean of n independent terms in [−1, 1] whose expectation is at most s = e^{ε·d + ε₀} − 1 in absolute
 //! value when the mechanism meets its guarantee; Hoeffding gives P(|D̄_f| ≥ s + t) ≤ 2e^{−nt²/2}, so with
 //! t = √(2 ln(2F/α)/n) and a union over the features the check fails falsely with probability ≤ α = 1e-8
-//! per mechanism (eight mechanisms: < 1e-7 in all).
+//! per mechanism (nine mechanisms: < 1e-7 in all).
 //!
 //! The second attack is Mironov's reachability test carried to the pipeline's last step: recompute the
 //! release from the public input x and the noise that x implies (SO(3): x∘(x̄∘z); S²: z's coordinates in x's
@@ -14,7 +14,7 @@
 //! reproduces its own releases far more often than releases built around x′; on the grid both rates agree.
 //! The same Hoeffding bound, one feature, α = 1e-8 per mechanism.
 
-use manifold_dp::mechanism::scalar::ScalarLaplace;
+use manifold_dp::mechanism::scalar::{Gaussian, ScalarLaplace};
 use manifold_dp::mechanism::{BinghamSo3, LaplaceSo3, Mechanism, PurkayasthaSphere, VmfSphere, WrappedLaplaceCircle};
 use manifold_dp::sample::rng::seeded_rng_for_experiments;
 use nalgebra::{DVector, Quaternion, UnitQuaternion};
@@ -215,4 +215,21 @@ fn real_line_low_bits_say_nothing_about_inputs_one_ulp_apart() {
     let (raw_gap, _) = largest_gap(&a, &b);
     assert!(raw_gap > s + t, "scalar laplace: raw path not detected: {raw_gap}");
     eprintln!("scalar laplace: float-safe gap {gap:.4}, raw gap {raw_gap:.4}, threshold {:.4}", s + t);
+}
+
+/// The real-line Gaussian: the exact cell of x + σZ (float-safe, no ε₀) against the raw f64 path x + σ·N
+/// (ziggurat), the negative control. The releases of inputs d apart differ in total variation by at most
+/// d/(σ√(2π)) ≈ 10⁻¹⁶ here, within the slack e^{10⁻¹²} − 1 that bounds each |E D̄_f|.
+#[test]
+fn real_line_gaussian_low_bits_say_nothing_about_inputs_one_ulp_apart() {
+    let m = Gaussian::new(1.0, 1.0).unwrap();
+    let (x, x_prime) = (1.0, 1.0f64.next_up());
+    let (a, b) = releases(&x, &x_prime, 5, |p, rng| m.release(&[*p], rng).unwrap());
+    let (gap, t) = largest_gap(&a, &b);
+    let s = slack(0.0);
+    assert!(gap < s + t, "scalar gaussian: {gap} >= {}", s + t);
+    let (a, b) = releases(&x, &x_prime, 6, |p, rng| vec![p + m.unprotected_noise(rng)]);
+    let (raw_gap, _) = largest_gap(&a, &b);
+    assert!(raw_gap > s + t, "scalar gaussian: raw path not detected: {raw_gap}");
+    eprintln!("scalar gaussian: float-safe gap {gap:.4}, raw gap {raw_gap:.4}, threshold {:.4}", s + t);
 }

@@ -357,13 +357,23 @@ impl Mechanism for GaussianOnReals {
     }
 
     fn privatize_unprotected<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
-        use rand::distr::Distribution;
-        let z: f64 = rand_distr::StandardNormal.sample(rng);
-        x + self.inner.sigma() * z
+        x + self.inner.unprotected_noise(rng)
     }
 
+    /// Rounds onto the release grid (for callers that snap raw values themselves).
     fn snap(&self, z: &mut f64) {
-        *z = crate::space::grid::round_to_grid(*z, real_grid_log2(self.inner.sigma()));
+        *z = crate::space::grid::round_to_grid(*z, self.inner.rounded().grid_log2());
+    }
+
+    /// The library's release: the exact cell of x + σZ (Karney's exact sampler), not a rounded f64 draw.
+    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
+        self.inner.rounded().sample_at(*x, rng)
+    }
+
+    fn privatize_slice<R: rand::CryptoRng + ?Sized>(&self, xs: &mut [f64], rng: &mut R) {
+        for x in xs {
+            *x = self.inner.rounded().sample_at(*x, rng);
+        }
     }
 
     /// −(z − x)²/(2σ²).
@@ -489,7 +499,11 @@ fn build_real_approx(request: &AuditRequest, name: &str, label: String) -> Falli
             let sigma = m.inner().sigma();
             let claim = approx_claim_text(
                 &g,
-                format!("Gaussian noise sigma = {} (analytic calibration)", crate::privacy::guarantee::short(sigma)),
+                format!(
+                    "Gaussian noise sigma = {} (analytic calibration; outputs on the grid of spacing 2^{})",
+                    crate::privacy::guarantee::short(sigma),
+                    m.inner().rounded().grid_log2()
+                ),
             );
             target(m, label, eps, claim, pairs, Some(half_normal_reference(sigma)))
         }

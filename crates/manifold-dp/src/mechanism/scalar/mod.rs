@@ -13,10 +13,11 @@
 //! ([`crate::privacy::rounding`]: ε = Δ/b is the smallest double ≥ the real quotient), numerical values
 //! (special functions, root finding, quadrature) by the margins stated where they are computed.
 //!
-//! **Floating point.** [`ScalarLaplace`] releases are float-safe at no cost: the exact cell of x + L on a
-//! public grid, drawn with integer coins (`docs/proofs/float_safety.md` §8). The [`Gaussian`] and
-//! [`GeneralizedGaussian`] outputs are still plain f64 noise, **not float-safe** (Mironov 2012, docs/math.md
-//! §6): their low-order bits can depend on the input.
+//! **Floating point.** [`ScalarLaplace`] and [`Gaussian`] releases are float-safe at no cost: the exact cell of
+//! x + L (`docs/proofs/float_safety.md` §8), respectively x + σZ (§8b, Karney's exact normal sampler), on a
+//! public grid of spacing 2^(⌊log₂ scale⌋ − 20), drawn with integer arithmetic on uniform bits, so every
+//! guarantee holds exactly. The [`GeneralizedGaussian`] outputs are still plain f64 noise, **not float-safe**
+//! (Mironov 2012, docs/math.md §6): their low-order bits can depend on the input.
 
 pub mod bounded;
 pub mod gaussian;
