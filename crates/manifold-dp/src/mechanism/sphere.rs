@@ -243,6 +243,6 @@ pub(crate) fn release_each<R: ?Sized>(
     for x in xs {
         check_point_dim(x, dim);
         centre.copy_from_slice(x.as_slice());
-        draw(&centre, x.as_mut_slice(), rng);
+        draw(centre, x.as_mut_slice(), rng);
     }
 }
