@@ -16,7 +16,8 @@ use manifold_dp::Error as LibError;
 use manifold_dp::manifold::ball::{Outside, Placed as PlacedRow, place};
 use manifold_dp::manifold::sensitivity::check_radius;
 use manifold_dp::manifold::{
-    KarcherOptions, KarcherStep, Manifold, So3, SpdAffine, SpdLogEuclidean, Sphere, karcher_step,
+    KarcherOptions, KarcherStep, Manifold, So3, SpdAffine, SpdLogEuclidean, Sphere, StepLengths, karcher_step,
+    karcher_step_of_length,
 };
 use manifold_dp::mechanism::{Conditioning, LaplaceManifold, PrivateFrechetMean};
 use manifold_dp::privacy::Guarantee;
@@ -509,8 +510,9 @@ impl MeanPlan {
     /// Each batch is decoded and placed in the ball once, not once per pass, and the iteration starts at the
     /// data's extrinsic mean ([`Manifold::extrinsic_mean`]) rather than the centre: the same mean as
     /// [`MeanPlan::pass`]/[`MeanPlan::step`] from [`MeanPlan::start`] up to the tolerance (both stop at a
-    /// gradient norm ≤ 1e-12), in two to three fewer passes, each without decoding. Sums are still taken
-    /// `DECODE_CHUNK` rows at a time and added in order, so the result does not depend on the thread count.
+    /// gradient norm ≤ 1e-12), in two to three fewer passes, each without decoding, and fewer again on SPD by
+    /// Barzilai–Borwein step lengths ([`StepLengths`]). Sums are still taken `DECODE_CHUNK` rows at a time and
+    /// added in order, so the result does not depend on the thread count.
     pub fn fit(&self, batches: &[RecordBatch]) -> Result<MeanFit, Error> {
         let columns = self.columns.as_deref();
         match &self.geometry {
@@ -557,12 +559,21 @@ impl MeanPlan {
         let start = self.extrinsic_start(m, center, &chunks, used).unwrap_or_else(|| center.clone());
         let mut base = m.point_at(&m.coordinates(&start))?;
         let mut iterations = 0;
+        // On one machine the iteration may choose its step lengths (fewer passes on SPD); the mean is still
+        // the first point whose gradient norm is within the tolerance.
+        let mut lengths = StepLengths::default();
         loop {
             pass.sum = sum_chunks(m, &base, &chunks);
-            let coordinates = m.coordinates(&base);
-            match self.step(&coordinates, &pass, iterations)? {
-                MeanStep::Converged { .. } => return Ok(MeanFit { mean: coordinates, iterations, pass }),
-                MeanStep::Next(next) => base = m.point_at(&next)?,
+            let sum = pass.sum.as_ref().filter(|_| pass.used > 0).ok_or_else(no_rows)?;
+            let gradient = DVector::from_column_slice(sum) / pass.used as f64;
+            let (at, gradient, length) = lengths.next(base, gradient, self.options.tolerance);
+            match karcher_step_of_length(m, &at, &gradient, length, iterations, self.options)? {
+                // Only ever at the point just summed (a step is undone only while above the tolerance), so the
+                // pass returned is that point's.
+                KarcherStep::Converged { .. } => {
+                    return Ok(MeanFit { mean: m.coordinates(&at), iterations, pass });
+                }
+                KarcherStep::Next(next) => base = m.point_at(&m.coordinates(&next))?,
             }
             iterations += 1;
         }

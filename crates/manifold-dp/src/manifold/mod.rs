@@ -15,7 +15,10 @@ pub mod spd;
 pub mod sphere;
 
 pub use ball::{Outside, Placed};
-pub use frechet::{FrechetMean, KarcherOptions, KarcherStep, check_ball, frechet_mean, karcher_step};
+pub use frechet::{
+    FrechetMean, KarcherOptions, KarcherStep, StepLengths, check_ball, frechet_mean, karcher_step,
+    karcher_step_of_length,
+};
 pub use sensitivity::{empirical_log_spread, frechet_sensitivity, h_factor, max_radius};
 pub use so3::So3;
 pub use spd::{SpdAffine, SpdLogEuclidean};
