@@ -109,9 +109,7 @@ impl SpdRadialLaw {
             None => {
                 // Ã_k ≤ 2^{−m}, so the mass beyond t_end is at most 2^{−m}Γ(k, λt_end)/λ^k.
                 let m = (k * (k - 1) / 2) as f64;
-                let mut x = 40.0 + 2.0 * k as f64;
-                loop {
-                    law.set_range(x / lambda);
+                let log_tail = |x: f64| {
                     let mut term = 1.0;
                     let mut sum = 1.0;
                     for j in 1..k {
@@ -119,8 +117,20 @@ impl SpdRadialLaw {
                         sum += term;
                     }
                     let factorial: f64 = (1..k).map(|j| j as f64).product();
-                    let log_tail = -m * 2f64.ln() - x + (factorial * sum).ln() - k as f64 * lambda.ln();
-                    if log_tail <= (1e-17f64).ln() + law.log_normaliser() || x > 1e4 {
+                    -m * 2f64.ln() - x + (factorial * sum).ln() - k as f64 * lambda.ln()
+                };
+                // Where to start looking: sinh y ≥ y gives ln Z ≥ −m ln 2 + ln E[P(u)] + ln Γ(k + m) + (k + m) ln σ,
+                // with E[P(u)] the sphere average of ∏|u_i − u_j| (2√2/π for k = 2, 3√2/16 for k = 3). Every x
+                // below the first that passes the test against that bound is skipped without building the
+                // tables (each build costs as much as the whole set-up otherwise); the test below still decides.
+                let log_z_below = log_normaliser_lower_bound(k, sigma);
+                let mut x = 40.0 + 2.0 * k as f64;
+                while log_tail(x) > (1e-17f64).ln() + log_z_below && x <= 1e4 {
+                    x += 20.0;
+                }
+                loop {
+                    law.set_range(x / lambda);
+                    if log_tail(x) <= (1e-17f64).ln() + law.log_normaliser() || x > 1e4 {
                         break;
                     }
                     x += 20.0;
@@ -324,11 +334,22 @@ pub fn scaled_sphere_average(k: usize, t: f64) -> f64 {
         2 => {
             // (2/π)∫₀^{π/2} sinh(c cos ψ)e^{−c} dψ, c = t/√2; sinh(x)e^{−c} = e^{x−c}(1 − e^{−2x})/2.
             let c = t * FRAC_1_SQRT_2;
-            let f = |psi: f64| {
-                let s = (0.5 * psi).sin();
-                (-2.0 * c * s * s).exp() * -(-2.0 * c * psi.cos()).exp_m1() * 0.5
-            };
-            2.0 / PI * integrate_peaked(&f, 0.5 * PI, (1.0 / c.sqrt()).min(1.0), INNER_TOL)
+            if c < 1.0 {
+                // The same integral is L₀(c) = Σ_j (c/2)^{2j+1}/Γ(j + 3/2)²: positive terms, each below 1/9 of
+                // the one before, so a few terms give it to rounding (small noise scales need only t ≪ 1,
+                // and the quadrature below cost as much as the rest of the set-up).
+                let (half, half2) = (0.5 * c, 0.25 * c * c);
+                let mut term = half * 4.0 / PI;
+                let mut sum = term;
+                let mut j = 0.0;
+                while term > 1e-17 * sum {
+                    j += 1.0;
+                    term *= half2 / ((j + 0.5) * (j + 0.5));
+                    sum += term;
+                }
+                return sum * (-c).exp();
+            }
+            scaled_l0_by_quadrature(c)
         }
         3 => {
             // ¼[∫₀^{z₀} s₁(cz)h(z)dz + 3∫_{z₀}^1 s₁(cz)dz]·e^{−c}, c = √2t, z = z₀ cos ε on the first piece.
@@ -345,6 +366,28 @@ pub fn scaled_sphere_average(k: usize, t: f64) -> f64 {
         }
         _ => f64::NAN,
     }
+}
+
+/// A lower bound on the untruncated log-normaliser ln ∫ t^{k−1}e^{−t/σ}A_k(t) dt, from sinh y ≥ y:
+/// A_k(t) ≥ 2^{−m}t^m·E[P(u)] with E[P(u)] the sphere average of ∏|u_i − u_j| (2√2/π for k = 2; 3√2/16 for k = 3,
+/// by quadrature), so the integral is at least 2^{−m}E[P(u)]Γ(k + m)σ^{k+m}. Only tells [`SpdRadialLaw::new`]
+/// where to start looking for its range (tested against the computed normaliser).
+fn log_normaliser_lower_bound(k: usize, sigma: f64) -> f64 {
+    let m = k * (k - 1) / 2;
+    let mean_p = if k == 2 { 2.0 * SQRT_2 / PI } else { 3.0 * SQRT_2 / 16.0 };
+    -(m as f64) * 2f64.ln()
+        + mean_p.ln()
+        + (1..k + m).map(|j| (j as f64).ln()).sum::<f64>()
+        + (k + m) as f64 * sigma.ln()
+}
+
+/// L₀(c)·e^{−c} = (2/π)∫₀^{π/2} sinh(c cos ψ)e^{−c} dψ by quadrature (any c > 0; no overflow at large c).
+fn scaled_l0_by_quadrature(c: f64) -> f64 {
+    let f = |psi: f64| {
+        let s = (0.5 * psi).sin();
+        (-2.0 * c * s * s).exp() * -(-2.0 * c * psi.cos()).exp_m1() * 0.5
+    };
+    2.0 / PI * integrate_peaked(&f, 0.5 * PI, (1.0 / c.sqrt()).min(1.0), INNER_TOL)
 }
 
 /// e^{−c}∫_{z₀}^1 (sinh(cz) − cz) dz, by its series (c < 2) or its closed form.
@@ -645,11 +688,32 @@ mod tests {
             let got = scaled_sphere_average(2, t);
             assert!((got - exact).abs() < 1e-12 * exact, "k = 2, t = {t}: {got} vs Struve {exact}");
         }
+        // Below c = t/√2 = 1 the k = 2 average is the series; it agrees with the quadrature it replaced.
+        for c in [1e-8, 1e-3, 0.05, 0.3, 0.7, 0.999, 1.0] {
+            let (series, quadrature) = (scaled_sphere_average(2, c * SQRT_2), scaled_l0_by_quadrature(c));
+            assert!((series - quadrature).abs() < 1e-13 * quadrature, "c = {c}: {series} vs {quadrature}");
+        }
         for t in [0.05, 0.7, 3.0, 12.0] {
             for k in [2, 3] {
                 let brute = brute_average(k, t);
                 let got = scaled_sphere_average(k, t);
                 assert!((got - brute).abs() < 1e-4 * brute, "k = {k}, t = {t}: {got} vs brute {brute}");
+            }
+        }
+    }
+
+    /// The bound that starts the search for the range is below the computed normaliser (and not far below
+    /// at small σ, where sinh y ≈ y).
+    #[test]
+    fn the_normaliser_bound_holds() {
+        for k in [2, 3] {
+            for sigma in [1e-6, 1e-3, 0.01, 0.1, 0.3, 1.2 / pair_sum_max(k)] {
+                let law = SpdRadialLaw::new(k, sigma, None).unwrap();
+                let (bound, z) = (log_normaliser_lower_bound(k, sigma), law.log_normaliser());
+                assert!(bound <= z, "k = {k}, σ = {sigma}: {bound} > {z}");
+                if sigma <= 1e-3 {
+                    assert!(z - bound < 0.01, "k = {k}, σ = {sigma}: {bound} vs {z}");
+                }
             }
         }
     }

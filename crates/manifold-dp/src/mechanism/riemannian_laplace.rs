@@ -201,9 +201,9 @@ impl LaplaceManifold for SpdAffine {
     /// at distance max(0, d − (r − s)) from η on the geodesic towards m0. Then B_s(z) lies in B_r(m0), and
     /// within 2s of η (inside the proposal's ball of radius 2r + Δ), where the proposal's density is at least
     /// e^{−2s/σ}/Z; its volume is that of B_s(η) (SPD(k) is homogeneous), whose probability is at most vol/Z.
-    /// (`docs/proofs/mean_outside_ball.md` §4.) `None` only if that law cannot be evaluated.
+    /// (`docs/proofs/mean_outside_ball.md` §4.) Evaluated on the law the noise was set up with.
     fn ball_acceptance_lower_bound(&self, noise: &SpdLaplaceNoise, radius: f64) -> Option<f64> {
-        let law = SpdRadialLaw::new(self.k(), noise.sigma(), noise.t_max()).ok()?;
+        let law = noise.radial_law();
         (1..=8)
             .map(|j| {
                 let s = radius * j as f64 / 8.0;
@@ -217,6 +217,10 @@ impl LaplaceManifold for SpdAffine {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        // The noise's own law when the truncation is the same (always, unconditioned): no second set-up.
+        if t_max == noise.t_max() {
+            return noise.radial_law().mean();
+        }
         SpdRadialLaw::new(self.k(), noise.sigma(), t_max).map(|law| law.mean()).unwrap_or(f64::NAN)
     }
 

@@ -37,6 +37,7 @@ use nalgebra::{DMatrix, DVector};
 use rand::distr::Distribution;
 use rand::{Rng, RngExt};
 use std::f64::consts::{FRAC_1_SQRT_2, LN_2, PI, SQRT_2};
+use std::sync::Arc;
 
 /// The constructor refuses parameters whose expected acceptance rate is below this.
 pub const MIN_ACCEPTANCE: f64 = 1e-6;
@@ -79,13 +80,24 @@ enum Scheme {
 }
 
 /// The Laplace noise on SPD(k) at the identity, with scale σ, optionally conditioned on ρ(Y, I) ≤ t_max.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct SpdLaplaceNoise {
     k: usize,
     sigma: f64,
     t_max: Option<f64>,
     acceptance: f64,
     scheme: Scheme,
+    /// The law of ρ(Y, footpoint) the constructor computed for the acceptance rates, kept for the expected
+    /// error and the ball's acceptance bound (building it again would double the set-up). Shared by clones.
+    law: Arc<SpdRadialLaw>,
+}
+
+/// Equal parameters and proposal; the radial law is a function of (k, σ, t_max).
+impl PartialEq for SpdLaplaceNoise {
+    fn eq(&self, other: &Self) -> bool {
+        (self.k, self.sigma, self.t_max, self.acceptance, &self.scheme)
+            == (other.k, other.sigma, other.t_max, other.acceptance, &other.scheme)
+    }
 }
 
 /// The largest value of P(u) = ∏_{i<j}|u_i − u_j| on the unit sphere: √2 (k = 2), 1/√2 (k = 3).
@@ -185,7 +197,7 @@ impl SpdLaplaceNoise {
                  sigma = {sigma}, t_max = {t_max:?}; use a smaller ball (t_max) or a smaller sigma"
             )));
         }
-        Ok(SpdLaplaceNoise { k, sigma, t_max, acceptance: acceptance.min(1.0), scheme })
+        Ok(SpdLaplaceNoise { k, sigma, t_max, acceptance: acceptance.min(1.0), scheme, law: Arc::new(law) })
     }
 
     /// The σ below which the untruncated law is normalisable: 2/c_k = 2√3/√(k(k² − 1)), with
@@ -207,6 +219,11 @@ impl SpdLaplaceNoise {
     /// The radius of the ball the law is conditioned on, if any.
     pub fn t_max(&self) -> Option<f64> {
         self.t_max
+    }
+
+    /// The law of ρ(Y, footpoint) under this noise (the same σ and t_max), as the constructor computed it.
+    pub fn radial_law(&self) -> &SpdRadialLaw {
+        &self.law
     }
 
     /// The exact probability that one proposal is accepted (the number of proposals per draw is geometric with
