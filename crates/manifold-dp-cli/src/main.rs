@@ -10,7 +10,6 @@ mod fuzz;
 mod io;
 mod render;
 
-use clap::Parser;
 use std::process::ExitCode;
 
 /// Marks an error caused by the user's input or arguments (exit code 2), as opposed to an I/O or
@@ -59,17 +58,12 @@ pub fn is_bad_input(err: &anyhow::Error) -> bool {
 }
 
 fn main() -> ExitCode {
-    let cli = args::Cli::parse();
-    // Before any file is created: an interrupted run must not leave temporary files behind.
-    if let Err(err) = io::cleanup::install() {
-        eprintln!("error: cannot watch for interrupts: {err}");
-        return ExitCode::from(1);
-    }
+    let cli = args::parse();
     let result = match cli.command {
         args::Command::Sample(args) => commands::sample::run(args),
         args::Command::Radius(args) => commands::radius::run(args),
         args::Command::Privatize(args) => commands::privatize::run(args),
-        args::Command::Mean(args) => commands::mean::run(args),
+        args::Command::Mean(args::MeanCommand::Mean(args)) => commands::mean::run(args),
         args::Command::Reproduce(args::ReproduceCommand::So3Figures(args)) => commands::reproduce::so3_figures(args),
         args::Command::Reproduce(args::ReproduceCommand::DirectionalMean(args)) => {
             commands::reproduce_directional::directional_mean(args)

@@ -2,17 +2,25 @@
 //! release or, with `--skip-invalid`, raw rejected rows, and must not outlive the run. A thread waits for
 //! those signals (through `signal-hook`, so nothing unsafe runs inside a signal handler), removes every
 //! registered file and exits with 128 + the signal's number, as a shell reports a process killed by it.
+//!
+//! The thread starts with the first temporary file, before it is created: a run that writes none (`mean`,
+//! `radius`, printing to stdout) never pays for it, and an interrupt before that point leaves nothing behind
+//! either way.
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 /// The temporary files that exist now. A file is created and registered under this lock, and the signal
 /// thread holds it from cleaning until the process exits, so no file can appear unregistered in between.
 static TEMP_FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
-/// Starts the thread that cleans up on SIGINT, SIGTERM and SIGHUP. Called once, first thing in `main`.
-pub fn install() -> io::Result<()> {
+/// Set once the signal thread runs.
+static WATCHING: OnceLock<()> = OnceLock::new();
+
+/// Starts the thread that cleans up on SIGINT, SIGTERM and SIGHUP. Called once, with the `TEMP_FILES` lock
+/// held, before the first temporary file is created.
+fn install() -> io::Result<()> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
     std::thread::Builder::new().name("manifold-dp-signals".into()).spawn(move || {
@@ -49,6 +57,10 @@ pub fn temp_file_in(
     dir: &Path,
 ) -> io::Result<(tempfile::NamedTempFile, Registered)> {
     let mut files = TEMP_FILES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if WATCHING.get().is_none() {
+        install().map_err(|e| io::Error::new(e.kind(), format!("cannot watch for interrupts: {e}")))?;
+        let _ = WATCHING.set(());
+    }
     let tmp = builder.tempfile_in(dir)?;
     // Absolute, so that the clean-up does not depend on the working directory.
     let path = std::path::absolute(tmp.path()).unwrap_or_else(|_| tmp.path().to_path_buf());

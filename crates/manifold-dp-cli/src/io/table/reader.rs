@@ -14,6 +14,10 @@ use std::io::{BufReader, Read};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Once};
 
+/// Rows a CSV batch's column builders make room for at first; they grow as rows come. A full batch
+/// (`BATCH_ROWS`) up front would map and unmap megabytes per column for a small file.
+const INITIAL_ROWS: usize = 1024;
+
 thread_local! {
     /// Set while this thread runs the parquet crate's decoder under [`contained`].
     static CONTAINED: Cell<bool> = const { Cell::new(false) };
@@ -288,7 +292,7 @@ impl CsvTable {
     fn next_batch(&mut self) -> Result<Option<InputBatch>, BadInput> {
         let width = self.schema.fields().len();
         let mut builders: Vec<StringBuilder> =
-            (0..width).map(|_| StringBuilder::with_capacity(BATCH_ROWS, BATCH_ROWS * 8)).collect();
+            (0..width).map(|_| StringBuilder::with_capacity(INITIAL_ROWS, INITIAL_ROWS * 8)).collect();
         let (mut rows, mut lines, mut malformed) = (Vec::new(), Vec::new(), Vec::new());
         let mut record = csv::StringRecord::new();
         while rows.len() < BATCH_ROWS {
