@@ -17,8 +17,9 @@
 //! - `--tolerance T` (default 1e-12, the library's default) and `--max-iterations M` (default 1000): the
 //!   [`KarcherOptions`].
 //! - `--start first` (default; geomstats' default initialisation) starts the iteration at the first data point;
-//!   `--start euclidean` at the arithmetic mean of the data (projected back onto the sphere / unit quaternions;
-//!   pyriemann's default initialisation on SPD).
+//!   `--start euclidean` at the arithmetic mean of the data (projected back onto the sphere / unit quaternions
+//!   put in the first one's hemisphere; pyriemann's default initialisation on SPD): the extrinsic mean that
+//!   `MeanPlan::fit`, and so `manifold-dp mean`, starts from.
 //!
 //! Output: one JSON line with `tool`, `manifold`, `n`, `iterations`, `gradient_norm` (the library's own
 //! ‖(1/n) Σ log_mean x_i‖ at the returned mean), `seconds`, `mean` (flattened like the input rows),
