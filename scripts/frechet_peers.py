@@ -612,7 +612,7 @@ def pretty_manifold(m):
 
 
 def ms(seconds):
-    return f"{seconds * 1e3:.3g} ms"
+    return f"{seconds:.2f} s" if seconds >= 1 else f"{seconds * 1e3:.3g} ms"
 
 
 def table(args):
