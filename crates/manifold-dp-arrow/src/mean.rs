@@ -561,7 +561,7 @@ impl MeanPlan {
         let mut iterations = 0;
         // On one machine the iteration may choose its step lengths (fewer passes on SPD); the mean is still
         // the first point whose gradient norm is within the tolerance.
-        let mut lengths = StepLengths::default();
+        let mut lengths = StepLengths::for_curvature(m.curvature_bound());
         loop {
             pass.sum = sum_chunks(m, &base, &chunks);
             let sum = pass.sum.as_ref().filter(|_| pass.used > 0).ok_or_else(no_rows)?;

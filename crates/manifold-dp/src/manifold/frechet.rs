@@ -4,9 +4,9 @@
 //! second derivative ≥ h(r, κ), so a gradient norm g places m within g/h of the exact mean (see
 //! `docs/proofs/frechet_mean_sensitivity.md`, which also accounts for that residual in the sensitivity). Only
 //! the gradient norm at the returned point matters there, not the path: the step length α is 1 (the classic
-//! Karcher step) or Barzilai–Borwein's ([`StepLengths`]), which takes 5–6 passes where the unit step takes 9 on
-//! SPD data, whose Hessian (≥ 1 in negative curvature) makes the unit step overshoot by a nearly constant
-//! factor.
+//! Karcher step) or, where the curvature is ≤ 0, Barzilai–Borwein's ([`StepLengths`]), which takes 5–6 passes
+//! where the unit step takes 9 on SPD data, whose Hessian (≥ 1 in negative curvature) makes the unit step
+//! overshoot by a nearly constant factor.
 
 use super::Manifold;
 use crate::Fallible;
@@ -65,7 +65,7 @@ pub fn frechet_mean<M: Manifold + ?Sized>(
         return Err(Error::InvalidParameter { name: "n", value: 0.0, reason: "a mean needs at least one point" });
     }
     check_positive("tolerance", options.tolerance)?;
-    let mut lengths = StepLengths::default();
+    let mut lengths = StepLengths::for_curvature(m.curvature_bound());
     let mut mean = start.clone();
     let mut iterations = 0;
     loop {
@@ -90,6 +90,12 @@ pub fn frechet_mean<M: Manifold + ?Sized>(
 /// [1/2, 2], and 1 when the secant is not positive. A step of length ≠ 1 after which the gradient norm grew is
 /// undone: the iteration goes on from the point before it with unit steps only, which is then the classic
 /// Karcher iteration. The returned mean is whatever point first has a gradient norm within the tolerance.
+///
+/// Secant lengths are used only where the curvature is ≤ 0 ([`StepLengths::for_curvature`]): there the Fréchet
+/// function is strictly convex everywhere (second derivative ≥ 1), so any point with gradient norm g lies within
+/// g of the one mean, wherever the steps went. With positive curvature (spheres, SO(3)) that bound holds only in
+/// the convex ball around the data, which the classic unit step stays in (Afsari, Tron & Vidal 2013); there
+/// the steps stay 1.
 #[derive(Debug, Clone)]
 pub struct StepLengths<P> {
     /// The point, gradient and length of the last step, and that gradient's norm.
@@ -98,9 +104,11 @@ pub struct StepLengths<P> {
     unit_only: bool,
 }
 
-impl<P> Default for StepLengths<P> {
-    fn default() -> Self {
-        StepLengths { last: None, steps: 0, unit_only: false }
+impl<P> StepLengths<P> {
+    /// Step lengths for a manifold whose sectional curvatures are at most `curvature_bound`
+    /// ([`Manifold::curvature_bound`]): secant lengths when it is ≤ 0, unit steps otherwise.
+    pub fn for_curvature(curvature_bound: f64) -> Self {
+        StepLengths { last: None, steps: 0, unit_only: !(curvature_bound <= 0.0) }
     }
 }
 
@@ -244,6 +252,11 @@ mod tests {
             (frechet_mean(&So3, &rs, &rs[0], KarcherOptions::default()).unwrap(), unit_steps(&So3, &rs, &rs[0]));
         assert!(fast.gradient_norm <= 1e-12 && fast.iterations <= unit.iterations);
         assert!(So3.distance(&fast.mean, &unit.mean) <= 4e-12);
+        // Positive curvature keeps the classic unit step.
+        let mut lengths = StepLengths::for_curvature(1.0);
+        for (i, g) in [1.0, 0.1, -0.01, 0.001].into_iter().enumerate() {
+            assert_eq!(lengths.next(i, DVector::from_vec(vec![g]), 1e-12).2, 1.0);
+        }
     }
 
     /// Two unit steps, then secant lengths (clamped to [1/2, 2]); a step of length ≠ 1 after which the gradient
@@ -251,7 +264,7 @@ mod tests {
     #[test]
     fn step_lengths_undo_a_step_that_made_things_worse() {
         let g = |x: f64, y: f64| DVector::from_vec(vec![x, y]);
-        let mut lengths = StepLengths::default();
+        let mut lengths = StepLengths::for_curvature(0.0);
         assert_eq!(lengths.next(0, g(1.0, 0.0), 1e-12), (0, g(1.0, 0.0), 1.0));
         assert_eq!(lengths.next(1, g(0.1, 0.0), 1e-12), (1, g(0.1, 0.0), 1.0));
         // Secant: 1·0.01/(0.1·(0.1 + 0.01)) = 0.909…: the unit step overshot.
@@ -265,11 +278,11 @@ mod tests {
         // Within the tolerance: returned as it is.
         assert_eq!(lengths.next(6, g(1e-13, 0.0), 1e-12), (6, g(1e-13, 0.0), 1.0));
         // A secant that is not positive gives a unit step; a huge one is clamped.
-        let mut lengths = StepLengths::default();
+        let mut lengths = StepLengths::for_curvature(0.0);
         lengths.next(0, g(1.0, 0.0), 1e-12);
         lengths.next(1, g(0.1, 0.0), 1e-12);
         assert_eq!(lengths.next(2, g(0.2, 0.0), 1e-12).2, 1.0);
-        let mut lengths = StepLengths::default();
+        let mut lengths = StepLengths::for_curvature(0.0);
         lengths.next(0, g(1.0, 0.0), 1e-12);
         lengths.next(1, g(0.1, 0.0), 1e-12);
         assert_eq!(lengths.next(2, g(0.099, 0.0), 1e-12).2, 2.0);
