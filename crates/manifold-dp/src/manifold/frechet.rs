@@ -108,7 +108,7 @@ impl<P> StepLengths<P> {
     /// Step lengths for a manifold whose sectional curvatures are at most `curvature_bound`
     /// ([`Manifold::curvature_bound`]): secant lengths when it is ≤ 0, unit steps otherwise.
     pub fn for_curvature(curvature_bound: f64) -> Self {
-        StepLengths { last: None, steps: 0, unit_only: !(curvature_bound <= 0.0) }
+        StepLengths { last: None, steps: 0, unit_only: curvature_bound > 0.0 || curvature_bound.is_nan() }
     }
 }
 
