@@ -17,18 +17,10 @@
 //! Nothing before step 5 looks at x. Step 5 finds the cell c = ⌊x̄/h + ½ + S·(σ/h)(K + U)⌋ from U's bits
 //! known so far, drawing 64 more of U's own bits while the interval of U they leave straddles a cell boundary.
 
-use crate::error::{Error, Fallible};
-use crate::sample::rounded_laplace::{Fraction, decompose, split_at_grid};
+use crate::error::Fallible;
+use crate::sample::rounded_laplace::{Fraction, ScaledGrid, split_at_grid};
 use num_bigint::BigInt;
 use rand::Rng;
-
-/// Standard deviations σ outside [2^-900, 2^900] are refused, so that every grid of spacing
-/// 2^(⌊log₂ σ⌋ + j), −20 ≤ j ≤ 8, the clamp 2^100·σ and every released value are normal doubles.
-const SCALE_LOG2_LIMIT: i32 = 900;
-
-/// Inputs are clamped to |x| ≤ 2^100·σ before the noise (a 1-Lipschitz map, so no neighbours move apart);
-/// beyond that the release would differ from the input by less than 10^-30 of it anyway.
-const CLAMP_LOG2: i32 = 100;
 
 /// Above this K the cell is found in big integers (the i128 fast path needs (K + 1)·2^118 < 2^126). K ≥ 255
 /// has probability below e^{−32 000}: the branch exists for exactness, not speed.
@@ -39,12 +31,8 @@ const FAST_K_LIMIT: u64 = 255;
 /// (`docs/proofs/float_safety.md` §8b).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RoundedGaussian {
-    sigma: f64,
-    /// σ = mantissa·2^exponent with 2^52 ≤ mantissa < 2^53.
-    mantissa: u64,
-    exponent: i32,
-    grid_log2: i32,
-    clamp: f64,
+    /// σ, the grid and the clamp.
+    grid: ScaledGrid,
 }
 
 /// A uniform number U ∈ [0, 1) of which the first 64·w binary digits (w ≥ 1 words, most significant first)
@@ -247,53 +235,33 @@ impl RoundedGaussian {
     /// which must lie between 2^-20·2^⌊log₂ σ⌋ and 2^8·2^⌊log₂ σ⌋ (the default grid,
     /// [`RoundedGaussian::default_grid_log2`], is the finest). Proof: `docs/proofs/float_safety.md` §8b.
     pub fn new(sigma: f64, grid_log2: i32) -> Fallible<Self> {
-        if !(sigma.is_finite() && sigma > 0.0) {
-            return Err(Error::InvalidParameter { name: "sigma", value: sigma, reason: "must be finite and > 0" });
-        }
-        let (mantissa, exponent) = decompose(sigma);
-        let top = exponent + 52;
-        if top.abs() > SCALE_LOG2_LIMIT {
-            return Err(Error::InvalidParameter {
-                name: "sigma",
-                value: sigma,
-                reason: "is outside [2^-900, 2^900], where the exact float-safe Gaussian release is proven",
-            });
-        }
-        if !(top - 20..=top + 8).contains(&grid_log2) {
-            return Err(Error::InvalidParameter {
-                name: "grid",
-                value: grid_log2 as f64,
-                reason: "must be a power of two between 2^-20 and 2^8 times the standard deviation",
-            });
-        }
-        let clamp = sigma * 2f64.powi(CLAMP_LOG2);
-        Ok(RoundedGaussian { sigma, mantissa: mantissa as u64, exponent, grid_log2, clamp })
+        Ok(RoundedGaussian { grid: ScaledGrid::new("sigma", sigma, grid_log2)? })
     }
 
     /// The default grid for σ: k = ⌊log₂ σ⌋ − 20, so rounding moves a release by at most 2^-21·σ, under
     /// 10^-6 of its standard deviation.
     pub fn default_grid_log2(sigma: f64) -> i32 {
-        decompose(sigma).1 + 52 - 20
+        ScaledGrid::default_grid_log2(sigma)
     }
 
     /// The standard deviation σ.
     pub fn sigma(&self) -> f64 {
-        self.sigma
+        self.grid.scale
     }
 
     /// The grid spacing h = 2^k.
     pub fn spacing(&self) -> f64 {
-        2f64.powi(self.grid_log2)
+        self.grid.spacing()
     }
 
     /// log₂ of the grid spacing.
     pub fn grid_log2(&self) -> i32 {
-        self.grid_log2
+        self.grid.grid_log2
     }
 
     /// The largest |x| used as is (2^100·σ); larger inputs are clamped to it before the noise.
     pub fn clamp(&self) -> f64 {
-        self.clamp
+        self.grid.clamp
     }
 
     /// The cell index c = ⌊(x̄ + σZ)/h + ½⌋ of x̄ + σZ, x̄ = clamp(x, ±2^100·σ), drawn exactly: the release is
@@ -307,9 +275,9 @@ impl RoundedGaussian {
     pub(crate) fn sample_cell_counted<R: Rng + ?Sized>(&self, x: f64, rng: &mut R) -> (i128, u32) {
         debug_assert!(!x.is_nan());
         let (negative, k, mut u) = standard_normal(rng);
-        let x = x.clamp(-self.clamp, self.clamp);
+        let x = x.clamp(-self.grid.clamp, self.grid.clamp);
         // |x̄/h| ≤ 2^100·σ/h < 2^121.
-        let (n0, phi) = split_at_grid(x, self.grid_log2);
+        let (n0, phi) = split_at_grid(x, self.grid.grid_log2);
         let query = CellQuery { n0, phi, negative, k };
         let mut extensions = 0;
         loop {
@@ -329,11 +297,11 @@ impl RoundedGaussian {
     /// The probability (up to f64 evaluation of Φ) that the cell of x̄ + σZ is c; for tests.
     pub fn cell_probability(&self, x: f64, c: i128) -> f64 {
         let h = self.spacing();
-        let x = x.clamp(-self.clamp, self.clamp);
+        let x = x.clamp(-self.grid.clamp, self.grid.clamp);
         // Offsets from x's own cell keep the arithmetic exact for large x.
         let own = (x / h).round();
         let (d, r) = ((c - own as i128) as f64, x - own * h);
-        let (a, b) = (((d - 0.5) * h - r) / self.sigma, ((d + 0.5) * h - r) / self.sigma);
+        let (a, b) = (((d - 0.5) * h - r) / self.grid.scale, ((d + 0.5) * h - r) / self.grid.scale);
         // Φ(b) − Φ(a) from the tail on the side away from 0, which keeps its relative accuracy.
         let q = |z: f64| 0.5 * statrs::function::erf::erfc(z / std::f64::consts::SQRT_2);
         if a >= 0.0 {
@@ -365,7 +333,7 @@ impl RoundedGaussian {
     /// (P_lo mod 2^(D+1)) + 2m_σ ≤ 2^(D+1).
     fn decide_big(&self, query: &CellQuery, u: &LazyUniform) -> Option<i128> {
         let j = 64 * u.words() as u32;
-        let d = (self.grid_log2 - self.exponent) as u32 + j;
+        let d = (self.grid.grid_log2 - self.grid.exponent) as u32 + j;
         let d1 = d + 1;
         let (num, bits) = phi_exact(query.phi);
         let phi = if bits <= d {
@@ -376,7 +344,7 @@ impl RoundedGaussian {
             let sticky = num != (&floor << q);
             (floor << 1u32) + u8::from(sticky)
         };
-        let width = BigInt::from(2 * self.mantissa);
+        let width = BigInt::from(2 * self.grid.mantissa);
         let low = &width * ((BigInt::from(query.k) << j) + u.known());
         let p_lo = if query.negative { phi - low - &width } else { phi + low };
         let offset = &p_lo >> d1;
@@ -392,7 +360,7 @@ impl RoundedGaussian {
     /// [`RoundedGaussian::decide_big`] in i128 for one word of U (j = 64, D + 1 ≤ 125) and K < 255:
     /// φ̃ < 2^125 and 2m_σ(K·2^64 + A + 1) ≤ 2^54·2^72 = 2^126, so every sum fits.
     fn decide_fast(&self, query: &CellQuery, a: u64) -> Option<i128> {
-        let d = (self.grid_log2 - self.exponent) as u32 + 64;
+        let d = (self.grid.grid_log2 - self.grid.exponent) as u32 + 64;
         let d1 = d + 1;
         let phi: i128 = match query.phi {
             Fraction::Dyadic { r, bits } => {
@@ -417,7 +385,7 @@ impl RoundedGaussian {
                 }
             }
         };
-        let width = 2 * self.mantissa as i128;
+        let width = 2 * self.grid.mantissa as i128;
         let low = width * (((query.k as i128) << 64) + a as i128);
         let p_lo = if query.negative { phi - low - width } else { phi + low };
         let offset = p_lo >> d1;
@@ -429,7 +397,9 @@ impl RoundedGaussian {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
     use crate::sample::rng::{ReleaseRng, seeded_rng_for_experiments};
+    use crate::sample::rounded_laplace::decompose;
     use std::convert::Infallible;
 
     /// Φ(z), accurate to about 10^-10 relative (statrs' erfc) and far better in absolute terms: enough beside

@@ -20,15 +20,61 @@ const SCALE_LOG2_LIMIT: i32 = 900;
 /// beyond that the release would differ from the input by less than 10^-30 of it anyway.
 const CLAMP_LOG2: i32 = 100;
 
+/// A noise scale and the public grid of an exact rounded release (shared by [`RoundedLaplace`] and
+/// [`crate::sample::rounded_gaussian::RoundedGaussian`]): the scale in exact binary form, the grid, the clamp.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct ScaledGrid {
+    pub(crate) scale: f64,
+    /// scale = mantissa·2^exponent with 2^52 ≤ mantissa < 2^53.
+    pub(crate) mantissa: u64,
+    pub(crate) exponent: i32,
+    pub(crate) grid_log2: i32,
+    /// 2^100·scale: larger inputs are clamped to it before the noise.
+    pub(crate) clamp: f64,
+}
+
+impl ScaledGrid {
+    /// Checks that `scale` (called `name` in errors) is finite and in [2^-900, 2^900], and that the grid
+    /// 2^`grid_log2` lies between 2^-20 and 2^8 times 2^⌊log₂ scale⌋.
+    pub(crate) fn new(name: &'static str, scale: f64, grid_log2: i32) -> Fallible<Self> {
+        if !(scale.is_finite() && scale > 0.0) {
+            return Err(Error::InvalidParameter { name, value: scale, reason: "must be finite and > 0" });
+        }
+        let (mantissa, exponent) = decompose(scale);
+        let top = exponent + 52;
+        if top.abs() > SCALE_LOG2_LIMIT {
+            return Err(Error::InvalidParameter {
+                name,
+                value: scale,
+                reason: "is outside [2^-900, 2^900], where the exact float-safe release is proven",
+            });
+        }
+        if !(top - 20..=top + 8).contains(&grid_log2) {
+            return Err(Error::InvalidParameter {
+                name: "grid",
+                value: grid_log2 as f64,
+                reason: "must be a power of two between 2^-20 and 2^8 times the noise scale",
+            });
+        }
+        let clamp = scale * 2f64.powi(CLAMP_LOG2);
+        Ok(ScaledGrid { scale, mantissa: mantissa as u64, exponent, grid_log2, clamp })
+    }
+
+    /// The default grid: 2^(⌊log₂ scale⌋ − 20).
+    pub(crate) fn default_grid_log2(scale: f64) -> i32 {
+        decompose(scale).1 + 52 - 20
+    }
+
+    /// The grid spacing h = 2^k.
+    pub(crate) fn spacing(&self) -> f64 {
+        2f64.powi(self.grid_log2)
+    }
+}
+
 /// The exact law of the Laplace release of scale b rounded to the nearest multiple of h = 2^k.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RoundedLaplace {
-    scale: f64,
-    /// b = mantissa·2^exponent with 2^52 ≤ mantissa < 2^53.
-    mantissa: u128,
-    exponent: i32,
-    grid_log2: i32,
-    clamp: f64,
+    grid: ScaledGrid,
 }
 
 /// m and e with x = m·2^e exactly, |m| < 2^53 (x finite); −0 gives m = 0.
@@ -91,65 +137,45 @@ impl RoundedLaplace {
     /// The law for scale `scale` = b ∈ [2^-900, 2^900] on the grid of spacing 2^`grid_log2`, which must lie
     /// between 2^-20·b and 2^8·b (the default grid, [`RoundedLaplace::default_grid_log2`], is 2^-20 of b).
     pub fn new(scale: f64, grid_log2: i32) -> Fallible<Self> {
-        if !(scale.is_finite() && scale > 0.0) {
-            return Err(Error::InvalidParameter { name: "scale", value: scale, reason: "must be finite and > 0" });
-        }
-        let (mantissa, exponent) = decompose(scale);
-        let top = exponent + 52;
-        if top.abs() > SCALE_LOG2_LIMIT {
-            return Err(Error::InvalidParameter {
-                name: "scale",
-                value: scale,
-                reason: "is outside [2^-900, 2^900], where float-safe rounding is proven",
-            });
-        }
-        if !(top - 20..=top + 8).contains(&grid_log2) {
-            return Err(Error::InvalidParameter {
-                name: "grid",
-                value: grid_log2 as f64,
-                reason: "must be a power of two between 2^-20 and 2^8 times the scale",
-            });
-        }
-        let clamp = scale * 2f64.powi(CLAMP_LOG2);
-        Ok(RoundedLaplace { scale, mantissa: mantissa as u128, exponent, grid_log2, clamp })
+        Ok(RoundedLaplace { grid: ScaledGrid::new("scale", scale, grid_log2)? })
     }
 
     /// The default grid for scale b: 2^(⌊log₂ b⌋ − 20), so rounding moves a release by at most 2^-21·b,
     /// under 10^-6 of its expected error b.
     pub fn default_grid_log2(scale: f64) -> i32 {
-        decompose(scale).1 + 52 - 20
+        ScaledGrid::default_grid_log2(scale)
     }
 
     /// The scale b.
     pub fn scale(&self) -> f64 {
-        self.scale
+        self.grid.scale
     }
 
     /// The grid spacing h = 2^k.
     pub fn spacing(&self) -> f64 {
-        2f64.powi(self.grid_log2)
+        self.grid.spacing()
     }
 
     /// log₂ of the grid spacing.
     pub fn grid_log2(&self) -> i32 {
-        self.grid_log2
+        self.grid.grid_log2
     }
 
     /// The largest |x| used as is; larger inputs are clamped to it before the noise.
     pub fn clamp(&self) -> f64 {
-        self.clamp
+        self.grid.clamp
     }
 
     /// The cell index c of x + L: the release is c·h. `x` must be finite.
     pub fn sample_cell<R: Rng + ?Sized>(&self, x: f64, rng: &mut R) -> i128 {
         debug_assert!(x.is_finite());
-        let x = x.clamp(-self.clamp, self.clamp);
-        let k = self.grid_log2;
+        let x = x.clamp(-self.grid.clamp, self.grid.clamp);
+        let k = self.grid.grid_log2;
         // |x/h| < 2^(101 + 20): n₀ is an i128, with room for the noise (G < 2^85).
         let (n0, fraction) = split_at_grid(x, k);
         // w = h/b = 2^(k − e_b)/m_b with 32 ≤ k − e_b ≤ 60.
-        let s = 1u128 << (k - self.exponent);
-        let t = self.mantissa;
+        let s = 1u128 << (k - self.grid.exponent);
+        let t = u128::from(self.grid.mantissa);
         let w = |rng: &mut R| bernoulli_ratio(s, t, rng);
         if rng.next_u64() & 1 == 0 {
             // S = +1: leaves the cell when E ≥ (1 − φ)w.
@@ -173,12 +199,12 @@ impl RoundedLaplace {
     /// The exact probability (up to f64 evaluation) that the cell of x + L is c; for tests.
     pub fn cell_probability(&self, x: f64, c: i128) -> f64 {
         let h = self.spacing();
-        let x = x.clamp(-self.clamp, self.clamp);
+        let x = x.clamp(-self.grid.clamp, self.grid.clamp);
         // Offsets from x's own cell keep the arithmetic exact for large x.
         let own = (x / h).round();
         let (d, r) = ((c - own as i128) as f64, x - own * h);
         let cdf = |z: f64| {
-            let u = (z - r) / self.scale;
+            let u = (z - r) / self.grid.scale;
             if u < 0.0 { 0.5 * u.exp() } else { 1.0 - 0.5 * (-u).exp() }
         };
         cdf((d + 0.5) * h) - cdf((d - 0.5) * h)
