@@ -38,6 +38,21 @@ impl AliasTable {
         Some(AliasTable { keep, alias })
     }
 
+    /// The exact probability of each outcome under [`AliasTable::sample`] (to one final rounding), which may
+    /// differ from the normalised weights by rounding: column k is kept when its 53-bit coin m/2⁵³ < keep_k,
+    /// i.e. for ⌈keep_k·2⁵³⌉ of the 2⁵³ values of m.
+    pub(crate) fn probabilities(&self) -> [f64; 256] {
+        const ONE: u64 = 1 << 53;
+        let mut count = [0u64; 256];
+        for k in 0..256 {
+            let kept = (self.keep[k] * ONE as f64).ceil() as u64;
+            count[k] += kept;
+            count[self.alias[k] as usize] += ONE - kept;
+        }
+        // Each count is below 256·2⁵³ = 2⁶¹: exact in u64, rounded once here.
+        count.map(|c| c as f64 / (256.0 * ONE as f64))
+    }
+
     /// One draw.
     #[inline]
     pub(crate) fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> usize {
@@ -64,9 +79,13 @@ mod tests {
             p[table.alias[k] as usize] += (1.0 - table.keep[k]) / 256.0;
         }
         let total: f64 = weights.iter().sum();
+        let exact = table.probabilities();
         for k in 0..256 {
             assert!((p[k] - weights[k] / total).abs() < 1e-15, "outcome {k}: {} vs {}", p[k], weights[k] / total);
+            assert!((exact[k] - p[k]).abs() < 1e-15, "outcome {k}: {} vs {}", exact[k], p[k]);
+            assert_eq!(exact[k] == 0.0, weights[k] == 0.0, "outcome {k}");
         }
+        assert!((exact.iter().sum::<f64>() - 1.0).abs() < 1e-14);
         let mut rng = seeded_rng_for_experiments(3);
         for _ in 0..10_000 {
             assert!(weights[table.sample(&mut rng)] > 0.0, "drew a zero-weight outcome");

@@ -18,8 +18,8 @@
 use crate::analysis::laplace_so3::LaplaceAngle;
 use crate::error::{Error, Fallible, check_positive};
 use crate::sample::alias::AliasTable;
-use crate::sample::open_unit;
 use crate::sample::sphere::uniform_s2;
+use crate::sample::{open_unit, small_sin_cos};
 use nalgebra::{Quaternion, UnitQuaternion};
 use rand::distr::Distribution;
 use rand::{Rng, RngExt};
@@ -76,16 +76,6 @@ impl SteppedEnvelope {
         let squeeze = Box::new(std::array::from_fn(|k| (0.5 * STEP * k as f64).sin().powi(2) * decay * inv_cap[k]));
         Ok(SteppedEnvelope { pick, start_half, inv_cap, squeeze })
     }
-}
-
-/// sin and cos of x ∈ [0, h/2] (h/2 ≈ 0.0061) by their Taylor polynomials; the first omitted terms are below
-/// 1e-22 relative, far under one ulp.
-#[inline]
-fn small_sin_cos(x: f64) -> (f64, f64) {
-    let x2 = x * x;
-    let sin = x * (1.0 - x2 / 6.0 * (1.0 - x2 / 20.0 * (1.0 - x2 / 42.0)));
-    let cos = 1.0 - x2 / 2.0 * (1.0 - x2 / 12.0 * (1.0 - x2 / 30.0));
-    (sin, cos)
 }
 
 /// The Laplace noise distribution on SO(3) at the identity, with ε per radian.

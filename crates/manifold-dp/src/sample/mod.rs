@@ -3,6 +3,9 @@
 //!
 //! - [`laplace_so3`]: angle density ∝ sin²(θ/2)·e^{−εθ}, exact rejection with acceptance ≥ 0.948 at every ε.
 //! - [`bingham_so3`]: density ∝ exp(−κ sin²(θ/2)) on S³, Kent–Ganeiber–Mardia with the optimal envelope.
+//! - [`vmf`], [`purkayastha`]: the sphere laws, their radial parts by Jakob's inversion, a truncated
+//!   exponential, Wood's sampler or the strip envelope of `log_concave` (exact rejection for log-concave
+//!   densities on an interval, with a squeeze: about two random words per draw).
 //! - [`rounded_laplace`]: the real-line Laplace release rounded onto a public grid, drawn exactly with the
 //!   integer coins of [`exact_coins`] (float-safe with no cost in ε).
 //! - [`rounded_gaussian`]: the real-line Gaussian release rounded onto a public grid, drawn exactly (Karney's
@@ -16,6 +19,7 @@ pub mod exact_coins;
 pub mod generalized_gaussian;
 pub mod k_norm;
 pub mod laplace_so3;
+mod log_concave;
 pub mod paper_baseline;
 pub mod purkayastha;
 pub mod rng;
@@ -32,4 +36,15 @@ use rand::{Rng, RngExt};
 #[inline]
 pub(crate) fn open_unit<R: Rng + ?Sized>(rng: &mut R) -> f64 {
     1.0 - rng.random::<f64>()
+}
+
+/// sin and cos of |x| ≤ π/254 (≈ 0.0124, the widest strip or step of the tabulated samplers) by their Taylor
+/// polynomials to x⁷ and x⁶; the first omitted terms, x⁹/9! and x⁸/8!, are below 2e-20 relative, far under
+/// one ulp.
+#[inline]
+pub(crate) fn small_sin_cos(x: f64) -> (f64, f64) {
+    let x2 = x * x;
+    let sin = x * (1.0 - x2 / 6.0 * (1.0 - x2 / 20.0 * (1.0 - x2 / 42.0)));
+    let cos = 1.0 - x2 / 2.0 * (1.0 - x2 / 12.0 * (1.0 - x2 / 30.0));
+    (sin, cos)
 }

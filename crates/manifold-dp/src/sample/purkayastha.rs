@@ -3,42 +3,69 @@
 //! orthogonal to μ is uniform.
 //!
 //! - k = 0 (the circle): θ is exponential truncated to [0, π], drawn by inversion.
-//! - k ≥ 1: h is concave (h'' = −k/sin²θ), so the density is log-concave with mode m = atan(k/κ). Exact
-//!   rejection from a three-piece envelope: the constant e^{h(m)} on [a, b], where h(a) = h(b) = h(m) − 1, and
-//!   the tangent lines of h at a and b (which lie above a concave h) on [0, a] and [b, π]. Each piece is
-//!   sampled by inversion; a proposal θ is accepted with probability e^{h(θ) − envelope(θ)}.
+//! - k ≥ 1: h is concave (h'' = −k/sin²θ), so the density is log-concave with mode m = atan(k/κ): exact
+//!   rejection from the strip table of [`crate::sample::log_concave`] (254 equal strips with a squeeze, two
+//!   exponential tails). cos θ and sin θ come from the strip's start, tabulated once, rotated by the offset in
+//!   the strip with short Taylor polynomials ([`small_sin_cos`]), so the hot path has no transcendental call.
 
-use crate::error::Fallible;
+use crate::error::{Error, Fallible};
+use crate::sample::log_concave::{Draw, LogConcave, LogConcaveTable, STRIPS};
+use crate::sample::small_sin_cos;
 use crate::sample::sphere::point_at_angle_into;
 use nalgebra::DVector;
 use rand::{Rng, RngExt};
 use std::f64::consts::PI;
 
-/// The three-piece envelope of e^{h − h(m)} for k ≥ 1.
+/// The angle's log-density h(θ) = k ln sin θ − κθ on [0, π], k = n − 2 ≥ 1.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Envelope {
-    a: f64,
-    b: f64,
-    /// h'(a) > 0 and h'(b) < 0.
-    slope_a: f64,
-    slope_b: f64,
-    /// h(a) − h(m) and h(b) − h(m) (both −1 up to rounding).
-    ha: f64,
-    hb: f64,
-    /// Masses of the left, middle and right pieces (relative to e^{h(m)}), and their sum.
-    left: f64,
-    middle: f64,
-    right: f64,
-    total: f64,
-    h_mode: f64,
+struct Angle {
+    k: f64,
+    kappa: f64,
+}
+
+impl LogConcave for Angle {
+    #[inline]
+    fn ln_density(&self, theta: f64) -> f64 {
+        self.k * theta.sin().ln() - self.kappa * theta
+    }
+}
+
+/// The strip table of the angle's law for k ≥ 1, and (sin, cos) of each strip's start.
+#[derive(Debug, Clone)]
+struct Strips {
+    shape: Angle,
+    table: LogConcaveTable,
+    start: Box<[(f64, f64); STRIPS]>,
 }
 
 /// The Purkayastha distribution's angle on S^{dim−1}, and whole points around a centre.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct PurkayasthaNoise {
     dim: usize,
     kappa: f64,
-    envelope: Option<Envelope>,
+    /// `None` on the circle (k = 0).
+    strips: Option<Strips>,
+}
+
+impl PartialEq for PurkayasthaNoise {
+    fn eq(&self, other: &Self) -> bool {
+        (self.dim, self.kappa) == (other.dim, other.kappa)
+    }
+}
+
+impl Strips {
+    /// (cos θ, sin θ) of a draw: the strip's start rotated by the offset (within 3.5 ulps), or libm in a tail.
+    #[inline]
+    fn cos_sin(&self, d: Draw) -> (f64, f64) {
+        if d.strip < STRIPS {
+            let (sin_a, cos_a) = self.start[d.strip];
+            let (sin_d, cos_d) = small_sin_cos(d.offset);
+            (cos_a * cos_d - sin_a * sin_d, sin_a * cos_d + cos_a * sin_d)
+        } else {
+            let (sin, cos) = d.x.sin_cos();
+            (cos, sin)
+        }
+    }
 }
 
 impl PurkayasthaNoise {
@@ -46,8 +73,19 @@ impl PurkayasthaNoise {
     pub fn new(dim: usize, kappa: f64) -> Fallible<Self> {
         let kappa = crate::error::check_concentration(kappa, 1e6, "must be at most 1e6, where the sampler is tested")?;
         let dim = crate::space::sphere::check_dim(dim)?;
-        let envelope = (dim > 2).then(|| Envelope::new((dim - 2) as f64, kappa));
-        Ok(PurkayasthaNoise { dim, kappa, envelope })
+        let strips = if dim > 2 {
+            let shape = Angle { k: (dim - 2) as f64, kappa };
+            let table = LogConcaveTable::new(&shape, shape.k.atan2(kappa), PI).ok_or(Error::InvalidParameter {
+                name: "concentration",
+                value: kappa,
+                reason: "gives a degenerate angle law",
+            })?;
+            let start = Box::new(std::array::from_fn(|j| table.left(j).sin_cos()));
+            Some(Strips { shape, table, start })
+        } else {
+            None
+        };
+        Ok(PurkayasthaNoise { dim, kappa, strips })
     }
 
     /// The concentration κ.
@@ -57,43 +95,27 @@ impl PurkayasthaNoise {
 
     /// One draw of the angle θ ∈ [0, π].
     pub fn sample_angle<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
-        self.sample_angle_and_sin(rng).0
+        match &self.strips {
+            None => self.circle_angle(rng),
+            Some(s) => s.table.sample(&s.shape, rng).x,
+        }
     }
 
-    /// One draw of θ, with sin θ (which the rejection test computes anyway).
+    /// On the circle: the inverse CDF of e^{−κθ} on [0, π]; u < 1 keeps the logarithm finite.
+    fn circle_angle<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+        let u: f64 = rng.random();
+        (-(u * (-self.kappa * PI).exp_m1()).ln_1p() / self.kappa).min(PI)
+    }
+
+    /// (cos θ, sin θ) of one draw of θ: from the strip's tabulated start rotated by the offset, or (tails,
+    /// circle) from θ itself.
     #[inline]
-    fn sample_angle_and_sin<R: Rng + ?Sized>(&self, rng: &mut R) -> (f64, f64) {
-        let Some(e) = self.envelope else {
-            // Inverse CDF of e^{−κθ} on [0, π]; u < 1 keeps the logarithm finite.
-            let u: f64 = rng.random();
-            let theta = (-(u * (-self.kappa * PI).exp_m1()).ln_1p() / self.kappa).min(PI);
-            return (theta, theta.sin());
+    fn sample_cos_sin<R: Rng + ?Sized>(&self, rng: &mut R) -> (f64, f64) {
+        let Some(s) = &self.strips else {
+            let (sin, cos) = self.circle_angle(rng).sin_cos();
+            return (cos, sin);
         };
-        let k = (self.dim - 2) as f64;
-        loop {
-            let pick = rng.random::<f64>() * e.total;
-            let v: f64 = rng.random();
-            let (theta, log_envelope) = if pick < e.left {
-                // Density ∝ e^{s(θ − a)} on [0, a].
-                let t = e.a + (v * (-e.slope_a * e.a).exp_m1()).ln_1p() / e.slope_a;
-                (t, e.ha + e.slope_a * (t - e.a))
-            } else if pick < e.left + e.middle {
-                (e.a + v * (e.b - e.a), 0.0)
-            } else {
-                // Density ∝ e^{s(θ − b)} on [b, π], s < 0.
-                let t = e.b + (v * (e.slope_b * (PI - e.b)).exp_m1()).ln_1p() / e.slope_b;
-                (t, e.hb + e.slope_b * (t - e.b))
-            };
-            if !(theta > 0.0 && theta < PI) {
-                continue; // an endpoint, where the density is 0
-            }
-            let sin = theta.sin();
-            let log_target = k * sin.ln() - self.kappa * theta - e.h_mode;
-            let u = 1.0 - rng.random::<f64>();
-            if u.ln() <= log_target - log_envelope {
-                return (theta, sin);
-            }
-        }
+        s.cos_sin(s.table.sample(&s.shape, rng))
     }
 
     /// A draw of Purkayastha(μ, κ); `mu` must be a unit vector of length n.
@@ -107,8 +129,8 @@ impl PurkayasthaNoise {
     /// allocating.
     pub fn sample_into<R: Rng + ?Sized>(&self, mu: &[f64], out: &mut [f64], rng: &mut R) {
         debug_assert_eq!(mu.len(), self.dim);
-        let (theta, sin) = self.sample_angle_and_sin(rng);
-        point_at_angle_into(mu, theta.cos(), sin, out, rng);
+        let (cos, sin) = self.sample_cos_sin(rng);
+        point_at_angle_into(mu, cos, sin, out, rng);
     }
 
     /// The ambient dimension n.
@@ -117,32 +139,27 @@ impl PurkayasthaNoise {
     }
 }
 
-impl Envelope {
-    fn new(k: f64, kappa: f64) -> Self {
-        let h = |t: f64| k * t.sin().ln() - kappa * t;
-        let dh = |t: f64| k / t.tan() - kappa;
-        let mode = k.atan2(kappa);
-        let h_mode = h(mode);
-        // h increases on (0, m) and decreases on (m, π), from and to −∞: bisect h = h(m) − 1 on each side.
-        let solve = |mut lo: f64, mut hi: f64, increasing: bool| {
-            for _ in 0..200 {
-                let mid = 0.5 * (lo + hi);
-                if mid <= lo || mid >= hi {
-                    break;
-                }
-                let above = h(mid) > h_mode - 1.0;
-                if above == increasing { hi = mid } else { lo = mid }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample::rng::seeded_rng_for_experiments;
+
+    /// cos θ and sin θ from the strip tables agree with libm at θ = fl(a_j + δ) to within the 3.5 ulps of
+    /// the proof plus θ's own rounding (docs/proofs/purkayastha_sphere.md).
+    #[test]
+    fn tabulated_cos_sin_match_the_drawn_angle() {
+        for (dim, kappa) in [(3, 1e-6), (3, 1.0), (3, 100.0), (10, 1.0), (100, 1e4), (3, 1e6)] {
+            let noise = PurkayasthaNoise::new(dim, kappa).unwrap();
+            let s = noise.strips.as_ref().unwrap();
+            let mut rng = seeded_rng_for_experiments(dim as u64);
+            for _ in 0..100_000 {
+                let d = s.table.sample(&s.shape, &mut rng);
+                let (cos, sin) = s.cos_sin(d);
+                let (s0, c0) = d.x.sin_cos();
+                let tol = 4.0 * f64::EPSILON / 2.0 + d.x * f64::EPSILON;
+                assert!((cos - c0).abs() <= tol && (sin - s0).abs() <= tol, "n {dim}, kappa {kappa}, theta {}", d.x);
+                assert!((cos * cos + sin * sin - 1.0).abs() < 1e-15);
             }
-            0.5 * (lo + hi)
-        };
-        let a = solve(0.0, mode, true);
-        let b = solve(mode, PI, false);
-        let (slope_a, slope_b) = (dh(a), dh(b));
-        // The tangent lines use the computed h(a), h(b), so they lie above h whatever the bisection's rounding.
-        let (ha, hb) = (h(a) - h_mode, h(b) - h_mode);
-        let left = ha.exp() * -(-slope_a * a).exp_m1() / slope_a;
-        let right = hb.exp() * -(slope_b * (PI - b)).exp_m1() / -slope_b;
-        let middle = b - a;
-        Envelope { a, b, slope_a, slope_b, ha, hb, left, middle, right, total: left + middle + right, h_mode }
+        }
     }
 }

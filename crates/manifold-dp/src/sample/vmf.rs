@@ -8,7 +8,11 @@
 //!   redrawn when E ≥ 4κ (probability e^{−4κ} ≤ 0.14), so that the reduction is one exact subtraction. For
 //!   κ < 1/2, Jakob's inversion t = −ln(1 + (1 − U)(e^{−2κ} − 1))/κ, constants precomputed. Both exact, and
 //!   both compute t without cancellation near t = 0.
-//! - n ≠ 3: Wood's (1994) rejection sampler with the cancellation-free b = m/(√(4κ² + m²) + 2κ), m = n − 1,
+//! - n ≥ 4 (κ ≤ 1e100): t has density ∝ e^{−κt}(t(2 − t))^{(n−3)/2} on [0, 2], log-concave with mode
+//!   t* = (n − 3)/(κ + (n − 3)/2 + √(κ² + ((n − 3)/2)²)) (cancellation-free): exact rejection from the strip
+//!   table of [`crate::sample::log_concave`], about two 64-bit words per draw and no logarithm on the hot path.
+//! - n = 2, and n ≥ 4 beyond κ = 1e100 (where the strips would approach the smallest normal floats): Wood's
+//!   (1994) rejection sampler with the cancellation-free b = m/(√(4κ² + m²) + 2κ), m = n − 1,
 //!   t = 2bZ/(1 − (1 − b)Z) with Z ~ Beta(m/2, m/2), and the acceptance test rewritten in t (below), so it
 //!   stays exact for κ up to 1e10 (scipy's form loses the test to cancellation there).
 //! - Tangent direction: a standard Gaussian vector projected orthogonally to μ and normalised: O(n), no n×n
@@ -16,6 +20,7 @@
 //!   branch-free orthonormal basis of the plane ⊥ μ ([`point_at_angle_into`]).
 
 use crate::error::{Error, Fallible, check_positive};
+use crate::sample::log_concave::{LogConcave, LogConcaveTable};
 use crate::sample::sphere::{point_at_angle_into, s2_point_at_angle, uniform_circle};
 use nalgebra::DVector;
 use rand::Rng;
@@ -37,8 +42,35 @@ enum Radial {
     TruncatedExp { two_kappa: f64, inv_kappa: f64 },
     /// n = 3, κ < 1/2: inversion, t = −ln(1 + v(e^{−2κ} − 1))/κ with v ~ U(0, 1].
     Inversion { expm1_minus_two_kappa: f64, inv_kappa: f64 },
-    /// n ≠ 3: Wood's rejection sampler.
+    /// n ≥ 4, κ ≤ [`TABLE_MAX_KAPPA`]: the strip table.
+    Table(Box<(Radial4, LogConcaveTable)>),
+    /// n = 2, or κ > [`TABLE_MAX_KAPPA`]: Wood's rejection sampler.
     Wood(Wood),
+}
+
+/// The largest κ at which n ≥ 4 uses the strip table (its strips, of width ~ 1/κ, stay far above the smallest
+/// normal float).
+const TABLE_MAX_KAPPA: f64 = 1e100;
+
+/// ln of t's density for n ≥ 4: a·ln(t(2 − t)) − κt, a = (n − 3)/2 > 0.
+#[derive(Debug, Clone, Copy)]
+struct Radial4 {
+    a: f64,
+    kappa: f64,
+}
+
+impl LogConcave for Radial4 {
+    #[inline]
+    fn ln_density(&self, t: f64) -> f64 {
+        self.a * (t * (2.0 - t)).ln() - self.kappa * t
+    }
+}
+
+impl Radial4 {
+    /// The mode: the root in (0, 1) of κt² − 2(κ + a)t + 2a = 0, in the form without cancellation.
+    fn mode(&self) -> f64 {
+        2.0 * self.a / (self.kappa + self.a + self.kappa.hypot(self.a))
+    }
 }
 
 /// Precomputed constants of Wood's sampler.
@@ -83,6 +115,14 @@ impl VmfNoise {
             } else {
                 Radial::Inversion { expm1_minus_two_kappa: (-2.0 * kappa).exp_m1(), inv_kappa: 1.0 / kappa }
             }
+        } else if let Some(table) = (dim >= 4 && kappa <= TABLE_MAX_KAPPA)
+            .then(|| {
+                let shape = Radial4 { a: 0.5 * (dim - 3) as f64, kappa };
+                LogConcaveTable::new(&shape, shape.mode(), 2.0).map(|t| (shape, t))
+            })
+            .flatten()
+        {
+            Radial::Table(Box::new(table))
         } else {
             let m = (dim - 1) as f64;
             let b = m / ((4.0 * kappa * kappa + m * m).sqrt() + 2.0 * kappa);
@@ -125,6 +165,7 @@ impl VmfNoise {
                 let v = 1.0 - rng.random::<f64>();
                 (-(v * expm1_minus_two_kappa).ln_1p() * inv_kappa).clamp(0.0, 2.0)
             }
+            Radial::Table(table) => table.1.sample(&table.0, rng).x.clamp(0.0, 2.0),
             Radial::Wood(w) => w.sample_t(self.kappa, rng),
         }
     }
