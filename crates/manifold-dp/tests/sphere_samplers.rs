@@ -230,3 +230,55 @@ fn purkayastha_negative_controls_are_rejected() {
     println!("kappa doubled: KS {} vs {}", out.statistic, out.critical);
     assert!(!out.passed());
 }
+
+// ---------------------------------------------------------------- tangent direction, n ≥ 4
+
+/// The component of a uniform unit vector of a 3-dimensional space along a fixed unit vector is uniform on
+/// [−1, 1] (Archimedes). On S³ (n = 4) the tangent direction lives in the 3-dimensional μ^⊥, so its component
+/// along any unit vector of μ^⊥ must be uniform: KS at α = 1e-8, at the poles ±e₄ (where a Householder
+/// reflection of the wrong sign divides by ~0), at e₁ and at an oblique centre.
+fn tangent_component_test(mu: &DVector<f64>, e: &DVector<f64>, seed: u64, broken: bool) -> KsOutcome {
+    let mut rng = seeded_rng_for_experiments(seed);
+    let mut components: Vec<f64> = (0..N)
+        .map(|_| {
+            let v = if broken {
+                // Negative control: a cube-normalised direction in μ^⊥ (not uniform).
+                let g = DVector::from_fn(4, |_, _| 2.0 * rng.random::<f64>() - 1.0);
+                let p = &g - mu * mu.dot(&g);
+                p.normalize()
+            } else {
+                manifold_dp::sample::sphere::point_at_angle(mu, 0.0, 1.0, &mut rng)
+            };
+            assert!((v.norm() - 1.0).abs() < 1e-14 && v.dot(mu).abs() < 1e-14);
+            v.dot(e)
+        })
+        .collect();
+    ks_test(&mut components, |s| s.iter().map(|c| (c + 1.0) / 2.0).collect(), ALPHA)
+}
+
+#[test]
+fn tangent_directions_on_s3_are_uniform_at_the_poles_and_elsewhere() {
+    let oblique = DVector::from_column_slice(&[0.3, -0.5, 0.2, 0.7]).normalize();
+    let mus = [
+        DVector::from_column_slice(&[0.0, 0.0, 0.0, 1.0]),
+        DVector::from_column_slice(&[0.0, 0.0, 0.0, -1.0]),
+        DVector::from_column_slice(&[1.0, 0.0, 0.0, 0.0]),
+        oblique,
+    ];
+    for (i, mu) in mus.iter().enumerate() {
+        // Two unit vectors of μ^⊥: e₂ and e₄ projected and normalised (or e₁ where that vanishes).
+        for (j, axis) in [1usize, 3].into_iter().enumerate() {
+            let mut a: DVector<f64> = DVector::from_fn(4, |k, _| if k == axis { 1.0 } else { 0.0 });
+            if a.dot(mu).abs() > 0.99 {
+                a = DVector::from_fn(4, |k, _| if k == 0 { 1.0 } else { 0.0 });
+            }
+            let e = (&a - mu * mu.dot(&a)).normalize();
+            let out = tangent_component_test(mu, &e, 800 + 10 * i as u64 + j as u64, false);
+            assert!(out.passed(), "mu #{i}, axis {axis}: KS {} > {}", out.statistic, out.critical);
+        }
+    }
+    let e = DVector::from_column_slice(&[1.0, 1.0, 1.0, 0.0]).normalize();
+    let out = tangent_component_test(&mus[0], &e, 899, true);
+    println!("cube-normalised direction: KS {} vs {}", out.statistic, out.critical);
+    assert!(!out.passed(), "a cube-normalised direction passed");
+}

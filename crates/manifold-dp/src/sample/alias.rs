@@ -7,11 +7,19 @@ use rand::Rng;
 /// An alias table over outcomes `0..256`; outcome k has probability w_k / Σw.
 #[derive(Debug, Clone)]
 pub(crate) struct AliasTable {
-    /// P(keep column k) for each column.
-    keep: Box<[f64; 256]>,
-    /// The outcome column k falls back to.
-    alias: Box<[u8; 256]>,
+    columns: Box<[Column; 256]>,
 }
+
+/// One column: kept when the 53-bit coin m < `threshold` (= ⌈keep·2⁵³⌉, the same event as m/2⁵³ < keep),
+/// else it falls back to `alias`.
+#[derive(Debug, Clone, Copy)]
+struct Column {
+    threshold: u64,
+    alias: u8,
+}
+
+/// 2⁵³, the number of values of a column's coin.
+const COIN: u64 = 1 << 53;
 
 impl AliasTable {
     /// The table for 256 non-negative finite weights with a positive sum; `None` otherwise.
@@ -21,8 +29,8 @@ impl AliasTable {
             return None;
         }
         let mut scaled: Vec<f64> = weights.iter().map(|w| w * 256.0 / total).collect();
-        let mut keep = Box::new([1.0; 256]);
-        let mut alias: Box<[u8; 256]> = Box::new(std::array::from_fn(|k| k as u8));
+        let mut keep = [1.0; 256];
+        let mut alias: [u8; 256] = std::array::from_fn(|k| k as u8);
         let (mut small, mut large): (Vec<usize>, Vec<usize>) = (0..256).partition(|&k| scaled[k] < 1.0);
         while let (Some(&s), Some(&l)) = (small.last(), large.last()) {
             small.pop();
@@ -34,23 +42,26 @@ impl AliasTable {
                 small.push(l);
             }
         }
-        // Whatever is left holds probability 1 up to rounding: keep[k] stays 1.
-        Some(AliasTable { keep, alias })
+        // Whatever is left holds probability 1 up to rounding: keep[k] stays 1. A keep below 0 (rounding) keeps
+        // nothing.
+        let columns = Box::new(std::array::from_fn(|k| Column {
+            threshold: (keep[k].clamp(0.0, 1.0) * COIN as f64).ceil() as u64,
+            alias: alias[k],
+        }));
+        Some(AliasTable { columns })
     }
 
     /// The exact probability of each outcome under [`AliasTable::sample`] (to one final rounding), which may
-    /// differ from the normalised weights by rounding: column k is kept when its 53-bit coin m/2⁵³ < keep_k,
-    /// i.e. for ⌈keep_k·2⁵³⌉ of the 2⁵³ values of m.
+    /// differ from the normalised weights by rounding: column k is kept for `threshold` of the 2⁵³ values of
+    /// its coin.
     pub(crate) fn probabilities(&self) -> [f64; 256] {
-        const ONE: u64 = 1 << 53;
         let mut count = [0u64; 256];
-        for k in 0..256 {
-            let kept = (self.keep[k] * ONE as f64).ceil() as u64;
-            count[k] += kept;
-            count[self.alias[k] as usize] += ONE - kept;
+        for (k, c) in self.columns.iter().enumerate() {
+            count[k] += c.threshold;
+            count[c.alias as usize] += COIN - c.threshold;
         }
         // Each count is below 256·2⁵³ = 2⁶¹: exact in u64, rounded once here.
-        count.map(|c| c as f64 / (256.0 * ONE as f64))
+        count.map(|c| c as f64 / (256.0 * COIN as f64))
     }
 
     /// One draw.
@@ -58,8 +69,8 @@ impl AliasTable {
     pub(crate) fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> usize {
         let bits = rng.next_u64();
         let column = (bits >> 56) as usize;
-        let coin = (bits & ((1 << 53) - 1)) as f64 * (1.0 / (1u64 << 53) as f64);
-        if coin < self.keep[column] { column } else { self.alias[column] as usize }
+        let c = self.columns[column];
+        if bits & (COIN - 1) < c.threshold { column } else { c.alias as usize }
     }
 }
 
@@ -72,11 +83,11 @@ mod tests {
     fn probabilities_are_the_normalised_weights() {
         let weights: [f64; 256] = std::array::from_fn(|k| if k % 7 == 0 { 0.0 } else { (k as f64 * 0.37).sin().abs() });
         let table = AliasTable::new(&weights).unwrap();
-        // Exact probability of each outcome from the table itself: (keep_k + Σ_{j: alias_j = k} (1 − keep_j))/256.
+        // Exact probability of each outcome from the table itself: (kept_k + Σ_{j: alias_j = k} (2⁵³ − kept_j))/256.
         let mut p = [0.0; 256];
-        for k in 0..256 {
-            p[k] += table.keep[k] / 256.0;
-            p[table.alias[k] as usize] += (1.0 - table.keep[k]) / 256.0;
+        for (k, c) in table.columns.iter().enumerate() {
+            p[k] += c.threshold as f64 / COIN as f64 / 256.0;
+            p[c.alias as usize] += (1.0 - c.threshold as f64 / COIN as f64) / 256.0;
         }
         let total: f64 = weights.iter().sum();
         let exact = table.probabilities();

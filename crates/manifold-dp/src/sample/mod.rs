@@ -43,8 +43,10 @@ pub(crate) fn open_unit<R: Rng + ?Sized>(rng: &mut R) -> f64 {
 /// one ulp.
 #[inline]
 pub(crate) fn small_sin_cos(x: f64) -> (f64, f64) {
+    // Horner form with the coefficients precomputed: multiplications only (a division costs several times as
+    // much, and this is on the hot path of two samplers).
     let x2 = x * x;
-    let sin = x * (1.0 - x2 / 6.0 * (1.0 - x2 / 20.0 * (1.0 - x2 / 42.0)));
-    let cos = 1.0 - x2 / 2.0 * (1.0 - x2 / 12.0 * (1.0 - x2 / 30.0));
+    let sin = x + x * x2 * (-1.0 / 6.0 + x2 * (1.0 / 120.0 - x2 * (1.0 / 5040.0)));
+    let cos = 1.0 + x2 * (-0.5 + x2 * (1.0 / 24.0 - x2 * (1.0 / 720.0)));
     (sin, cos)
 }

@@ -1,7 +1,8 @@
 //! Uniform points on S² (random axes) and S³ (Haar-random rotations), by Marsaglia's (1972) methods:
 //! a few uniforms and one square root, no trigonometry; and points of S^{n−1} at a given angle from a centre
 //! in a uniformly random direction, for the rotationally symmetric laws on spheres (on S², from one 64-bit
-//! word: a uniform point of the circle mapped into the plane ⊥ μ by a branch-free orthonormal basis).
+//! word: a uniform point of the circle mapped into the plane ⊥ μ by a branch-free orthonormal basis; otherwise
+//! n − 1 Gaussians and a Householder reflection).
 
 use nalgebra::{DVector, Quaternion, UnitQuaternion, Vector3};
 use rand::{Rng, RngExt};
@@ -43,8 +44,9 @@ pub fn uniform_s3<R: Rng + ?Sized>(rng: &mut R) -> UnitQuaternion<f64> {
 }
 
 /// The point cos θ·μ + sin θ·v of S^{n−1}, with v uniform on the unit sphere orthogonal to the unit vector `mu`:
-/// a standard Gaussian vector projected orthogonally to μ and normalised. O(n), no n×n matrix, no special case
-/// near ±e₁. On S² (n = 3), v is a uniform point of the circle ([`uniform_circle`]) in an orthonormal basis
+/// a uniform unit vector of R^{n−1} (normalised Gaussians) carried onto μ^⊥ by a Householder reflection with
+/// its sign chosen so that nothing is ill-conditioned. O(n), no n×n matrix, no special case at the poles. On S²
+/// (n = 3), v is a uniform point of the circle ([`uniform_circle`]) in an orthonormal basis
 /// of the plane ⊥ μ ([`s2_point_at_angle`]), with no Gaussians and no rejection.
 pub fn point_at_angle<R: Rng + ?Sized>(mu: &DVector<f64>, cos: f64, sin: f64, rng: &mut R) -> DVector<f64> {
     let mut out = DVector::zeros(mu.len());
@@ -60,12 +62,18 @@ pub fn point_at_angle_into<R: Rng + ?Sized>(mu: &[f64], cos: f64, sin: f64, out:
         let p = s2_point_at_angle([x, y, z], cos, sin, uniform_circle(rng));
         (*o0, *o1, *o2) = (p[0], p[1], p[2]);
     } else {
-        point_at_angle_by_projection(mu, cos, sin, out, rng);
+        if mu.len() == 2 {
+            circle_point_at_angle(mu, cos, sin, out, rng);
+        } else {
+            point_at_angle_by_reflection(mu, cos, sin, out, rng);
+        }
     }
 }
 
-/// The general construction of [`point_at_angle_into`], for any n.
-fn point_at_angle_by_projection<R: Rng + ?Sized>(mu: &[f64], cos: f64, sin: f64, out: &mut [f64], rng: &mut R) {
+/// [`point_at_angle_into`] on the circle (n = 2): a standard Gaussian vector projected orthogonally to μ and
+/// normalised (so v = ±μ^⊥ with a fair sign), then the point renormalised. The circle keeps this construction,
+/// which the recorded releases (`tests/golden`) and the circle's low-bit negative controls were made with.
+fn circle_point_at_angle<R: Rng + ?Sized>(mu: &[f64], cos: f64, sin: f64, out: &mut [f64], rng: &mut R) {
     loop {
         let (mut gg, mut gm) = (0.0, 0.0);
         for (o, &m) in out.iter_mut().zip(mu) {
@@ -74,13 +82,12 @@ fn point_at_angle_by_projection<R: Rng + ?Sized>(mu: &[f64], cos: f64, sin: f64,
             gg += g * g;
             gm += g * m;
         }
-        // v = g − (μ·g)μ; ‖v‖² = ‖g‖² − (μ·g)² (μ is a unit vector), recomputed below for accuracy.
+        // v = g − (μ·g)μ, its norm recomputed for accuracy; it vanishes with probability 0 (redrawn).
         let mut vv = 0.0;
         for (o, &m) in out.iter_mut().zip(mu) {
             *o -= gm * m;
             vv += *o * *o;
         }
-        // The projection vanishes with probability 0; redraw rather than divide by ~0.
         if vv > 1e-24 * gg {
             let scale = sin / vv.sqrt();
             let mut xx = 0.0;
@@ -90,6 +97,41 @@ fn point_at_angle_by_projection<R: Rng + ?Sized>(mu: &[f64], cos: f64, sin: f64,
             }
             let inv = 1.0 / xx.sqrt();
             out.iter_mut().for_each(|o| *o *= inv);
+            return;
+        }
+    }
+}
+
+/// The general construction of [`point_at_angle_into`], for n ≥ 4: u = g/‖g‖ with g a standard Gaussian vector
+/// in the first n − 1 coordinates (uniform on the unit sphere of e_n^⊥), carried onto μ^⊥ by the Householder
+/// reflection that maps e_n to μ: with s = sign(μ_n) and w = μ + s·e_n, −s·R_w sends e_n to μ and e_n^⊥ onto
+/// μ^⊥, and v = −s·R_w u = s(k·w − u) with k = 2(μ·u)/‖w‖² = (μ·u)/(1 + |μ_n|). ‖w‖² = 2(1 + |μ_n|) ≥ 2, so
+/// nothing is ill-conditioned anywhere on the sphere. n − 1 Gaussians and two passes; the result has unit norm
+/// to within a few ulps (it is not renormalised: the float-safe release's cube-map chart does not depend on the
+/// norm).
+fn point_at_angle_by_reflection<R: Rng + ?Sized>(mu: &[f64], cos: f64, sin: f64, out: &mut [f64], rng: &mut R) {
+    let (&mu_n, head) = mu.split_last().expect("a sphere has n ≥ 2 coordinates");
+    let (last, out_head) = out.split_last_mut().expect("out has the length of mu");
+    let s = 1.0f64.copysign(mu_n);
+    // Depends on μ only: divided while the Gaussians are drawn.
+    let inv_w = 1.0 / (1.0 + mu_n.abs());
+    loop {
+        let (mut gg, mut gm) = (0.0, 0.0);
+        for (o, &m) in out_head.iter_mut().zip(head) {
+            let g: f64 = rng.sample(StandardNormal);
+            *o = g;
+            gg += g * g;
+            gm += g * m;
+        }
+        // g = 0 has probability 0; redraw rather than divide by it.
+        if gg > 0.0 {
+            let r = 1.0 / gg.sqrt();
+            let k = r * gm * inv_w;
+            let (sk, sr) = (sin * s * k, sin * s * r);
+            for (o, &m) in out_head.iter_mut().zip(head) {
+                *o = cos * m + (sk * m - sr * *o);
+            }
+            *last = cos * mu_n + sk * (mu_n + s);
             return;
         }
     }
@@ -176,6 +218,7 @@ const CIRCLE_STEP: f64 = std::f64::consts::PI / 256.0;
 
 /// (cos, sin)(2πj/512) for j = 0..512, computed once: libm's `sin_cos` on the first octant (arguments jπ/256 ≤
 /// π/4, rounded by at most 2⁻⁵³ relative), the rest by the circle's exact symmetries.
+#[inline(always)]
 fn circle_table() -> &'static [[f64; 2]; 512] {
     static TABLE: std::sync::OnceLock<[[f64; 2]; 512]> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {

@@ -15,9 +15,10 @@
 //!   (1994) rejection sampler with the cancellation-free b = m/(√(4κ² + m²) + 2κ), m = n − 1,
 //!   t = 2bZ/(1 − (1 − b)Z) with Z ~ Beta(m/2, m/2), and the acceptance test rewritten in t (below), so it
 //!   stays exact for κ up to 1e10 (scipy's form loses the test to cancellation there).
-//! - Tangent direction: a standard Gaussian vector projected orthogonally to μ and normalised: O(n), no n×n
-//!   matrix, no special case near ±e₁. On S², a uniform point of the circle from one 64-bit word in a
-//!   branch-free orthonormal basis of the plane ⊥ μ ([`point_at_angle_into`]).
+//! - Tangent direction ([`point_at_angle_into`]): for n ≥ 4, n − 1 normalised Gaussians carried onto μ^⊥ by a
+//!   Householder reflection whose sign keeps it well-conditioned everywhere (O(n), no n×n matrix); on S², a
+//!   uniform point of the circle from one 64-bit word in a branch-free orthonormal basis of the plane ⊥ μ; on
+//!   the circle, a Gaussian projected orthogonally to μ.
 
 use crate::error::{Error, Fallible, check_positive};
 use crate::sample::log_concave::{LogConcave, LogConcaveTable};
