@@ -15,6 +15,7 @@
 
 mod alias;
 pub mod bingham_so3;
+mod exact_cell;
 pub mod exact_coins;
 pub mod generalized_gaussian;
 pub mod k_norm;

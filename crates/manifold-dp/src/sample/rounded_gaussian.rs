@@ -15,16 +15,13 @@
 //! 4. a fair sign S.
 //!
 //! Nothing before step 5 looks at x. Step 5 finds the cell c = ⌊x̄/h + ½ + S·(σ/h)(K + U)⌋ from U's bits
-//! known so far, drawing 64 more of U's own bits while the interval of U they leave straddles a cell boundary.
+//! known so far, drawing 64 more of U's own bits while the interval of U they leave straddles a cell boundary
+//! (the lazy uniform, the runs and the cell are shared with the generalized Gaussian: [`crate::sample::exact_cell`]).
 
 use crate::error::Fallible;
-use crate::sample::rounded_laplace::{Fraction, ScaledGrid, split_at_grid};
-use num_bigint::BigInt;
+use crate::sample::exact_cell::{LazyMagnitude, LazyUniform, descending_run_is_even, settle_cell};
+use crate::sample::rounded_laplace::ScaledGrid;
 use rand::Rng;
-
-/// Above this K the cell is found in big integers (the i128 fast path needs (K + 1)·2^118 < 2^126). K ≥ 255
-/// has probability below e^{−32 000}: the branch exists for exactness, not speed.
-const FAST_K_LIMIT: u64 = 255;
 
 /// The exact law of the Gaussian release of standard deviation σ rounded to the nearest multiple of h = 2^k:
 /// the cell c = ⌊(x̄ + σZ)/h + ½⌋, Z ~ N(0, 1), x̄ = clamp(x, ±2^100·σ), released as fl(c·h)
@@ -33,74 +30,6 @@ const FAST_K_LIMIT: u64 = 255;
 pub struct RoundedGaussian {
     /// σ, the grid and the clamp.
     grid: ScaledGrid,
-}
-
-/// A uniform number U ∈ [0, 1) of which the first 64·w binary digits (w ≥ 1 words, most significant first)
-/// are known; more are drawn, 64 at a time, only when a comparison or the cell needs them. No cap on w: a cap
-/// would change the law.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct LazyUniform {
-    head: u64,
-    tail: Vec<u64>,
-}
-
-impl LazyUniform {
-    #[inline]
-    pub(crate) fn new<R: Rng + ?Sized>(rng: &mut R) -> Self {
-        LazyUniform { head: rng.next_u64(), tail: Vec::new() }
-    }
-
-    /// The number of words known.
-    #[inline]
-    pub(crate) fn words(&self) -> usize {
-        1 + self.tail.len()
-    }
-
-    /// Word i (bits 64i + 1 … 64i + 64 after the binary point), drawn now if not yet known.
-    #[inline]
-    fn word<R: Rng + ?Sized>(&mut self, i: usize, rng: &mut R) -> u64 {
-        if i == 0 {
-            return self.head;
-        }
-        while self.tail.len() < i {
-            self.tail.push(rng.next_u64());
-        }
-        self.tail[i - 1]
-    }
-
-    /// Draws the next 64 bits.
-    fn extend<R: Rng + ?Sized>(&mut self, rng: &mut R) {
-        self.tail.push(rng.next_u64());
-    }
-
-    /// The known words as one integer A: U ∈ [A/2^(64w), (A + 1)/2^(64w)).
-    fn known(&self) -> BigInt {
-        let mut a = BigInt::from(self.head);
-        for &w in &self.tail {
-            a = (a << 64u32) + w;
-        }
-        a
-    }
-
-    /// U ≈ the first word as an f64 (tests only: the Z test compares f64 values with Φ).
-    #[cfg(test)]
-    fn approx(&self) -> f64 {
-        (self.head >> 11) as f64 * 2f64.powi(-53)
-    }
-}
-
-/// z < y for two independent lazy uniforms, exactly: the first differing word decides, and words are drawn
-/// (from both) until one differs; equal forever has probability 0, so this ends with probability 1.
-#[inline]
-fn less<R: Rng + ?Sized>(z: &mut LazyUniform, y: &mut LazyUniform, rng: &mut R) -> bool {
-    let mut i = 0;
-    loop {
-        let (a, b) = (z.word(i, rng), y.word(i, rng));
-        if a != b {
-            return a < b;
-        }
-        i += 1;
-    }
 }
 
 /// (k + 1)·r < k + z for lazy uniforms r, z, exactly (a coin of probability (k + z)/(k + 1) given z).
@@ -134,16 +63,8 @@ fn bernoulli_exp_neg_half<R: Rng + ?Sized>(rng: &mut R) -> bool {
     if first >> 63 == 1 {
         return true;
     }
-    let mut y = LazyUniform { head: first, tail: Vec::new() };
-    let mut even = false;
-    loop {
-        let mut z = LazyUniform::new(rng);
-        if !less(&mut z, &mut y, rng) {
-            return even;
-        }
-        y = z;
-        even = !even;
-    }
+    // n = 1 + the length of the run from z₁: even iff that run's length is odd.
+    !descending_run_is_even(&mut LazyUniform { head: first, tail: Vec::new() }, rng, |_, _| true)
 }
 
 /// Step 1: K with P(K = k) = (1 − e^{−1/2})e^{−k/2}, the successes of Bernoulli(e^{−1/2}) before a failure.
@@ -166,20 +87,7 @@ fn accept_k<R: Rng + ?Sized>(k: u64, rng: &mut R) -> bool {
 /// (k + 1)r < k + z (probability g′(z) = (k + z)/(k + 1)) succeeds, y ← z; true iff the run's length is even,
 /// which has probability e^{−g(U)} given U (§8b Lemma 1).
 fn run_is_even<R: Rng + ?Sized>(k: u64, u: &mut LazyUniform, rng: &mut R) -> bool {
-    let mut z = LazyUniform::new(rng);
-    if !less(&mut z, u, rng) || !scaled_less(&mut LazyUniform::new(rng), &mut z, k, rng) {
-        return true;
-    }
-    let mut y = z;
-    let mut even = false;
-    loop {
-        let mut z = LazyUniform::new(rng);
-        if !less(&mut z, &mut y, rng) || !scaled_less(&mut LazyUniform::new(rng), &mut z, k, rng) {
-            return even;
-        }
-        y = z;
-        even = !even;
-    }
+    descending_run_is_even(u, rng, |z, r| scaled_less(&mut LazyUniform::new(r), z, k, r))
 }
 
 /// Step 3: true with probability e^{−U(2k+U)/2} = (e^{−g(U)})^{k+1} given U: k + 1 runs, independent given U,
@@ -209,24 +117,6 @@ pub(crate) fn standard_normal<R: Rng + ?Sized>(rng: &mut R) -> (bool, u64, LazyU
             continue;
         }
         return (rng.next_u64() >> 63 == 1, k, u);
-    }
-}
-
-/// Where x̄ sits against the grid, and the sign and size of the noise: everything step 5 needs but U.
-#[derive(Debug, Clone, Copy)]
-struct CellQuery {
-    /// x̄/h + ½ = n₀ + φ.
-    n0: i128,
-    phi: Fraction,
-    negative: bool,
-    k: u64,
-}
-
-/// φ exactly as num/2^bits (num ≥ 0).
-fn phi_exact(phi: Fraction) -> (BigInt, u32) {
-    match phi {
-        Fraction::Dyadic { r, bits } => (BigInt::from(r), bits),
-        Fraction::NearHalf { m, shift } => ((BigInt::from(1u8) << (shift - 1)) + m, shift),
     }
 }
 
@@ -274,19 +164,8 @@ impl RoundedGaussian {
     /// measurements in the tests; almost always 0).
     pub(crate) fn sample_cell_counted<R: Rng + ?Sized>(&self, x: f64, rng: &mut R) -> (i128, u32) {
         debug_assert!(!x.is_nan());
-        let (negative, k, mut u) = standard_normal(rng);
-        let x = x.clamp(-self.grid.clamp, self.grid.clamp);
-        // |x̄/h| ≤ 2^100·σ/h < 2^121.
-        let (n0, phi) = split_at_grid(x, self.grid.grid_log2);
-        let query = CellQuery { n0, phi, negative, k };
-        let mut extensions = 0;
-        loop {
-            if let Some(c) = self.decide(&query, &u) {
-                return (c, extensions);
-            }
-            u.extend(rng);
-            extensions += 1;
-        }
+        let (negative, k, u) = standard_normal(rng);
+        settle_cell(&self.grid, x, negative, &mut LazyMagnitude { whole: k, divisor: 1, fraction: u }, rng)
     }
 
     /// One release: fl(c·h) for the exact cell c of x̄ + σZ (a function of c alone).
@@ -312,94 +191,16 @@ impl RoundedGaussian {
             1.0 - q(-a) - q(b)
         }
     }
-
-    /// Step 5 with U's known words: the cell if every U in their interval gives it (up to a null set), else
-    /// None (one more word of U is needed).
-    fn decide(&self, query: &CellQuery, u: &LazyUniform) -> Option<i128> {
-        if u.words() == 1 && query.k < FAST_K_LIMIT {
-            self.decide_fast(query, u.head)
-        } else {
-            self.decide_big(query, u)
-        }
-    }
-
-    /// Step 5 in integers, for U known to j = 64·w bits, U ∈ [A/2^j, (A + 1)/2^j).
-    ///
-    /// With t = k_grid − e_σ (σ/h = m_σ/2^t, 32 ≤ t ≤ 60) and D = t + j, the noise term S·(σ/h)(K + U) of
-    /// c = n₀ + ⌊φ + S·(σ/h)(K + U)⌋ runs over an interval whose ends are multiples of 2^-D, and so are the
-    /// cell boundaries (the integers). Replacing φ by φ̃ = (⌊2^D φ⌋ + ½·[2^D φ ∉ ℤ])/2^D changes neither the
-    /// floor at the lower end nor whether an integer lies strictly inside (§8b), so everything is an integer
-    /// over 2^(D+1): P_lo and P_lo + 2m_σ for the two ends, and the cell is decided iff
-    /// (P_lo mod 2^(D+1)) + 2m_σ ≤ 2^(D+1).
-    fn decide_big(&self, query: &CellQuery, u: &LazyUniform) -> Option<i128> {
-        let j = 64 * u.words() as u32;
-        let d = (self.grid.grid_log2 - self.grid.exponent) as u32 + j;
-        let d1 = d + 1;
-        let (num, bits) = phi_exact(query.phi);
-        let phi = if bits <= d {
-            num << (d1 - bits)
-        } else {
-            let q = bits - d;
-            let floor = &num >> q;
-            let sticky = num != (&floor << q);
-            (floor << 1u32) + u8::from(sticky)
-        };
-        let width = BigInt::from(2 * self.grid.mantissa);
-        let low = &width * ((BigInt::from(query.k) << j) + u.known());
-        let p_lo = if query.negative { phi - low - &width } else { phi + low };
-        let offset = &p_lo >> d1;
-        let rem = p_lo - (&offset << d1);
-        if rem + width > BigInt::from(1u8) << d1 {
-            return None;
-        }
-        // |offset| ≤ (σ/h)(K + 1) + 1 < 2^21·2^64 + 1.
-        let offset = i128::try_from(offset).expect("the cell offset is below 2^86");
-        Some(query.n0 + offset)
-    }
-
-    /// [`RoundedGaussian::decide_big`] in i128 for one word of U (j = 64, D + 1 ≤ 125) and K < 255:
-    /// φ̃ < 2^125 and 2m_σ(K·2^64 + A + 1) ≤ 2^54·2^72 = 2^126, so every sum fits.
-    fn decide_fast(&self, query: &CellQuery, a: u64) -> Option<i128> {
-        let d = (self.grid.grid_log2 - self.grid.exponent) as u32 + 64;
-        let d1 = d + 1;
-        let phi: i128 = match query.phi {
-            Fraction::Dyadic { r, bits } => {
-                let r = r as i128;
-                if bits <= d {
-                    r << (d1 - bits)
-                } else {
-                    let q = bits - d;
-                    2 * (r >> q) + i128::from(r & ((1 << q) - 1) != 0)
-                }
-            }
-            Fraction::NearHalf { m, shift } => {
-                let m = m as i128;
-                if shift <= d {
-                    ((1i128 << (shift - 1)) + m) << (d1 - shift)
-                } else {
-                    // ⌊2^D φ⌋ = 2^(D−1) + ⌊m/2^q⌋ with |m| < 2^53; the rest is nonzero iff m mod 2^q is.
-                    let q = shift - d;
-                    let (floor, sticky) =
-                        if q >= 64 { (if m < 0 { -1 } else { 0 }, m != 0) } else { (m >> q, m & ((1 << q) - 1) != 0) };
-                    2 * ((1i128 << (d - 1)) + floor) + i128::from(sticky)
-                }
-            }
-        };
-        let width = 2 * self.grid.mantissa as i128;
-        let low = width * (((query.k as i128) << 64) + a as i128);
-        let p_lo = if query.negative { phi - low - width } else { phi + low };
-        let offset = p_lo >> d1;
-        let rem = p_lo & ((1i128 << d1) - 1);
-        (rem + width <= 1i128 << d1).then_some(query.n0 + offset)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::error::Error;
+    use crate::sample::exact_cell::{CellQuery, decide, decide_big, decide_fast};
     use crate::sample::rng::{ReleaseRng, seeded_rng_for_experiments};
     use crate::sample::rounded_laplace::decompose;
+    use num_bigint::BigInt;
     use std::convert::Infallible;
 
     /// Φ(z), accurate to about 10^-10 relative (statrs' erfc) and far better in absolute terms: enough beside
@@ -679,9 +480,13 @@ mod tests {
         t >> (g - e) as u32
     }
 
-    fn query(law: &RoundedGaussian, x: f64, negative: bool, k: u64) -> CellQuery {
-        let (n0, phi) = split_at_grid(x.clamp(-law.clamp(), law.clamp()), law.grid_log2());
-        CellQuery { n0, phi, negative, k }
+    fn query(law: &RoundedGaussian, x: f64, negative: bool) -> CellQuery {
+        CellQuery::new(&law.grid, x, negative)
+    }
+
+    /// K + U as a lazy magnitude.
+    fn magnitude(k: u64, u: &LazyUniform) -> LazyMagnitude {
+        LazyMagnitude { whole: k, divisor: 1, fraction: u.clone() }
     }
 
     /// Step 5 in i128 and in big integers agree, and when they decide, both ends of U's interval (and so
@@ -701,9 +506,13 @@ mod tests {
                     // Coarse U words (few bits set) make ties with the cell boundaries likely.
                     let head = if rng.next_u64() & 1 == 0 { rng.next_u64() } else { rng.next_u64() & (0xff << 56) };
                     let u = LazyUniform { head, tail: Vec::new() };
-                    let q = query(&law, x, negative, k);
-                    let fast = law.decide_fast(&q, head);
-                    assert_eq!(fast, law.decide_big(&q, &u), "sigma {sigma}, grid {g}, x {x}, k {k}, head {head:#x}");
+                    let q = query(&law, x, negative);
+                    let fast = decide_fast(&law.grid, &q, k, head);
+                    assert_eq!(
+                        fast,
+                        decide_big(&law.grid, &q, &magnitude(k, &u)),
+                        "sigma {sigma}, grid {g}, x {x}, k {k}, head {head:#x}"
+                    );
                     if let Some(c) = fast {
                         decided += 1;
                         let a = BigInt::from(head);
@@ -733,15 +542,15 @@ mod tests {
         let mut rng = seeded_rng_for_experiments(16);
         let mut settled_by = [0usize; 2];
         for negative in [false, true] {
-            let q = query(&law, 0.0, negative, 0);
+            let q = query(&law, 0.0, negative);
             let head = u64::MAX / 6;
-            assert_eq!(law.decide_fast(&q, head), None);
-            assert_eq!(law.decide_big(&q, &LazyUniform { head, tail: Vec::new() }), None);
+            assert_eq!(decide_fast(&law.grid, &q, 0, head), None);
+            assert_eq!(decide_big(&law.grid, &q, &magnitude(0, &LazyUniform { head, tail: Vec::new() })), None);
             for _ in 0..200 {
                 let mut u = LazyUniform { head, tail: Vec::new() };
                 let mut cell = None;
                 while cell.is_none() {
-                    cell = law.decide(&q, &u);
+                    cell = decide(&law.grid, &q, &magnitude(0, &u));
                     if cell.is_none() {
                         u.extend(&mut rng);
                     }
@@ -758,9 +567,9 @@ mod tests {
         // U's further bits decide both ways (1/6 = 0.0010101…₂: about a third of draws fall above it).
         assert!(settled_by[0] > 20 && settled_by[1] > 20, "{settled_by:?}");
         // K ≥ 255 goes through big integers and is exact too.
-        let q = query(&law, 0.3, false, 1000);
+        let q = query(&law, 0.3, false);
         let u = LazyUniform { head: 12345, tail: vec![] };
-        let c = law.decide(&q, &u).unwrap();
+        let c = decide(&law.grid, &q, &magnitude(1000, &u)).unwrap();
         assert_eq!(BigInt::from(c), reference_cell(&law, 0.3, false, 1000, &BigInt::from(12345u32), 1));
     }
 
