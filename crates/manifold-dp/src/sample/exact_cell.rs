@@ -250,3 +250,57 @@ pub(crate) fn decide_fast(grid: &ScaledGrid, query: &CellQuery, whole: u64, a: u
     let rem = p_lo & ((1i128 << d1) - 1);
     (rem + width <= 1i128 << d1).then_some(query.n0 + offset)
 }
+
+/// What the exact samplers' tests share: a generator that counts its words, and the DKW check of a law of
+/// cells.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use crate::sample::rng::ReleaseRng;
+    use rand::Rng;
+    use std::convert::Infallible;
+
+    /// A generator that counts the 64-bit words drawn (for the measurements).
+    pub(crate) struct CountingRng<'a> {
+        pub(crate) inner: &'a mut ReleaseRng,
+        pub(crate) words: u64,
+    }
+
+    impl rand::TryRng for CountingRng<'_> {
+        type Error = Infallible;
+        fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+            self.words += 1;
+            Ok(self.inner.next_u32())
+        }
+        fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+            self.words += 1;
+            Ok(self.inner.next_u64())
+        }
+        fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+            self.words += dst.len().div_ceil(8) as u64;
+            self.inner.fill_bytes(dst);
+            Ok(())
+        }
+    }
+
+    /// DKW (Massart): P(sup |F_n − F| > t) ≤ 2e^{−2nt²} for any law, discrete ones included; the t of level α.
+    pub(crate) fn dkw_threshold(n: usize, alpha: f64) -> f64 {
+        ((2.0 / alpha).ln() / (2.0 * n as f64)).sqrt()
+    }
+
+    /// sup_c |F_n(c) − F(c)| over the cells for the exact cell CDF `cdf` (F(c) = P(cell ≤ c)); `sample` is
+    /// sorted here. Below the smallest and from the largest cell drawn on, the gap only shrinks.
+    pub(crate) fn max_cell_cdf_gap(sample: &mut [i128], cdf: impl Fn(i128) -> f64) -> f64 {
+        sample.sort_unstable();
+        let n = sample.len() as f64;
+        let (lo, hi) = (sample[0] - 1, sample[sample.len() - 1]);
+        let mut gap: f64 = 0.0;
+        let mut below = 0usize;
+        for c in lo..=hi {
+            while below < sample.len() && sample[below] <= c {
+                below += 1;
+            }
+            gap = gap.max((below as f64 / n - cdf(c)).abs());
+        }
+        gap
+    }
+}

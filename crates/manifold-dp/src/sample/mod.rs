@@ -10,6 +10,9 @@
 //!   integer coins of [`exact_coins`] (float-safe with no cost in ε).
 //! - [`rounded_gaussian`]: the real-line Gaussian release rounded onto a public grid, drawn exactly (Karney's
 //!   normal sampler with lazily drawn uniform bits; float-safe with no cost in any guarantee).
+//! - [`rounded_generalized_gaussian`]: the real-line generalized Gaussian release (density ∝ e^{−(|x|/s)^N})
+//!   rounded onto a public grid, drawn exactly by rejection from a uniform body and an exponential tail with
+//!   lazily drawn uniform bits (float-safe with no cost in any guarantee).
 //! - [`paper_baseline`]: the SO(3) paper's own samplers, which are *not* exact; for reproduction only.
 //! - [`rng`]: the randomness policy (OS-seeded CSPRNG, seeded generators for experiments, streams).
 
@@ -25,6 +28,7 @@ pub mod paper_baseline;
 pub mod purkayastha;
 pub mod rng;
 pub mod rounded_gaussian;
+pub mod rounded_generalized_gaussian;
 pub mod rounded_laplace;
 pub mod spd_laplace;
 pub mod sphere;

@@ -197,11 +197,11 @@ impl RoundedGaussian {
 mod tests {
     use super::*;
     use crate::error::Error;
+    use crate::sample::exact_cell::test_support::{self, CountingRng, dkw_threshold};
     use crate::sample::exact_cell::{CellQuery, decide, decide_big, decide_fast};
     use crate::sample::rng::{ReleaseRng, seeded_rng_for_experiments};
     use crate::sample::rounded_laplace::decompose;
     use num_bigint::BigInt;
-    use std::convert::Infallible;
 
     /// Φ(z), accurate to about 10^-10 relative (statrs' erfc) and far better in absolute terms: enough beside
     /// the DKW bands below (≥ 4·10^-3).
@@ -211,29 +211,6 @@ mod tests {
 
     /// Allowance for the f64 evaluation of the exact CDFs (absolute error far below 10^-9).
     const CDF_SLACK: f64 = 1e-9;
-
-    /// A generator that counts the 64-bit words drawn (for the measurements).
-    struct Counting<'a> {
-        inner: &'a mut ReleaseRng,
-        words: u64,
-    }
-
-    impl rand::TryRng for Counting<'_> {
-        type Error = Infallible;
-        fn try_next_u32(&mut self) -> Result<u32, Infallible> {
-            self.words += 1;
-            Ok(self.inner.next_u32())
-        }
-        fn try_next_u64(&mut self) -> Result<u64, Infallible> {
-            self.words += 1;
-            Ok(self.inner.next_u64())
-        }
-        fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
-            self.words += dst.len().div_ceil(8) as u64;
-            self.inner.fill_bytes(dst);
-            Ok(())
-        }
-    }
 
     #[test]
     fn refuses_parameters_outside_the_proof() {
@@ -289,31 +266,14 @@ mod tests {
         }
     }
 
-    /// DKW (Massart): P(sup |F_n − F| > t) ≤ 2e^{−2nt²} for any law, discrete ones included.
-    fn dkw_threshold(n: usize, alpha: f64) -> f64 {
-        ((2.0 / alpha).ln() / (2.0 * n as f64)).sqrt()
-    }
-
     /// sup_c |F_n(c) − F(c)| over the cells, for the exact cell law of `law` at `x`:
     /// F(c) = P(cell ≤ c) = Φ(((c + ½)h − x̄)/σ), written from x̄'s own cell so that it stays exact for large x̄.
     fn max_cell_cdf_gap(law: &RoundedGaussian, x: f64, sample: &mut [i128]) -> f64 {
-        sample.sort_unstable();
         let h = law.spacing();
         let x = x.clamp(-law.clamp(), law.clamp());
         let own = (x / h).round();
         let r = x - own * h;
-        let cdf = |c: i128| phi((((c - own as i128) as f64 + 0.5) * h - r) / law.sigma());
-        let n = sample.len() as f64;
-        let (lo, hi) = (sample[0] - 1, sample[sample.len() - 1]);
-        let mut gap: f64 = 0.0;
-        let mut below = 0usize;
-        for c in lo..=hi {
-            while below < sample.len() && sample[below] <= c {
-                below += 1;
-            }
-            gap = gap.max((below as f64 / n - cdf(c)).abs());
-        }
-        gap
+        test_support::max_cell_cdf_gap(sample, |c| phi((((c - own as i128) as f64 + 0.5) * h - r) / law.sigma()))
     }
 
     /// On grids as coarse as the noise (h = σ and h = σ/4), every cell-level mistake shows in the CDF of the
@@ -580,7 +540,7 @@ mod tests {
     fn words_per_release_and_extensions() {
         let law = RoundedGaussian::new(1.0, RoundedGaussian::default_grid_log2(1.0)).unwrap();
         let mut base = seeded_rng_for_experiments(17);
-        let mut rng = Counting { inner: &mut base, words: 0 };
+        let mut rng = CountingRng { inner: &mut base, words: 0 };
         let n = 1_000_000;
         let mut extensions = 0u64;
         for i in 0..n {
