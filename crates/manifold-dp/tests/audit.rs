@@ -226,8 +226,8 @@ fn false_alarm_rate_is_at_most_alpha() {
 
 /// Raw-bit mode (`llr_resolution` 0: likelihood-ratio level sets of the computed f64 values, which pick
 /// releases by how they round; a pair one ulp apart; events "z is reproduced bit for bit from a's pipeline"):
-/// every float-safe release path passes, and the raw f64 pipeline (`control:unsnapped`) is flagged on the real
-/// line, the circle, S² and SO(3) (issue 15).
+/// every float-safe release path passes (the real-line generalized Gaussian at five degrees among them), and
+/// the raw f64 pipeline (`control:unsnapped`) is flagged on the real line, the circle, S² and SO(3) (issue 15).
 #[test]
 fn raw_bit_events_pass_float_safe_releases_and_flag_the_unsnapped_control() {
     let config = AuditConfig { llr_resolution: 0.0, ..AuditConfig::with_samples(SAMPLES, ALPHA) };
@@ -249,6 +249,18 @@ fn raw_bit_events_pass_float_safe_releases_and_flag_the_unsnapped_control() {
     ] {
         let r = audit_with(space, name, 1.0, &config, 7);
         assert_eq!(r.verdict, Verdict::NoViolationFound, "raw bits: {}", describe(&r));
+    }
+    // The exact generalized Gaussian release (docs/proofs/float_safety.md §8c) at its (ε, δ = 10⁻²) claim, for
+    // each degree the float-safety tests cover. Like the Gaussian's, its raw f64 path has no auditor control
+    // (no atom in ℓ); the low-bit tallies of tests/float_safety.rs are its negative control.
+    for order in [1, 2, 3, 8, 256] {
+        let request = AuditRequest {
+            order: Some(order),
+            ..AuditRequest::new(AuditSpace::Real, "generalized-gaussian", Some(1.0))
+        };
+        let target = catalog::build(&request).unwrap_or_else(|e| panic!("N = {order}: {e}"));
+        let r = target.run(&config, &StreamKey::from_seed_for_experiments(7), &|_| {}).expect("audit runs");
+        assert_eq!(r.verdict, Verdict::NoViolationFound, "raw bits, N = {order}: {}", describe(&r));
     }
     for space in [AuditSpace::Real, circle, s2, AuditSpace::So3] {
         let r = audit_with(space, "control:unsnapped", 1.0, &config, 7);

@@ -313,11 +313,6 @@ impl Mechanism for ScalarLaplaceOnReals {
     }
 }
 
-/// The real-line grid for noise of scale `scale`: 2^(⌊log₂ scale⌋ − 20), far below the noise.
-fn real_grid_log2(scale: f64) -> i32 {
-    scale.log2().floor() as i32 - 20
-}
-
 /// The `ApproxDp` guarantee in a list (the claim of an (ε, δ) audit).
 fn approx_dp(guarantees: &[Guarantee]) -> Fallible<Guarantee> {
     guarantees
@@ -454,8 +449,21 @@ impl Mechanism for GeneralizedGaussianOnReals {
         x + self.inner.noise().sample(rng)
     }
 
+    /// Rounds onto the release grid (for callers that snap raw values themselves).
     fn snap(&self, z: &mut f64) {
-        *z = crate::space::grid::round_to_grid(*z, real_grid_log2(self.inner.scale()));
+        *z = crate::space::grid::round_to_grid(*z, self.inner.rounded().grid_log2());
+    }
+
+    /// The library's release: the exact cell of x + X (`docs/proofs/float_safety.md` §8c), not a rounded f64
+    /// draw.
+    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
+        self.inner.rounded().sample_at(*x, rng)
+    }
+
+    fn privatize_slice<R: rand::CryptoRng + ?Sized>(&self, xs: &mut [f64], rng: &mut R) {
+        for x in xs {
+            *x = self.inner.rounded().sample_at(*x, rng);
+        }
     }
 
     /// −(|z − x|/s)^N (up to the normalising constant).
@@ -525,8 +533,14 @@ fn build_real_approx(request: &AuditRequest, name: &str, label: String) -> Falli
             let g = m.guarantee();
             let epsilon = g.epsilon().unwrap_or(eps);
             let noise = m.inner().noise().clone();
-            let claim =
-                approx_claim_text(&g, format!("generalized Gaussian of degree {order}, scale s = {}", noise.scale()));
+            let claim = approx_claim_text(
+                &g,
+                format!(
+                    "generalized Gaussian of degree {order}, scale s = {} (outputs on the grid of spacing 2^{})",
+                    noise.scale(),
+                    m.inner().rounded().grid_log2()
+                ),
+            );
             let reference = ReferenceLaw {
                 quantity: "absolute noise |z - x|",
                 center: 0.0,

@@ -21,16 +21,23 @@
 //! 2.2·10⁻³⁰⁸, where u = 2⁻⁵² and x = min(|c − d|^N, 750) is the largest incomplete-gamma argument (whose
 //! rounding the gamma function amplifies by x); the subtracted term is capped by F(c), its mathematical
 //! bound, and dropped if it underflows — both only raise δ.
+//!
+//! **Floating point.** Releases are float-safe at no cost: each coordinate is the exact cell of x̄ + X on the
+//! public grid of spacing 2^(⌊log₂ s⌋ − 20) ([`GeneralizedGaussian::grid_spacing`]), X drawn exactly by
+//! rejection from a uniform body and an exponential tail on lazily drawn uniform bits
+//! ([`RoundedGeneralizedGaussian`], `docs/proofs/float_safety.md` §8c). That is post-processing of the exact
+//! mechanism, so every guarantee above holds exactly, with no ε₀ and no extra δ.
 
 use crate::analysis::gaussian_dp::{bisect, epsilon_for_delta, gdp_epsilon};
 use crate::error::{Error, Fallible, check_level, check_positive};
-use crate::mechanism::scalar::{DEFAULT_STANDARD_DELTA, add_noise};
+use crate::mechanism::scalar::DEFAULT_STANDARD_DELTA;
 use crate::privacy::Guarantee;
 use crate::privacy::guarantee::RaoFamily;
 use crate::privacy::rounding::{div_up, mul_up, sqrt_up};
 use crate::sample::generalized_gaussian::{GeneralizedGaussianNoise, check_order, pow_order, rao_constant, unit_tail};
+use crate::sample::rounded_generalized_gaussian::RoundedGeneralizedGaussian;
+use crate::space::so3::check_finite;
 use rand::CryptoRng;
-use rand::distr::Distribution;
 
 /// Relative margin on the CDF terms of the generalized Gaussian profile (beside the 16uN(1 + x) term).
 pub const GG_DELTA_RELATIVE_MARGIN: f64 = 1e-12;
@@ -148,7 +155,8 @@ pub fn generalized_gaussian_epsilon(order: u32, shift: f64, delta: f64) -> Falli
 /// independent noise of density ∝ exp(−(|x|/s)^N) on each of the k coordinates (`dimension`, 1 unless set
 /// with [`GeneralizedGaussian::with_dimension`]; [`GeneralizedGaussian::release`] refuses other lengths,
 /// because the standard guarantees depend on k). θ-Rao DP with θ = c_N·Δ/s, c_N = √(N²Γ(2 − 1/N)/Γ(1/N));
-/// proofs in `docs/proofs/scalar_mechanisms.md` §3–§5.
+/// proofs in `docs/proofs/scalar_mechanisms.md` §3–§5. Released float-safe on the grid of
+/// [`GeneralizedGaussian::grid_spacing`] (`docs/proofs/float_safety.md` §8c).
 #[derive(Debug, Clone, PartialEq)]
 pub struct GeneralizedGaussian {
     order: u32,
@@ -157,6 +165,7 @@ pub struct GeneralizedGaussian {
     dimension: usize,
     standard_delta: f64,
     noise: GeneralizedGaussianNoise,
+    rounded: RoundedGeneralizedGaussian,
     guarantees: Vec<Guarantee>,
 }
 
@@ -170,6 +179,8 @@ impl GeneralizedGaussian {
         }
         let standard_delta = check_level("standard delta", standard_delta)?;
         let noise = GeneralizedGaussianNoise::new(order, scale)?;
+        let rounded =
+            RoundedGeneralizedGaussian::new(order, scale, RoundedGeneralizedGaussian::default_grid_log2(scale))?;
         let theta = div_up(mul_up(sensitivity, rao_constant_up(order)), scale);
         let d = div_up(sensitivity, scale);
         let k = dimension as f64;
@@ -213,11 +224,11 @@ impl GeneralizedGaussian {
                 guarantees.push(Guarantee::ApproxDp { epsilon: mul_up(k, per_epsilon), delta: standard_delta });
             }
         }
-        Ok(GeneralizedGaussian { order, sensitivity, scale, dimension, standard_delta, noise, guarantees })
+        Ok(GeneralizedGaussian { order, sensitivity, scale, dimension, standard_delta, noise, rounded, guarantees })
     }
 
     /// Noise of degree `order` ∈ [1, 256] and scale `scale` on a scalar query of sensitivity `sensitivity` (scale and
-    /// sensitivity finite, > 0), reporting its (ε, δ) guarantee at δ = 10⁻⁶ where it has one.
+    /// sensitivity finite, > 0; s ∈ [2^-900, 2^900], where the float-safe release is proven), reporting its (ε, δ) guarantee at δ = 10⁻⁶ where it has one.
     pub fn new(order: u32, sensitivity: f64, scale: f64) -> Fallible<Self> {
         Self::build(order, sensitivity, scale, 1, DEFAULT_STANDARD_DELTA)
     }
@@ -276,9 +287,21 @@ impl GeneralizedGaussian {
         }
     }
 
-    /// The noise law of one coordinate.
+    /// The noise law of one coordinate (density, CDF). Its f64 draws (`Distribution::sample`, Gamma(1/N)^{1/N})
+    /// added to a value are the raw pipeline, **not float-safe** (Mironov 2012); for negative controls only.
     pub fn noise(&self) -> &GeneralizedGaussianNoise {
         &self.noise
+    }
+
+    /// The exact rounded law every release is drawn from.
+    pub fn rounded(&self) -> &RoundedGeneralizedGaussian {
+        &self.rounded
+    }
+
+    /// The public grid's spacing 2^(⌊log₂ s⌋ − 20): every released coordinate is a multiple of it
+    /// (`docs/proofs/float_safety.md` §8c).
+    pub fn grid_spacing(&self) -> f64 {
+        self.rounded.spacing()
     }
 
     /// Every guarantee, first `RaoDp { θ, GeneralizedGaussian { N } }`, then the standard ones listed in the
@@ -287,13 +310,17 @@ impl GeneralizedGaussian {
         self.guarantees.clone()
     }
 
-    /// `value` (exactly `dimension` coordinates, all finite) plus independent noise on each coordinate, drawn
-    /// by the exact sampler. Errors before drawing any noise otherwise.
+    /// `value` (exactly `dimension` coordinates, all finite) plus independent noise on each coordinate,
+    /// rounded exactly to the nearest multiple of [`GeneralizedGaussian::grid_spacing`] (coordinates beyond
+    /// 2^100·s are clamped first): each coordinate is fl(c·h) for the cell c of x̄ + X drawn exactly
+    /// ([`RoundedGeneralizedGaussian`], `docs/proofs/float_safety.md` §8c). Errors before drawing any noise
+    /// otherwise.
     pub fn release<R: CryptoRng + ?Sized>(&self, value: &[f64], rng: &mut R) -> Fallible<Vec<f64>> {
         if value.len() != self.dimension {
             return Err(Error::WrongLength { expected: self.dimension, got: value.len() });
         }
-        add_noise(value, || self.noise.sample(rng))
+        check_finite(value)?;
+        Ok(value.iter().map(|&x| self.rounded.sample_at(x, rng)).collect())
     }
 
     /// One real value plus noise (dimension 1 only).
@@ -317,6 +344,27 @@ mod tests {
         }
         assert_eq!(threshold(1, 1.0, 2.0), None);
         assert_eq!(threshold(1, 1.0, 0.5), Some(0.25));
+    }
+
+    #[test]
+    fn releases_on_the_public_grid() {
+        use crate::sample::rng::seeded_rng_for_experiments;
+        for order in [1, 2, 3, 8, 256] {
+            let m = GeneralizedGaussian::new(order, 1.0, 3.0).unwrap().with_dimension(4).unwrap();
+            assert_eq!(m.grid_spacing(), 2f64.powi(-19));
+            let value = [1.0, -2.5, 1e-300, 0.0];
+            let v = m.release(&value, &mut seeded_rng_for_experiments(1)).unwrap();
+            assert!(v.iter().all(|z| (z / m.grid_spacing()).fract() == 0.0), "{v:?}");
+            assert_eq!(v, m.release(&value, &mut seeded_rng_for_experiments(1)).unwrap());
+            let mut rng = seeded_rng_for_experiments(2);
+            assert!(matches!(
+                m.release(&[1.0, f64::NAN, 0.0, 0.0], &mut rng),
+                Err(Error::NonFinite { component: 1, .. })
+            ));
+            assert!(matches!(m.release(&[1.0], &mut rng), Err(Error::WrongLength { expected: 4, got: 1 })));
+        }
+        // s outside [2^-900, 2^900] is refused with the reason, not released on an unproven grid.
+        assert!(matches!(GeneralizedGaussian::new(3, 1.0, 1e280), Err(Error::InvalidParameter { name: "scale", .. })));
     }
 
     #[test]

@@ -13,11 +13,11 @@
 //! ([`crate::privacy::rounding`]: ε = Δ/b is the smallest double ≥ the real quotient), numerical values
 //! (special functions, root finding, quadrature) by the margins stated where they are computed.
 //!
-//! **Floating point.** [`ScalarLaplace`] and [`Gaussian`] releases are float-safe at no cost: the exact cell of
-//! x + L (`docs/proofs/float_safety.md` §8), respectively x + σZ (§8b, Karney's exact normal sampler), on a
-//! public grid of spacing 2^(⌊log₂ scale⌋ − 20), drawn with integer arithmetic on uniform bits, so every
-//! guarantee holds exactly. The [`GeneralizedGaussian`] outputs are still plain f64 noise, **not float-safe**
-//! (Mironov 2012, docs/math.md §6): their low-order bits can depend on the input.
+//! **Floating point.** [`ScalarLaplace`], [`Gaussian`] and [`GeneralizedGaussian`] releases are float-safe at
+//! no cost: the exact cell of x + L (`docs/proofs/float_safety.md` §8), x + σZ (§8b, Karney's exact normal
+//! sampler), respectively x + X (§8c, rejection from a uniform body and an exponential tail), on a public grid
+//! of spacing 2^(⌊log₂ scale⌋ − 20), drawn with integer arithmetic on uniform bits, so every guarantee holds
+//! exactly.
 
 pub mod bounded;
 pub mod gaussian;
@@ -29,14 +29,5 @@ pub use gaussian::Gaussian;
 pub use generalized_gaussian::{GeneralizedGaussian, generalized_gaussian_delta, generalized_gaussian_epsilon};
 pub use laplace::ScalarLaplace;
 
-use crate::error::Fallible;
-use crate::space::so3::check_finite;
-
 /// The δ at which mechanisms without a natural δ report their (ε, δ) guarantee unless told otherwise.
 pub const DEFAULT_STANDARD_DELTA: f64 = 1e-6;
-
-/// Adds independent noise to each coordinate of `value` after checking that every coordinate is finite.
-pub(crate) fn add_noise(value: &[f64], mut noise: impl FnMut() -> f64) -> Fallible<Vec<f64>> {
-    check_finite(value)?;
-    Ok(value.iter().map(|&x| x + noise()).collect())
-}
