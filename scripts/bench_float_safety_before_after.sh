@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Issue 15's speed target, measured in one run: releases per second of SO(3) Laplace and Bingham and S² VMF and
+# Purkayastha (ε = 1, one thread, ChaCha12, 2·10⁶ draws, best of three) at the commit before float-safe releases
+# (fbbab2d^, where `privatize` was the raw f64 pipeline), then this tree's `float_safety_cost` example (the raw
+# pipeline of today and the float-safe release). Both pinned to one core (taskset -c 0 when available).
+# Usage: scripts/bench_float_safety_before_after.sh   (builds the old commit in a temporary worktree, ~2 min)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BASE=fbbab2d^
+PIN=()
+if command -v taskset > /dev/null && taskset -c 0 true 2> /dev/null; then PIN=(taskset -c 0); fi
+TMP=$(mktemp -d)
+trap 'git worktree remove --force "$TMP/old" > /dev/null 2>&1 || true; rm -rf "$TMP"' EXIT
+git worktree add -q --detach "$TMP/old" "$BASE"
+cat > "$TMP/old/crates/manifold-dp/examples/before_float_safety.rs" << 'RS'
+use manifold_dp::mechanism::{BinghamSo3, LaplaceSo3, Mechanism, PurkayasthaSphere, VmfSphere};
+use manifold_dp::sample::rng::seeded_rng_for_experiments;
+use nalgebra::{DVector, UnitQuaternion, Vector3};
+use std::hint::black_box;
+use std::time::Instant;
+
+// The same loop as float_safety_cost's `rate` and `compare`, on `privatize` as it was (the raw pipeline).
+fn rate(n: usize, mut draw: impl FnMut()) -> f64 {
+    (0..3)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..n {
+                draw();
+            }
+            n as f64 / start.elapsed().as_secs_f64()
+        })
+        .fold(0.0, f64::max)
+}
+
+fn one<M: Mechanism>(name: &str, m: &M, x: M::Point, n: usize) {
+    let mut rng = seeded_rng_for_experiments(1);
+    let r = rate(n, || {
+        black_box(m.privatize(black_box(&x), &mut rng));
+    });
+    println!("{name},{r:.0}");
+}
+
+fn main() {
+    let n = 2_000_000;
+    println!("mechanism,before_float_safety_per_sec");
+    let q = UnitQuaternion::from_scaled_axis(Vector3::new(0.3, -0.2, 0.9));
+    one("laplace-so3", &LaplaceSo3::new(1.0).unwrap(), q, n);
+    one("bingham-so3", &BinghamSo3::new(1.0).unwrap(), q, n);
+    let v = DVector::from_vec(vec![0.6, 0.8, 0.0]);
+    one("vmf-s2", &VmfSphere::new(3, 1.0).unwrap(), v.clone(), n);
+    one("purkayastha-s2", &PurkayasthaSphere::new(3, 1.0).unwrap(), v, n);
+}
+RS
+echo "building $BASE (before float safety) and this tree..." >&2
+(cd "$TMP/old" && CARGO_TARGET_DIR="$TMP/target" cargo build --release -q -p manifold-dp --example before_float_safety)
+cargo build --release -q -p manifold-dp --example float_safety_cost
+echo "CPU: $(lscpu 2> /dev/null | sed -n 's/^Model name: *//p'); load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+"${PIN[@]}" "$TMP/target/release/examples/before_float_safety"
+"${PIN[@]}" target/release/examples/float_safety_cost
