@@ -20,6 +20,11 @@ use std::io::Write;
 
 /// Releases per parallel task: each task draws its rows' noise and formats them into its own buffer.
 const ROWS_PER_TASK: u64 = 4096;
+
+thread_local! {
+    /// Each worker's buffer for its task's key-stream blocks (a fresh one per task would be zeroed every time).
+    static BLOCKS: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
+}
 /// Tasks per batch: one batch's text (about 16 MB at 64 bytes a row) is written while the next is computed,
 /// which bounds the memory whatever -n is.
 const TASKS_PER_BATCH: u64 = 64;
@@ -136,7 +141,9 @@ where
     let task = |t: u64| -> Vec<u8> {
         let first = t * ROWS_PER_TASK;
         let rows = ROWS_PER_TASK.min(n - first) as usize;
-        let mut blocks = vec![0u32; rows * ROW_WORDS];
+        // The rows' key-stream blocks, in a buffer reused by this thread (every word is overwritten).
+        let mut blocks = BLOCKS.take();
+        blocks.resize(rows * ROW_WORDS, 0);
         key.fill_row_blocks(first, &mut blocks);
         let mut text = spare.lock().map(|mut s| s.pop()).ok().flatten().unwrap_or_default();
         text.clear();
@@ -149,6 +156,7 @@ where
             mech.privatize_slice(std::slice::from_mut(&mut z), &mut rng);
             line(&z, &mut text);
         }
+        BLOCKS.set(blocks);
         text
     };
     let tasks = n.div_ceil(ROWS_PER_TASK);

@@ -79,11 +79,8 @@ impl StreamKey {
     pub fn fill_row_blocks(&self, first: u64, blocks: &mut [u32]) {
         let mut rng = self.stream(ROW_BLOCKS_STREAM);
         rng.set_word_pos(u128::from(first) * ROW_WORDS as u128);
-        let mut bytes = vec![0u8; blocks.len() * 4];
-        rand::Rng::fill_bytes(&mut rng, &mut bytes);
-        for (w, b) in blocks.iter_mut().zip(bytes.chunks_exact(4)) {
-            *w = u32::from_le_bytes(b.try_into().expect("4 bytes"));
-        }
+        // Words read little-endian from the keystream, written in place (no byte buffer to zero and convert).
+        rand::RngExt::fill(&mut rng, blocks);
     }
 
     /// The key of the rows' overflow streams: a different key, so that no row's overflow stream is the row

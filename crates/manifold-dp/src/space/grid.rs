@@ -38,14 +38,23 @@ const ROUNDER: f64 = 6755399441055744.0; // 1.5 · 2^52
 /// 2^k exactly, for the exponents of normal numbers (|k| ≤ 1022); beyond, `powi`.
 #[inline]
 fn pow2(k: i32) -> f64 {
-    if (-1022..=1023).contains(&k) { f64::from_bits(((k + 1023) as u64) << 52) } else { 2f64.powi(k) }
+    if (-1022..=1023).contains(&k) { f64::from_bits(((k + 1023) as u64) << 52) } else { pow2_beyond_normal(k) }
+}
+
+/// 2^k outside the normal exponents, out of line: inlined, the compiler computes `powi` (a library loop) on
+/// every call and selects, since it may be evaluated speculatively.
+#[cold]
+#[inline(never)]
+fn pow2_beyond_normal(k: i32) -> f64 {
+    2f64.powi(k)
 }
 
 /// The cell of the angle of (x, y) on the turn grid of spacing 2^`spacing_log2` turns: an index in
 /// [0, 2^-`spacing_log2`).
 #[inline]
 pub fn turn_cell(x: f64, y: f64, spacing_log2: i32) -> u64 {
-    let cells = 2f64.powi(-spacing_log2);
+    // pow2, not powi: inlined into `snap_direction`, a powi would be computed for every chart (speculatively).
+    let cells = pow2(-spacing_log2);
     // atan2 ∈ [−π, π]; the index wraps so that −½ turn and +½ turn are one cell.
     let k = (y.atan2(x) / TAU * cells).round_ties_even();
     (k.rem_euclid(cells)) as u64
@@ -54,7 +63,7 @@ pub fn turn_cell(x: f64, y: f64, spacing_log2: i32) -> u64 {
 /// The representative of turn cell `k`: (cos 2πk/N, sin 2πk/N) with N = 2^-`spacing_log2`.
 #[inline]
 pub fn turn_representative(k: u64, spacing_log2: i32) -> [f64; 2] {
-    let (s, c) = (TAU * (k as f64 * 2f64.powi(spacing_log2))).sin_cos();
+    let (s, c) = (TAU * (k as f64 * pow2(spacing_log2))).sin_cos();
     [c, s]
 }
 
