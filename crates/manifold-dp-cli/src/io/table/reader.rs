@@ -142,17 +142,21 @@ impl<R> LineCap<R> {
 impl<R: Read> Read for LineCap<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
-        for &b in &buf[..n] {
-            match b {
-                b'"' => self.quoted = !self.quoted,
-                b'\n' if !self.quoted => {
-                    self.run = 0;
-                    continue;
-                }
-                _ => {}
+        // Only quotes and newlines change the state: jump between them (memchr2 scans a vector at a time; a
+        // byte-by-byte loop was a twentieth of a small `mean`'s instructions).
+        let mut from = 0;
+        for at in memchr::memchr2_iter(b'"', b'\n', &buf[..n]) {
+            if buf[at] == b'"' {
+                self.quoted = !self.quoted;
+            } else if !self.quoted {
+                self.run = 0;
+                from = at + 1;
+                continue;
             }
-            self.run += 1;
+            self.run += at + 1 - from;
+            from = at + 1;
         }
+        self.run += n - from;
         if self.run > MAX_LINE_BYTES {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
@@ -311,7 +315,8 @@ impl CsvTable {
             // row are ignored. (The parser consumes a record's line end with the record, or with the next one
             // after a CR LF, so one line end per record is counted either way.)
             let consumed = self.reader.position().line() - start;
-            let inner: u64 = record.iter().map(|f| f.matches('\n').count() as u64).sum();
+            // The fields lie end to end in one buffer: one count instead of a search per field.
+            let inner = record.as_byte_record().as_slice().iter().filter(|&&b| b == b'\n').count() as u64;
             let blanks = consumed.saturating_sub(inner + 1);
             let line = self.next_line + blanks;
             self.next_line = line + inner + 1;
