@@ -10,7 +10,7 @@ use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchR
 use std::cell::Cell;
 use std::collections::HashSet;
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Once};
 
@@ -118,6 +118,9 @@ pub struct CsvTable {
     next_line: u64,
 }
 
+/// Bytes the CSV parser reads at a time: a file is read in system calls of this size.
+const CSV_BUFFER: usize = 64 << 10;
+
 /// The longest record a CSV input may have: 16 MiB. A row of 10 000 coordinates takes a few hundred kB; without
 /// a bound, an input with no newline (`/dev/zero`, a binary file), or a quoted field that never closes, grows
 /// one record until memory runs out.
@@ -195,9 +198,15 @@ impl TableReader {
                 } else {
                     let file = open()?;
                     let len = file.metadata().ok().map(|m| m.len());
-                    (Box::new(LineCap::new(BufReader::with_capacity(1 << 20, file))), len)
+                    (Box::new(LineCap::new(file)), len)
                 };
-                let mut reader = csv::ReaderBuilder::new().flexible(true).delimiter(delimiter).from_reader(source);
+                // The parser's own buffer is the only one (a second, larger one in front of it copied every byte
+                // once more, and mapped a fresh megabyte per file).
+                let mut reader = csv::ReaderBuilder::new()
+                    .flexible(true)
+                    .delimiter(delimiter)
+                    .buffer_capacity(CSV_BUFFER)
+                    .from_reader(source);
                 let header = reader.headers().map_err(|e| BadInput(format!("cannot read {path}: {e}")))?;
                 if header.is_empty() {
                     return Err(BadInput(format!("{path} is empty: expected a header row naming the columns")));
