@@ -18,6 +18,11 @@ use std::sync::{Arc, Once};
 /// (`BATCH_ROWS`) up front would map and unmap megabytes per column for a small file.
 const INITIAL_ROWS: usize = 1024;
 
+/// Bytes per field the builders make room for at first: a number written in full (`%.17g`, 17 digits, sign,
+/// point and exponent) fits, so a column of numbers is not copied into ever larger buffers as it fills.
+/// Room that is never written costs nothing (the pages are not touched).
+const INITIAL_FIELD_BYTES: usize = 32;
+
 thread_local! {
     /// Set while this thread runs the parquet crate's decoder under [`contained`].
     static CONTAINED: Cell<bool> = const { Cell::new(false) };
@@ -304,8 +309,9 @@ impl TableReader {
 impl CsvTable {
     fn next_batch(&mut self) -> Result<Option<InputBatch>, BadInput> {
         let width = self.schema.fields().len();
-        let mut builders: Vec<StringBuilder> =
-            (0..width).map(|_| StringBuilder::with_capacity(INITIAL_ROWS, INITIAL_ROWS * 8)).collect();
+        let mut builders: Vec<StringBuilder> = (0..width)
+            .map(|_| StringBuilder::with_capacity(INITIAL_ROWS, INITIAL_ROWS * INITIAL_FIELD_BYTES))
+            .collect();
         let (mut rows, mut lines, mut malformed) = (Vec::new(), Vec::new(), Vec::new());
         let mut record = csv::StringRecord::new();
         while rows.len() < BATCH_ROWS {
