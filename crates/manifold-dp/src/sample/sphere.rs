@@ -6,7 +6,7 @@
 
 use nalgebra::{DVector, Quaternion, UnitQuaternion, Vector3};
 use rand::{Rng, RngExt};
-use rand_distr::StandardNormal;
+use rand_distr::{Distribution, StandardNormal};
 
 /// A uniform unit vector on S².
 #[inline]
@@ -118,7 +118,8 @@ fn point_at_angle_by_reflection<R: Rng + ?Sized>(mu: &[f64], cos: f64, sin: f64,
     loop {
         let (mut gg, mut gm) = (0.0, 0.0);
         for (o, &m) in out_head.iter_mut().zip(head) {
-            let g: f64 = rng.sample(StandardNormal);
+            // Called through the trait, which LLVM inlines here (through `rng.sample` it did not: 7 % slower).
+            let g: f64 = StandardNormal.sample(rng);
             *o = g;
             gg += g * g;
             gm += g * m;
