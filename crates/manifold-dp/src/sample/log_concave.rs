@@ -161,8 +161,9 @@ impl LogConcaveTable {
         self.strips[j].left
     }
 
-    /// One exact draw of X ~ f (the `shape` the table was built for).
-    #[inline]
+    /// One exact draw of X ~ f (the `shape` the table was built for). Always inlined: the caller uses the draw's
+    /// parts at once, and a call would pass them through memory.
+    #[inline(always)]
     pub(crate) fn sample<S: LogConcave, R: Rng + ?Sized>(&self, shape: &S, rng: &mut R) -> Draw {
         loop {
             let j = self.pick.sample(rng);
