@@ -83,24 +83,39 @@ mod tests {
     fn probabilities_are_the_normalised_weights() {
         let weights: [f64; 256] = std::array::from_fn(|k| if k % 7 == 0 { 0.0 } else { (k as f64 * 0.37).sin().abs() });
         let table = AliasTable::new(&weights).unwrap();
-        // Exact probability of each outcome from the table itself: (kept_k + Σ_{j: alias_j = k} (2⁵³ − kept_j))/256.
-        let mut p = [0.0; 256];
-        for (k, c) in table.columns.iter().enumerate() {
-            p[k] += c.threshold as f64 / COIN as f64 / 256.0;
-            p[c.alias as usize] += (1.0 - c.threshold as f64 / COIN as f64) / 256.0;
-        }
         let total: f64 = weights.iter().sum();
         let exact = table.probabilities();
         for k in 0..256 {
-            assert!((p[k] - weights[k] / total).abs() < 1e-15, "outcome {k}: {} vs {}", p[k], weights[k] / total);
-            assert!((exact[k] - p[k]).abs() < 1e-15, "outcome {k}: {} vs {}", exact[k], p[k]);
+            assert!(
+                (exact[k] - weights[k] / total).abs() < 1e-15,
+                "outcome {k}: {} vs {}",
+                exact[k],
+                weights[k] / total
+            );
             assert_eq!(exact[k] == 0.0, weights[k] == 0.0, "outcome {k}");
         }
         assert!((exact.iter().sum::<f64>() - 1.0).abs() < 1e-14);
+        // The draws realise `probabilities()`: every outcome's frequency within Bernstein's bound at a joint
+        // false-failure probability of 1e-8 (2·256 one-sided bounds at 1e-8/512 each).
+        let n = 2_000_000usize;
+        let mut counts = [0usize; 256];
         let mut rng = seeded_rng_for_experiments(3);
-        for _ in 0..10_000 {
-            assert!(weights[table.sample(&mut rng)] > 0.0, "drew a zero-weight outcome");
+        for _ in 0..n {
+            counts[table.sample(&mut rng)] += 1;
         }
+        let within = |p: &[f64; 256]| {
+            let l = (512.0 / 1e-8f64).ln();
+            (0..256).all(|k| {
+                let dev = (2.0 * p[k] * (1.0 - p[k]) * l / n as f64).sqrt() + l / (3.0 * n as f64);
+                (counts[k] as f64 / n as f64 - p[k]).abs() <= dev
+            })
+        };
+        assert!(within(&exact), "frequencies outside the bound");
+        assert!(counts.iter().zip(&weights).all(|(&c, &w)| w > 0.0 || c == 0), "drew a zero-weight outcome");
+        // Negative control: the same check against the probabilities of neighbouring outcomes must fail.
+        let mut shifted = exact;
+        shifted.rotate_left(1);
+        assert!(!within(&shifted), "the frequency check passed the wrong probabilities");
     }
 
     #[test]
