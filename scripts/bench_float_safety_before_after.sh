@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 15's speed target, measured in one run: releases per second of SO(3) Laplace and Bingham and S² VMF and
-# Purkayastha (ε = 1, one thread, ChaCha12, 2·10⁶ draws, best of three) at the commit before float-safe releases
+# Purkayastha (ε = 1, one thread, ChaCha12, 2·10⁶ draws, best of three), one point per call (`privatize`) and in
+# batches of 4096 (`privatize_slice`, the path of the criterion benches, the CLI and Python), at the commit before float-safe releases
 # (fbbab2d^, where `privatize` was the raw f64 pipeline), then this tree's `float_safety_cost` example (the raw
 # pipeline of today and the float-safe release). Both pinned to one core (taskset -c 0 when available).
 # Usage: scripts/bench_float_safety_before_after.sh   (builds the old commit in a temporary worktree, ~2 min)
@@ -40,15 +41,35 @@ fn one<M: Mechanism>(name: &str, m: &M, x: M::Point, n: usize) {
     println!("{name},{r:.0}");
 }
 
+// The criterion benches' batch path: `privatize_slice` on batches of 4096 copies of the point.
+fn batch<M: Mechanism>(name: &str, m: &M, x: M::Point, n: usize)
+where
+    M::Point: Clone,
+{
+    let mut rng = seeded_rng_for_experiments(1);
+    let inputs = vec![x; 4096];
+    let mut buf = inputs.clone();
+    let r = rate(n / 4096, || {
+        buf.clone_from_slice(&inputs);
+        m.privatize_slice(black_box(&mut buf), &mut rng);
+    }) * 4096.0;
+    println!("{name},{r:.0}");
+}
+
 fn main() {
     let n = 2_000_000;
-    println!("mechanism,before_float_safety_per_sec");
     let q = UnitQuaternion::from_scaled_axis(Vector3::new(0.3, -0.2, 0.9));
+    let v = DVector::from_vec(vec![0.6, 0.8, 0.0]);
+    println!("mechanism,before_float_safety_per_sec");
     one("laplace-so3", &LaplaceSo3::new(1.0).unwrap(), q, n);
     one("bingham-so3", &BinghamSo3::new(1.0).unwrap(), q, n);
-    let v = DVector::from_vec(vec![0.6, 0.8, 0.0]);
     one("vmf-s2", &VmfSphere::new(3, 1.0).unwrap(), v.clone(), n);
-    one("purkayastha-s2", &PurkayasthaSphere::new(3, 1.0).unwrap(), v, n);
+    one("purkayastha-s2", &PurkayasthaSphere::new(3, 1.0).unwrap(), v.clone(), n);
+    println!("mechanism,before_float_safety_batch_per_sec");
+    batch("laplace-so3", &LaplaceSo3::new(1.0).unwrap(), q, n);
+    batch("bingham-so3", &BinghamSo3::new(1.0).unwrap(), q, n);
+    batch("vmf-s2", &VmfSphere::new(3, 1.0).unwrap(), v.clone(), n);
+    batch("purkayastha-s2", &PurkayasthaSphere::new(3, 1.0).unwrap(), v, n);
 }
 RS
 echo "building $BASE (before float safety) and this tree..." >&2

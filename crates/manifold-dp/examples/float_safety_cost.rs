@@ -5,8 +5,9 @@
 //! the release generator (ChaCha12, seeded).
 //!
 //! Usage: `cargo run --release -p manifold-dp --example float_safety_cost [DRAWS]` (default 2 000 000 per case;
-//! the best of three rounds counts, wall-clock). Output: CSV `mechanism,raw_per_sec,float_safe_per_sec,ratio`,
-//! then, for the generalized Gaussian of degrees 1, 2, 8 and 256 (scale 1, default grid), CSV
+//! the best of three rounds counts, wall-clock). Output: CSV `mechanism,raw_per_sec,float_safe_per_sec,ratio` one
+//! point per call, the same in batches of 4096 (`privatize_slice_unprotected` against `privatize_slice`, the path
+//! of the criterion benches and the front ends), then, for the generalized Gaussian of degrees 1, 2, 8 and 256 (scale 1, default grid), CSV
 //! `mechanism,raw_ns,float_safe_ns,raw_words,float_safe_words` (nanoseconds and 64-bit random words per
 //! release).
 
@@ -75,6 +76,26 @@ fn compare<M: Mechanism>(name: &str, m: &M, x: M::Point, n: usize) {
     println!("{name},{raw:.0},{safe:.0},{:.3}", safe / raw);
 }
 
+/// Batch rates, as the criterion benches and the front ends release: `privatize_slice_unprotected` against
+/// `privatize_slice` (draws first, then the snaps) on batches of 4096 copies of `x`.
+fn compare_batch<M: Mechanism>(name: &str, m: &M, x: M::Point, n: usize)
+where
+    M::Point: Clone,
+{
+    let mut rng = seeded_rng_for_experiments(1);
+    let inputs = vec![x; 4096];
+    let mut buf = inputs.clone();
+    let raw = rate(n / 4096, || {
+        buf.clone_from_slice(&inputs);
+        m.privatize_slice_unprotected(black_box(&mut buf), &mut rng);
+    }) * 4096.0;
+    let safe = rate(n / 4096, || {
+        buf.clone_from_slice(&inputs);
+        m.privatize_slice(black_box(&mut buf), &mut rng);
+    }) * 4096.0;
+    println!("{name},{raw:.0},{safe:.0},{:.3}", safe / raw);
+}
+
 fn main() {
     let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(2_000_000);
     println!("mechanism,raw_per_sec,float_safe_per_sec,ratio");
@@ -83,9 +104,15 @@ fn main() {
     compare("bingham-so3", &BinghamSo3::new(1.0).unwrap(), q, n);
     let v = DVector::from_vec(vec![0.6, 0.8, 0.0]);
     compare("vmf-s2", &VmfSphere::new(3, 1.0).unwrap(), v.clone(), n);
-    compare("purkayastha-s2", &PurkayasthaSphere::new(3, 1.0).unwrap(), v, n);
+    compare("purkayastha-s2", &PurkayasthaSphere::new(3, 1.0).unwrap(), v.clone(), n);
     let circle = DVector::from_vec(vec![0.6, 0.8]);
     compare("purkayastha-circle", &PurkayasthaSphere::new(2, 1.0).unwrap(), circle, n);
+    println!("mechanism,raw_batch_per_sec,float_safe_batch_per_sec,ratio");
+    compare_batch("laplace-so3", &LaplaceSo3::new(1.0).unwrap(), q, n);
+    compare_batch("bingham-so3", &BinghamSo3::new(1.0).unwrap(), q, n);
+    compare_batch("vmf-s2", &VmfSphere::new(3, 1.0).unwrap(), v.clone(), n);
+    compare_batch("purkayastha-s2", &PurkayasthaSphere::new(3, 1.0).unwrap(), v.clone(), n);
+    println!("mechanism,raw_per_sec,float_safe_per_sec,ratio");
     let laplace = ScalarLaplace::for_epsilon(1.0, 1.0).unwrap();
     let mut rng = seeded_rng_for_experiments(2);
     let raw = rate(n, || {

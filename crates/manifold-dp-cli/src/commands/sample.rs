@@ -21,6 +21,9 @@ use std::io::Write;
 /// Releases per parallel task: each task draws its rows' noise and formats them into its own buffer.
 const ROWS_PER_TASK: u64 = 4096;
 
+/// Releases drawn, snapped and formatted together within a task.
+const ROWS_PER_GROUP: usize = 64;
+
 thread_local! {
     /// Each worker's buffer for its task's key-stream blocks (a fresh one per task would be zeroed every time).
     static BLOCKS: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
@@ -148,13 +151,17 @@ where
         let mut text = spare.lock().map(|mut s| s.pop()).ok().flatten().unwrap_or_default();
         text.clear();
         text.reserve(rows * 80);
-        // One point, reset to the centre for each release (no allocation per row).
-        let mut z = center.clone();
-        for (i, block) in blocks.chunks_exact(ROW_WORDS).enumerate() {
-            reset(&mut z, center);
-            let mut rng = RowRng::new(block, first + i as u64, &overflow);
-            mech.privatize_slice(std::slice::from_mut(&mut z), &mut rng);
-            line(&z, &mut text);
+        // Points reset to the centre for each group of releases (no allocation per row). A group's draws come
+        // first, then its snaps (`privatize_each`), which then overlap in the CPU; then its lines.
+        let mut group = vec![center.clone(); ROWS_PER_GROUP];
+        for (g, chunk) in blocks.chunks(ROWS_PER_GROUP * ROW_WORDS).enumerate() {
+            let zs = &mut group[..chunk.len() / ROW_WORDS];
+            zs.iter_mut().for_each(|z| reset(z, center));
+            let row = first + (g * ROWS_PER_GROUP) as u64;
+            mech.privatize_each(zs, |i| {
+                RowRng::new(&chunk[i * ROW_WORDS..(i + 1) * ROW_WORDS], row + i as u64, &overflow)
+            });
+            zs.iter().for_each(|z| line(z, &mut text));
         }
         BLOCKS.set(blocks);
         text

@@ -303,6 +303,12 @@ impl Mechanism for ScalarLaplaceOnReals {
         }
     }
 
+    fn privatize_each<R: rand::CryptoRng>(&self, xs: &mut [f64], mut rng: impl FnMut(usize) -> R) {
+        for (i, x) in xs.iter_mut().enumerate() {
+            *x = self.inner.rounded().sample_at(*x, &mut rng(i));
+        }
+    }
+
     /// −|z − x|/b.
     fn log_density(&self, z: &f64, x: &f64) -> f64 {
         -(z - x).abs() / self.inner.scale()
@@ -368,6 +374,12 @@ impl Mechanism for GaussianOnReals {
     fn privatize_slice<R: rand::CryptoRng + ?Sized>(&self, xs: &mut [f64], rng: &mut R) {
         for x in xs {
             *x = self.inner.rounded().sample_at(*x, rng);
+        }
+    }
+
+    fn privatize_each<R: rand::CryptoRng>(&self, xs: &mut [f64], mut rng: impl FnMut(usize) -> R) {
+        for (i, x) in xs.iter_mut().enumerate() {
+            *x = self.inner.rounded().sample_at(*x, &mut rng(i));
         }
     }
 
@@ -463,6 +475,12 @@ impl Mechanism for GeneralizedGaussianOnReals {
     fn privatize_slice<R: rand::CryptoRng + ?Sized>(&self, xs: &mut [f64], rng: &mut R) {
         for x in xs {
             *x = self.inner.rounded().sample_at(*x, rng);
+        }
+    }
+
+    fn privatize_each<R: rand::CryptoRng>(&self, xs: &mut [f64], mut rng: impl FnMut(usize) -> R) {
+        for (i, x) in xs.iter_mut().enumerate() {
+            *x = self.inner.rounded().sample_at(*x, &mut rng(i));
         }
     }
 

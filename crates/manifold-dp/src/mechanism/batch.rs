@@ -74,10 +74,9 @@ impl<'a> KeyedRows<'a> {
             self.key.fill_row_blocks(ids[start], &mut blocks[start * ROW_WORDS..end * ROW_WORDS]);
             start = end;
         }
-        for (i, point) in points.iter_mut().enumerate() {
-            let mut rng = RowRng::new(&blocks[i * ROW_WORDS..(i + 1) * ROW_WORDS], ids[i], &self.overflow);
-            mechanism.privatize_slice(std::slice::from_mut(point), &mut rng);
-        }
+        mechanism.privatize_each(points, |i| {
+            RowRng::new(&blocks[i * ROW_WORDS..(i + 1) * ROW_WORDS], ids[i], &self.overflow)
+        });
     }
 }
 

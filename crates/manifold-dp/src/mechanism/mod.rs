@@ -80,6 +80,22 @@ pub trait Mechanism {
         }
     }
 
+    /// Releases every point of `xs` in place, float-safe, point `i` with noise from its own generator `rng(i)`
+    /// (keyed releases draw each row from its own stream): the same bits as [`Mechanism::privatize_slice`] on
+    /// each point alone with its generator.
+    ///
+    /// The default draws every point, then snaps them all: the snaps (a division and a square root each,
+    /// independent of one another) then overlap in the CPU instead of each waiting for its draw. A mechanism
+    /// that overrides `privatize_slice` must override this too (`tests/privatize_each.rs` checks every one).
+    fn privatize_each<R: CryptoRng>(&self, xs: &mut [Self::Point], mut rng: impl FnMut(usize) -> R) {
+        for (i, x) in xs.iter_mut().enumerate() {
+            self.privatize_slice_unprotected(std::slice::from_mut(x), &mut rng(i));
+        }
+        for x in xs {
+            self.snap(x);
+        }
+    }
+
     /// ln of the output density at `z` given input `x`, w.r.t. the space's reference measure, up to a
     /// constant that does not depend on `x` (so differences are exact log-likelihood ratios; used by the
     /// auditor and by the privacy tests).

@@ -191,6 +191,15 @@ impl Mechanism for SphereMechanism {
         }
     }
 
+    /// Dispatches once for the whole slice.
+    fn privatize_each<R: CryptoRng>(&self, xs: &mut [DVector<f64>], rng: impl FnMut(usize) -> R) {
+        match self {
+            SphereMechanism::Vmf(m) => m.privatize_each(xs, rng),
+            SphereMechanism::Purkayastha(m) => m.privatize_each(xs, rng),
+            SphereMechanism::WrappedLaplace(m) => m.privatize_each(xs, rng),
+        }
+    }
+
     fn snap(&self, z: &mut DVector<f64>) {
         match self {
             SphereMechanism::Vmf(m) => m.snap(z),

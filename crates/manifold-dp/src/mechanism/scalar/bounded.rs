@@ -123,6 +123,12 @@ impl Mechanism for BoundedLaplace {
         }
     }
 
+    fn privatize_each<R: CryptoRng>(&self, xs: &mut [Vec<f64>], mut rng: impl FnMut(usize) -> R) {
+        for (i, x) in xs.iter_mut().enumerate() {
+            *x = self.privatize(x, &mut rng(i));
+        }
+    }
+
     /// Rounds to the nearest grid point (the raw pipeline's representative; releases never need it).
     fn snap(&self, z: &mut Vec<f64>) {
         let h = self.grid_spacing();
