@@ -7,8 +7,8 @@
 #   SIZES (default "1000 10000 200000"): numbers of points; ROUNDS (default 3): rounds over all cases, the fastest
 #   round of each case counting; REPEATS (default 5) and MIN_SECONDS (default 0.5): within a round, each tool is
 #   timed at least REPEATS times and until its runs have taken MIN_SECONDS, the best run counting;
-#   SEED (default 2021): base seed of the data sets; KEEP_JSON (default unset): a file to copy the graded JSON
-#   lines to; NUMPY_SPEC (default "numpy<2.4"): see below; EPSILON (default 1): the command's budget.
+#   MANIFOLDS (default "spd2 spd3 s2 so3"): the cases; SEED (default 2021): base seed of the data sets;
+#   KEEP_JSON (default unset): a file to copy the graded JSON lines to; NUMPY_SPEC (default "numpy<2.4"): see below; EPSILON (default 1): the command's budget.
 # Data (scripts/frechet_peers.py gen): S² uniform within the geodesic ball of radius π/8 around the north pole
 # (polar angle uniform in [0, π/8]); SO(3) within π/8 of the identity (angle uniform in [0, π/8], axis uniform),
 # as quaternions w,x,y,z; SPD(2) and SPD(3) from the Wishart W(I/k, df = k), kept if ρ(X, I) < 1.5. One CSV per
@@ -41,7 +41,7 @@ MIN_SECONDS=${MIN_SECONDS:-0.5}
 SEED=${SEED:-2021}
 NUMPY_SPEC=${NUMPY_SPEC:-"numpy<2.4"}
 EPSILON=${EPSILON:-1}
-MANIFOLDS=(spd2 spd3 s2 so3)
+read -r -a MANIFOLDS <<< "${MANIFOLDS:-spd2 spd3 s2 so3}"
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 NUMEXPR_NUM_THREADS=1 VECLIB_MAXIMUM_THREADS=1
 export PYTHONWARNINGS=ignore::DeprecationWarning MPLBACKEND=Agg
 PIN=()
