@@ -8,7 +8,8 @@
 #   round of each case counting; REPEATS (default 5) and MIN_SECONDS (default 0.5): within a round, each tool is
 #   timed at least REPEATS times and until its runs have taken MIN_SECONDS, the best run counting;
 #   MANIFOLDS (default "spd2 spd3 s2 so3"): the cases; SEED (default 2021): base seed of the data sets;
-#   KEEP_JSON (default unset): a file to copy the graded JSON lines to; NUMPY_SPEC (default "numpy<2.4"): see below; EPSILON (default 1): the command's budget.
+#   KEEP_JSON (default unset): a file to copy the graded JSON lines to; NUMPY_SPEC (default "numpy<2.4"): see
+#   below; EPSILON (default 1): the command's budget.
 # Data (scripts/frechet_peers.py gen): S² uniform within the geodesic ball of radius π/8 around the north pole
 # (polar angle uniform in [0, π/8]); SO(3) within π/8 of the identity (angle uniform in [0, π/8], axis uniform),
 # as quaternions w,x,y,z; SPD(2) and SPD(3) from the Wishart W(I/k, df = k), kept if ρ(X, I) < 1.5. One CSV per
