@@ -5,6 +5,10 @@
 # (fbbab2d^, where `privatize` was the raw f64 pipeline), then this tree's `float_safety_cost` example (the raw
 # pipeline of today and the float-safe release). Both pinned to one core (taskset -c 0 when available).
 # Usage: scripts/bench_float_safety_before_after.sh   (builds the old commit in a temporary worktree, ~2 min)
+#   END_TO_END=1 also times `manifold-dp privatize` end to end as scripts/bench_privatize.sh runs it (a Parquet
+#   file of ROWS rotations, default 10⁷, with an id and a timestamp column; both threads; best of three runs
+#   each) with the old commit's command and this tree's: CSV `mechanism,epsilon,before_s,now_s,now_over_before`
+#   (throughput now / before; the old command is built too, ~6 more minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BASE=fbbab2d^
@@ -78,3 +82,24 @@ cargo build --release -q -p manifold-dp --example float_safety_cost
 echo "CPU: $(lscpu 2> /dev/null | sed -n 's/^Model name: *//p'); load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 "${PIN[@]}" "$TMP/target/release/examples/before_float_safety"
 "${PIN[@]}" target/release/examples/float_safety_cost
+if [ "${END_TO_END:-0}" = 1 ]; then
+  ROWS=${ROWS:-10000000}
+  (cd "$TMP/old" && CARGO_TARGET_DIR="$TMP/target" cargo build --release -q -p manifold-dp-cli --bin manifold-dp)
+  cargo build --release -q -p manifold-dp-cli --bin manifold-dp --example gen_rotations_parquet
+  target/release/examples/gen_rotations_parquet "$ROWS" "$TMP/in.parquet"
+  best() { # seconds of the fastest of three runs of `privatize` with the command $1 and mechanism $2, ε $3
+    for _ in 1 2 3; do
+      sync
+      /usr/bin/time -f "%e" -o "$TMP/time" "$1" privatize --quiet --force --mechanism "$2" --epsilon "$3" \
+        --input "$TMP/in.parquet" --output "$TMP/out.parquet"
+      cat "$TMP/time"
+    done | sort -g | head -1
+  }
+  echo "mechanism,epsilon,before_s,now_s,now_over_before"
+  for mech in "laplace 1" "laplace 8" "bingham 1"; do
+    set -- $mech
+    before=$(best "$TMP/target/release/manifold-dp" "$1" "$2")
+    now=$(best target/release/manifold-dp "$1" "$2")
+    awk -v m="$1" -v e="$2" -v b="$before" -v n="$now" 'BEGIN { printf "%s,%s,%.2f,%.2f,%.2f\n", m, e, b, n, b / n }'
+  done
+fi

@@ -251,7 +251,12 @@ pub(crate) fn release_each<R: ?Sized>(
     };
     for x in xs {
         check_point_dim(x, dim);
-        centre.copy_from_slice(x.as_slice());
+        if let (Ok(c), Ok(p)) = (<&mut [f64; 3]>::try_from(&mut *centre), <&[f64; 3]>::try_from(x.as_slice())) {
+            // S², the common case: three moves instead of a call to memcpy.
+            *c = *p;
+        } else {
+            centre.copy_from_slice(x.as_slice());
+        }
         draw(centre, x.as_mut_slice(), rng);
     }
 }

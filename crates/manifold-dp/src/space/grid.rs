@@ -91,31 +91,57 @@ pub fn cube_face(v: &[f64]) -> usize {
 /// cube-map grid of spacing 2^`spacing_log2`, in place: the representative of its cell.
 #[inline]
 pub fn snap_cube_map(v: &mut [f64], spacing_log2: i32) {
-    let face = cube_face(v);
-    let top = v[face];
-    // |u| ≤ 1 and ±1 lie on the grid, so a rounded coordinate stays in [−1, 1].
-    if spacing_log2 > -51 {
-        // |x/top|·2^-s < 2^51, so the rounding needs no range check; folding 2^-s into the reciprocal gives
-        // the same bits (scaling by powers of two commutes with rounding here).
-        let (up, down) = (pow2(-spacing_log2), pow2(spacing_log2));
-        let inv = up / top.abs();
-        for x in v.iter_mut() {
-            *x = (((*x * inv).abs() + ROUNDER) - ROUNDER).copysign(*x) * down;
+    if FACE_ROUNDS_TO_ONE.contains(&spacing_log2) {
+        match <&mut [f64; 3]>::try_from(&mut *v) {
+            // S², the common case: the same code with the length known, unrolled.
+            Ok(v3) => snap_cube_map_in_range(v3, spacing_log2),
+            Err(_) => snap_cube_map_in_range(v, spacing_log2),
         }
     } else {
+        let face = cube_face(v);
+        let top = v[face];
         let inv = 1.0 / top.abs();
         for x in v.iter_mut() {
             *x = round_to_grid(*x * inv, spacing_log2);
         }
+        v[face] = top.signum();
+        normalize_in_index_order(v);
     }
-    v[face] = top.signum();
-    // The norm is summed in index order over the chart values alone, so a cell whose representative ties two
-    // faces gives the same bits from either face.
+}
+
+/// [`snap_cube_map`] for spacings in [`FACE_ROUNDS_TO_ONE`].
+#[inline(always)]
+fn snap_cube_map_in_range(v: &mut [f64], spacing_log2: i32) {
+    // |x/top|·2^-s < 2^51, so the rounding needs no range check; folding 2^-s into the reciprocal gives the
+    // same bits (scaling by powers of two commutes with rounding here). The face needs no index: its own
+    // coordinate rounds to exactly its sign (see FACE_ROUNDS_TO_ONE), and only |top| is divided by, whose value
+    // the running maximum gives without the face search's unpredictable branches. |u| ≤ 1 and ±1 lie on the
+    // grid, so a rounded coordinate stays in [−1, 1].
+    let top = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let (up, down) = (pow2(-spacing_log2), pow2(spacing_log2));
+    let inv = up / top;
+    for x in v.iter_mut() {
+        *x = (((*x * inv).abs() + ROUNDER) - ROUNDER).copysign(*x) * down;
+    }
+    normalize_in_index_order(v);
+}
+
+/// Divides the rounded chart values by their norm. The norm is summed in index order over the chart values
+/// alone, so a cell whose representative ties two faces gives the same bits from either face.
+#[inline(always)]
+fn normalize_in_index_order(v: &mut [f64]) {
     let inv_norm = 1.0 / v.iter().map(|u| u * u).sum::<f64>().sqrt();
     for x in v.iter_mut() {
         *x *= inv_norm;
     }
 }
+
+/// Spacings 2^s for which the face's own chart coordinate, computed as x·(2^-s/|x|) and rounded, is exactly
+/// ±1 (its sign) with no special case: both products are correctly rounded, so the scaled value is 2^-s within
+/// 2^-s·2^-52·(1 + 2^-53) ≤ 2^-2 (s ≥ −50), which rounds to the integer 2^-s (s ≤ −1), i.e. to ±1 once scaled
+/// back. A coordinate that ties with the face's magnitude does the same, as the face search's
+/// override gave it. (The tests compare with the override, bit for bit, ties included.)
+const FACE_ROUNDS_TO_ONE: std::ops::RangeInclusive<i32> = -50..=-1;
 
 /// Rounds the rotation `q` onto the quaternion cube-map grid of spacing 2^`spacing_log2`: among ±q, the one
 /// whose largest-magnitude component (order x, y, z, w; lowest on ties) is positive, snapped on S³.
@@ -126,7 +152,7 @@ pub fn snap_cube_map(v: &mut [f64], spacing_log2: i32) {
 #[inline]
 pub fn snap_quaternion(q: &UnitQuaternion<f64>, spacing_log2: i32) -> UnitQuaternion<f64> {
     let mut c: [f64; 4] = q.coords.into();
-    if spacing_log2 <= -51 {
+    if !FACE_ROUNDS_TO_ONE.contains(&spacing_log2) {
         // Beyond the rounding trick's range: the general path.
         snap_cube_map(&mut c, spacing_log2);
         if c[cube_face(&c)] < 0.0 {
@@ -134,14 +160,15 @@ pub fn snap_quaternion(q: &UnitQuaternion<f64>, spacing_log2: i32) -> UnitQuater
         }
         return UnitQuaternion::new_unchecked(Quaternion::new(c[3], c[0], c[1], c[2]));
     }
-    let face = face_of_four(c.map(f64::abs));
-    let top = c[face];
     // Scaling by powers of two commutes with rounding (no overflow or underflow here), so folding 2^-s into
-    // the face's reciprocal gives the same bits as round_to_grid(x / |top|, s).
+    // the face's reciprocal gives the same bits as round_to_grid(x / |top|, s); the face's own coordinate
+    // rounds to its sign (FACE_ROUNDS_TO_ONE), so only |top| is needed, not the face's index: the division
+    // starts after three max operations instead of a search and an indexed load.
+    let a = c.map(f64::abs);
+    let top = a[0].max(a[1]).max(a[2].max(a[3]));
     let (up, down) = (pow2(-spacing_log2), pow2(spacing_log2));
-    let inv = up / top.abs();
-    let mut u = c.map(|x| (((x * inv).abs() + ROUNDER) - ROUNDER).copysign(x) * down);
-    u[face] = top.signum();
+    let inv = up / top;
+    let u = c.map(|x| (((x * inv).abs() + ROUNDER) - ROUNDER).copysign(x) * down);
     // Grid values are at least 2^s apart, far more than an ulp, so the largest |uᵢ| (lowest index on ties) is
     // the largest after normalising: the sign rule can be read before it.
     let lead = face_of_four(u.map(f64::abs));
@@ -289,7 +316,7 @@ mod tests {
                 cases.push(Quaternion::new(w, x, -0.5, 0.0));
             }
         }
-        for k in [-4, -23, -30, -50, -51, -60] {
+        for k in [1, 0, -1, -2, -4, -23, -30, -50, -51, -60] {
             for q in &cases {
                 let q = UnitQuaternion::new_normalize(*q);
                 let fast: [f64; 4] = snap_quaternion(&q, k).coords.into();
@@ -303,9 +330,14 @@ mod tests {
     fn cube_map_snap_equals_rounding_each_chart_coordinate() {
         let mut rng = crate::sample::rng::seeded_rng_for_experiments(10);
         for n in [2usize, 3, 5] {
-            for k in [-4, -24, -50, -51, -60] {
-                for _ in 0..20_000 {
-                    let v: Vec<f64> = (0..n).map(|_| rng.random::<f64>() * 2.0 - 1.0).collect();
+            for k in [3, 0, -1, -2, -4, -24, -50, -51, -60] {
+                for j in 0..20_000 {
+                    let mut v: Vec<f64> = (0..n).map(|_| rng.random::<f64>() * 2.0 - 1.0).collect();
+                    if j % 4 == 0 {
+                        // Ties between the largest magnitudes, of either sign.
+                        let (a, b) = (rng.random_range(0..n), rng.random_range(0..n));
+                        v[a] = if rng.random::<bool>() { v[b] } else { -v[b] };
+                    }
                     let face = cube_face(&v);
                     let inv = 1.0 / v[face].abs();
                     let mut want: Vec<f64> = v
