@@ -8,9 +8,10 @@ use crate::io::decimal::push_f64;
 use crate::io::output::Output;
 use anyhow::{Context, Result};
 use manifold_dp::mechanism::Mechanism;
+use manifold_dp::mechanism::batch::KeyedRows;
 use manifold_dp::registry::PointMechanism;
 use manifold_dp::registry::Space;
-use manifold_dp::sample::rng::{ROW_WORDS, RowRng, StreamKey};
+use manifold_dp::sample::rng::StreamKey;
 use manifold_dp::space::sphere::{self, Periodic};
 use manifold_dp::space::{Representation, Tolerance};
 use manifold_dp_arrow::clock;
@@ -24,10 +25,6 @@ const ROWS_PER_TASK: u64 = 4096;
 /// Releases drawn, snapped and formatted together within a task.
 const ROWS_PER_GROUP: usize = 64;
 
-thread_local! {
-    /// Each worker's buffer for its task's key-stream blocks (a fresh one per task would be zeroed every time).
-    static BLOCKS: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
-}
 /// Tasks per batch: one batch's text (about 16 MB at 64 bytes a row) is written while the next is computed,
 /// which bounds the memory whatever -n is.
 const TASKS_PER_BATCH: u64 = 64;
@@ -121,10 +118,9 @@ fn push_row(text: &mut Vec<u8>, values: &[f64]) {
 }
 
 /// Writes `n` float-safe releases of `center` to `out`, one line each by `line` (`reset` copies the centre into
-/// the working point without allocating), in parallel on the current
-/// rayon pool. Release i is row i of a keyed release: exactly what `manifold_dp::mechanism::batch::privatize_rows` draws for row i (its block
-/// of `key`'s row stream, then its own overflow stream), so the file depends on the key and n only, not on the
-/// number of threads or how the work is cut.
+/// the working point without allocating), in parallel on the current rayon pool. Release i is row i of a keyed
+/// release (`KeyedRows`, as `privatize` draws it: row i's block of `key`'s row stream, then its own overflow
+/// stream), so the file depends on the key and n only, not on the number of threads or how the work is cut.
 fn write_releases<M>(
     mech: &M,
     center: &M::Point,
@@ -138,32 +134,24 @@ where
     M: Mechanism + Sync,
     M::Point: Clone + Send + Sync,
 {
-    let overflow = key.overflow_key();
+    let keyed = KeyedRows::new(key);
     // Text buffers of written batches, reused: fresh ones would cost page faults on every batch.
     let spare = std::sync::Mutex::new(Vec::<Vec<u8>>::new());
     let task = |t: u64| -> Vec<u8> {
         let first = t * ROWS_PER_TASK;
         let rows = ROWS_PER_TASK.min(n - first) as usize;
-        // The rows' key-stream blocks, in a buffer reused by this thread (every word is overwritten).
-        let mut blocks = BLOCKS.take();
-        blocks.resize(rows * ROW_WORDS, 0);
-        key.fill_row_blocks(first, &mut blocks);
         let mut text = spare.lock().map(|mut s| s.pop()).ok().flatten().unwrap_or_default();
         text.clear();
         text.reserve(rows * 80);
         // Points reset to the centre for each group of releases (no allocation per row). A group's draws come
-        // first, then its snaps (`privatize_each`), which then overlap in the CPU; then its lines.
+        // first, then its snaps (`Mechanism::privatize_each`), which then overlap in the CPU; then its lines.
         let mut group = vec![center.clone(); ROWS_PER_GROUP];
-        for (g, chunk) in blocks.chunks(ROWS_PER_GROUP * ROW_WORDS).enumerate() {
-            let zs = &mut group[..chunk.len() / ROW_WORDS];
+        for start in (0..rows).step_by(ROWS_PER_GROUP) {
+            let zs = &mut group[..ROWS_PER_GROUP.min(rows - start)];
             zs.iter_mut().for_each(|z| reset(z, center));
-            let row = first + (g * ROWS_PER_GROUP) as u64;
-            mech.privatize_each(zs, |i| {
-                RowRng::new(&chunk[i * ROW_WORDS..(i + 1) * ROW_WORDS], row + i as u64, &overflow)
-            });
+            keyed.privatize_consecutive(mech, zs, first + start as u64);
             zs.iter().for_each(|z| line(z, &mut text));
         }
-        BLOCKS.set(blocks);
         text
     };
     let tasks = n.div_ceil(ROWS_PER_TASK);

@@ -62,22 +62,53 @@ impl<'a> KeyedRows<'a> {
     /// one release).
     pub fn privatize<M: Mechanism>(&self, mechanism: &M, points: &mut [M::Point], ids: &[u64]) {
         assert_eq!(points.len(), ids.len(), "one id per point");
-        // The blocks of each run of consecutive ids come from one pass over the row stream: one key setup per
-        // run, then only the keystream itself (a row's block is one ChaCha block).
-        let mut blocks = vec![0u32; points.len() * ROW_WORDS];
-        let mut start = 0;
-        while start < ids.len() {
-            let mut end = start + 1;
-            while end < ids.len() && ids[end] == ids[end - 1].wrapping_add(1) && ids[end] != 0 {
-                end += 1;
+        with_blocks(points.len(), |blocks| {
+            // The blocks of each run of consecutive ids come from one pass over the row stream: one key setup
+            // per run, then only the keystream itself (a row's block is one ChaCha block).
+            let mut start = 0;
+            while start < ids.len() {
+                let mut end = start + 1;
+                while end < ids.len() && ids[end] == ids[end - 1].wrapping_add(1) && ids[end] != 0 {
+                    end += 1;
+                }
+                self.key.fill_row_blocks(ids[start], &mut blocks[start * ROW_WORDS..end * ROW_WORDS]);
+                start = end;
             }
-            self.key.fill_row_blocks(ids[start], &mut blocks[start * ROW_WORDS..end * ROW_WORDS]);
-            start = end;
-        }
-        mechanism.privatize_each(points, |i| {
-            RowRng::new(&blocks[i * ROW_WORDS..(i + 1) * ROW_WORDS], ids[i], &self.overflow)
-        });
+            mechanism.privatize_each(points, |i| {
+                RowRng::new(&blocks[i * ROW_WORDS..(i + 1) * ROW_WORDS], ids[i], &self.overflow)
+            });
+        })
     }
+
+    /// [`KeyedRows::privatize`] with the ids `first, first + 1, …` (rows of a file, releases of `sample`).
+    pub fn privatize_consecutive<M: Mechanism>(&self, mechanism: &M, points: &mut [M::Point], first: u64) {
+        if first.checked_add(points.len() as u64).is_none() {
+            let ids: Vec<u64> = (0..points.len() as u64).map(|i| first.wrapping_add(i)).collect();
+            return self.privatize(mechanism, points, &ids);
+        }
+        with_blocks(points.len(), |blocks| {
+            self.key.fill_row_blocks(first, blocks);
+            mechanism.privatize_each(points, |i| {
+                RowRng::new(&blocks[i * ROW_WORDS..(i + 1) * ROW_WORDS], first + i as u64, &self.overflow)
+            });
+        })
+    }
+}
+
+thread_local! {
+    /// Each thread's buffer for its rows' key-stream blocks (a fresh one would be zeroed every time, and every
+    /// word is overwritten anyway).
+    static BLOCKS: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Runs `f` with this thread's block buffer sized for `rows` rows.
+fn with_blocks<T>(rows: usize, f: impl FnOnce(&mut [u32]) -> T) -> T {
+    // Taken out of the cell, not borrowed: a nested call (none today) would get a buffer of its own.
+    let mut blocks = BLOCKS.take();
+    blocks.resize(rows * ROW_WORDS, 0);
+    let out = f(&mut blocks);
+    BLOCKS.set(blocks);
+    out
 }
 
 #[cfg(test)]

@@ -136,6 +136,11 @@ impl rand::TryRng for RowRng<'_> {
 
     #[inline]
     fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        // Both words from the block when they are there (one check instead of two); the same words either way.
+        if let Some(&[lo, hi]) = self.block.get(self.next..self.next + 2).and_then(|w| <&[u32; 2]>::try_from(w).ok()) {
+            self.next += 2;
+            return Ok(u64::from(lo) | (u64::from(hi) << 32));
+        }
         let lo = u64::from(self.word());
         Ok(lo | (u64::from(self.word()) << 32))
     }
