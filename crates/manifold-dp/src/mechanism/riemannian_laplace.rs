@@ -455,9 +455,15 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
 
     /// Pure ε-DP for data sets of n points in B_r(m0) that differ in one point.
     pub fn guarantee(&self) -> Guarantee {
-        // Float-safe rounding adds its ε₀ to the pure ε (docs/proofs/float_safety.md §5).
-        let rounding_cost = self.manifold.rounding(self.sigma).map_or(0.0, |r| r.additive_epsilon());
-        Guarantee::PureDp { epsilon: crate::privacy::rounding::add_up(self.epsilon, rounding_cost) }
+        Guarantee::PureDp { epsilon: crate::privacy::rounding::add_up(self.epsilon, self.rounding_cost()) }
+    }
+
+    /// What float-safe rounding adds to the pure ε (docs/proofs/float_safety.md §3b, §5): its ε₀, twice when the
+    /// draw is conditioned on the ball (once in each cell's probability, once in the normaliser), 0 where no
+    /// grid is implemented (SPD).
+    pub fn rounding_cost(&self) -> f64 {
+        let per_cell = self.manifold.rounding(self.sigma).map_or(0.0, |r| r.additive_epsilon());
+        if self.conditioned { 2.0 * per_cell } else { per_cell }
     }
 
     /// The manifold.
@@ -519,13 +525,29 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
     /// Releases a Fréchet mean computed elsewhere (by a distributed Karcher iteration with this release's
     /// [`PrivateFrechetMean::options`], over exactly n points in the ball): the noise draw, the
     /// representability check and the float-safe rounding of [`PrivateFrechetMean::release`].
+    ///
+    /// Conditioned on the ball, the draw is rounded before the ball is checked, and the check is made on the
+    /// rounded point: whether a release is kept then depends on its cell alone, so a cell that straddles the
+    /// ball's boundary is either released whole or not at all, the release always lies in the ball, and the
+    /// guarantee is ε + 2ε₀ (`docs/proofs/float_safety.md` §3b).
     pub fn release_mean<R: CryptoRng + ?Sized>(&self, mean: &M::Point, rng: &mut R) -> Fallible<M::Point> {
-        let mut y = self.privatize_mean(mean, rng);
-        self.manifold.check_representable(&y)?;
-        if let Some(r) = self.manifold.rounding(self.sigma) {
-            self.manifold.snap_point(&r, &mut y);
+        let rounding = self.manifold.rounding(self.sigma);
+        loop {
+            let mut y = self.manifold.sample_laplace(&self.noise, mean, rng);
+            if self.round_and_keep(&mut y, rounding.as_ref()) {
+                self.manifold.check_representable(&y)?;
+                return Ok(y);
+            }
         }
-        Ok(y)
+    }
+
+    /// Rounds a raw draw onto `rounding`'s grid (if any) and says whether the release keeps it: always
+    /// unconditioned; conditioned, when the rounded point lies in the ball.
+    fn round_and_keep(&self, y: &mut M::Point, rounding: Option<&Rounding>) -> bool {
+        if let Some(r) = rounding {
+            self.manifold.snap_point(r, y);
+        }
+        !self.conditioned || self.manifold.distance(&self.center, y) <= self.radius
     }
 
     /// The Karcher stopping rule whose tolerance the sensitivity accounts for.
@@ -533,7 +555,9 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         self.options
     }
 
-    /// The noise step alone, at an exact mean computed elsewhere (experiments and reproduction).
+    /// The noise step alone, at an exact mean computed elsewhere (experiments and reproduction): the raw draw,
+    /// **not float-safe** (conditioned, if at all, on the raw point); releases go through
+    /// [`PrivateFrechetMean::release_mean`].
     pub fn privatize_mean<R: Rng + ?Sized>(&self, mean: &M::Point, rng: &mut R) -> M::Point {
         loop {
             let y = self.manifold.sample_laplace(&self.noise, mean, rng);
@@ -631,6 +655,58 @@ mod tests {
         let consistent = |claimed: f64| rate + 0.02 >= claimed;
         assert!(consistent(bound), "rate {rate} below the bound {bound}");
         assert!(!consistent(5.0 * bound), "control: rate {rate}, 5 × bound {}", 5.0 * bound);
+    }
+
+    /// Conditioned on the ball, a draw is kept when its rounded point is in the ball: a raw draw just inside
+    /// whose cell's representative is outside is dropped (the previous rule, deciding on the raw draw, kept
+    /// it and released a point outside the ball: the negative control), and every release lies in the ball
+    /// and on the grid.
+    #[test]
+    fn the_ball_is_checked_on_the_rounded_release() {
+        let s2 = Sphere::new(3).unwrap();
+        let north = DVector::from_column_slice(&[0.0, 0.0, 1.0]);
+        let radius = 0.3;
+        let mech = PrivateFrechetMean::new(s2, north.clone(), radius, 2, 1.0, Conditioning::Ball).unwrap();
+        let rounding = s2.rounding(mech.sigma()).unwrap();
+        let h = 2f64.powi(rounding.grid().spacing_log2);
+        let at = |angle: f64, azimuth: f64| {
+            DVector::from_column_slice(&[angle.sin() * azimuth.cos(), angle.sin() * azimuth.sin(), angle.cos()])
+        };
+        // Raw draws just inside the boundary, around the whole circle. The old rule kept every one of them
+        // (the raw draw is inside) and released its rounded point.
+        let mut released_outside_by_old_rule = 0;
+        for i in 0..20_000 {
+            let raw = at(radius - h * ((i % 7) as f64 + 0.5) / 8.0, i as f64 * 0.000_37);
+            if s2.distance(&north, &raw) > radius {
+                continue; // not inside once computed
+            }
+            let mut y = raw.clone();
+            if mech.round_and_keep(&mut y, Some(&rounding)) {
+                assert!(s2.distance(&north, &y) <= radius);
+            }
+            let mut old = raw;
+            s2.snap_point(&rounding, &mut old);
+            if s2.distance(&north, &old) > radius {
+                released_outside_by_old_rule += 1;
+            }
+        }
+        assert!(released_outside_by_old_rule > 1000, "control: only {released_outside_by_old_rule} boundary cells");
+        // Releases at a mean on the boundary: inside the ball and on the grid, bit for bit.
+        let mut rng = seeded_rng_for_experiments(12);
+        let edge = at(radius, 1.0);
+        for _ in 0..20_000 {
+            let y = mech.release_mean(&edge, &mut rng).unwrap();
+            assert!(s2.distance(&north, &y) <= radius);
+            let mut again = y.clone();
+            s2.snap_point(&rounding, &mut again);
+            assert_eq!(again, y);
+        }
+        // The guarantee counts the rounding's ε₀ twice, conditioned.
+        let eps0 = rounding.additive_epsilon();
+        assert!(eps0 > 0.0 && mech.rounding_cost() == 2.0 * eps0);
+        let unconditioned = PrivateFrechetMean::new(s2, north, radius, 2, 1.0, Conditioning::Unconditioned).unwrap();
+        let eps0_unconditioned = s2.rounding(unconditioned.sigma()).unwrap().additive_epsilon();
+        assert_eq!(unconditioned.rounding_cost(), eps0_unconditioned);
     }
 
     #[test]
