@@ -101,13 +101,19 @@ thread_local! {
     static BLOCKS: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
+/// Rows whose blocks a thread keeps between calls (256 KiB); a larger buffer, for a caller's larger piece, is
+/// freed after its call rather than held for the thread's lifetime.
+const KEPT_ROWS: usize = 4096;
+
 /// Runs `f` with this thread's block buffer sized for `rows` rows.
 fn with_blocks<T>(rows: usize, f: impl FnOnce(&mut [u32]) -> T) -> T {
     // Taken out of the cell, not borrowed: a nested call (none today) would get a buffer of its own.
     let mut blocks = BLOCKS.take();
     blocks.resize(rows * ROW_WORDS, 0);
     let out = f(&mut blocks);
-    BLOCKS.set(blocks);
+    if blocks.capacity() <= KEPT_ROWS * ROW_WORDS {
+        BLOCKS.set(blocks);
+    }
     out
 }
 
@@ -147,6 +153,23 @@ mod tests {
     fn any_batching_gives_the_same_noise_as_one_batch() {
         assert_eq!(run(2, &[3 * 4096 + 7]), run(2, &[4096, 2 * 4096, 7]));
         assert_eq!(run(2, &[3 * 4096 + 7]), run(1, &[1, 4095, 3, 5000, 3196]));
+    }
+
+    #[test]
+    fn consecutive_ids_release_as_the_ids_do() {
+        let key = StreamKey::from_seed_for_experiments(9);
+        let keyed = KeyedRows::new(&key);
+        let mech = LaplaceSo3::new(2.0).unwrap();
+        // Small and large pieces (beyond the kept buffer), and a run that wraps past u64::MAX.
+        for (first, n) in [(0u64, 5usize), (1 << 40, 300), (7, 5000), (u64::MAX - 2, 6)] {
+            let ids: Vec<u64> = (0..n as u64).map(|i| first.wrapping_add(i)).collect();
+            let mut by_ids = vec![UnitQuaternion::identity(); n];
+            keyed.privatize(&mech, &mut by_ids, &ids);
+            let mut consecutive = vec![UnitQuaternion::identity(); n];
+            keyed.privatize_consecutive(&mech, &mut consecutive, first);
+            assert_eq!(by_ids, consecutive, "first {first}, {n} rows");
+            assert!(by_ids.windows(2).all(|w| w[0] != w[1]));
+        }
     }
 
     #[test]
