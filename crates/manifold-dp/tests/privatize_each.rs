@@ -1,7 +1,7 @@
 //! `Mechanism::privatize_each` (one generator per point, draws first and snaps after: the keyed path of the
 //! CLI, Python and `sample`) releases exactly what `privatize_slice` releases for each point alone with the
-//! same generator, bit for bit, for every mechanism; and a mechanism that overrides `privatize_slice` without
-//! overriding `privatize_each` is caught (the negative control).
+//! same generator, bit for bit, for every mechanism; and a mechanism whose release is not its snapped raw draw
+//! but which does not say so (`EXACT_RELEASE`) is caught (the negative control).
 
 use manifold_dp::audit::catalog::{GaussianOnReals, GeneralizedGaussianOnReals, ScalarLaplaceOnReals};
 use manifold_dp::manifold::sphere::Sphere;
@@ -81,7 +81,7 @@ fn every_registry_mechanism_releases_the_same_bits_point_by_point() {
 
 #[test]
 fn mechanisms_outside_the_registry_and_exact_scalar_releases_agree_too() {
-    // Plain numbers: the exact rounded law overrides privatize_slice, and must override privatize_each.
+    // Plain numbers: exact rounded laws (`EXACT_RELEASE`), released point by point through `privatize`.
     let PointMechanism::Real(bounded) = PointMechanism::bounded(-1.0, 1.0, 3, Budget::Epsilon(1.0)).unwrap() else {
         unreachable!()
     };
@@ -98,8 +98,8 @@ fn mechanisms_outside_the_registry_and_exact_scalar_releases_agree_too() {
     check("riemannian laplace on S²", &RiemannianLaplace::new(Sphere::new(3).unwrap(), 0.5).unwrap(), &directions(3));
 }
 
-/// A mechanism whose release is not its snapped raw draw (like the exact scalar laws) but which forgets to
-/// override `privatize_each`: the check above must catch it.
+/// A mechanism whose release is not its snapped raw draw (like the exact scalar laws) but which overrides
+/// `privatize_slice` instead of saying `EXACT_RELEASE`: the check above must catch it.
 struct ForgetsEach(ScalarLaplaceOnReals);
 
 impl Mechanism for ForgetsEach {
@@ -125,7 +125,7 @@ impl Mechanism for ForgetsEach {
 }
 
 #[test]
-fn a_mechanism_that_forgets_to_override_privatize_each_is_caught() {
+fn a_mechanism_that_does_not_declare_its_exact_release_is_caught() {
     let m = ForgetsEach(ScalarLaplaceOnReals::new(ScalarLaplace::for_epsilon(1.0, 1.0).unwrap()));
     let reals: Vec<f64> = (0..POINTS).map(|i| 0.25 * i as f64).collect();
     let (each, alone) = both(&m, &reals);

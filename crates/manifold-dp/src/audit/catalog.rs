@@ -276,6 +276,7 @@ impl ScalarLaplaceOnReals {
 
 impl Mechanism for ScalarLaplaceOnReals {
     type Point = f64;
+    const EXACT_RELEASE: bool = true;
 
     /// The pure-DP guarantee for neighbours (values at most Δ apart).
     fn guarantee(&self) -> Guarantee {
@@ -295,18 +296,6 @@ impl Mechanism for ScalarLaplaceOnReals {
     /// The library's release: the exact cell of x + L, drawn with integer coins (not a rounded f64 draw).
     fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
         self.inner.rounded().sample_at(*x, rng)
-    }
-
-    fn privatize_slice<R: rand::CryptoRng + ?Sized>(&self, xs: &mut [f64], rng: &mut R) {
-        for x in xs {
-            *x = self.inner.rounded().sample_at(*x, rng);
-        }
-    }
-
-    fn privatize_each<R: rand::CryptoRng>(&self, xs: &mut [f64], mut rng: impl FnMut(usize) -> R) {
-        for (i, x) in xs.iter_mut().enumerate() {
-            *x = self.inner.rounded().sample_at(*x, &mut rng(i));
-        }
     }
 
     /// −|z − x|/b.
@@ -351,6 +340,7 @@ impl GaussianOnReals {
 
 impl Mechanism for GaussianOnReals {
     type Point = f64;
+    const EXACT_RELEASE: bool = true;
 
     /// `ApproxDp { ε, δ }` for neighbours (values at most the sensitivity apart).
     fn guarantee(&self) -> Guarantee {
@@ -369,18 +359,6 @@ impl Mechanism for GaussianOnReals {
     /// The library's release: the exact cell of x + σZ (Karney's exact sampler), not a rounded f64 draw.
     fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
         self.inner.rounded().sample_at(*x, rng)
-    }
-
-    fn privatize_slice<R: rand::CryptoRng + ?Sized>(&self, xs: &mut [f64], rng: &mut R) {
-        for x in xs {
-            *x = self.inner.rounded().sample_at(*x, rng);
-        }
-    }
-
-    fn privatize_each<R: rand::CryptoRng>(&self, xs: &mut [f64], mut rng: impl FnMut(usize) -> R) {
-        for (i, x) in xs.iter_mut().enumerate() {
-            *x = self.inner.rounded().sample_at(*x, &mut rng(i));
-        }
     }
 
     /// −(z − x)²/(2σ²).
@@ -450,6 +428,7 @@ impl GeneralizedGaussianOnReals {
 
 impl Mechanism for GeneralizedGaussianOnReals {
     type Point = f64;
+    const EXACT_RELEASE: bool = true;
 
     /// `ApproxDp { ε, δ }` for neighbours (values at most the sensitivity apart).
     fn guarantee(&self) -> Guarantee {
@@ -470,18 +449,6 @@ impl Mechanism for GeneralizedGaussianOnReals {
     /// draw.
     fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
         self.inner.rounded().sample_at(*x, rng)
-    }
-
-    fn privatize_slice<R: rand::CryptoRng + ?Sized>(&self, xs: &mut [f64], rng: &mut R) {
-        for x in xs {
-            *x = self.inner.rounded().sample_at(*x, rng);
-        }
-    }
-
-    fn privatize_each<R: rand::CryptoRng>(&self, xs: &mut [f64], mut rng: impl FnMut(usize) -> R) {
-        for (i, x) in xs.iter_mut().enumerate() {
-            *x = self.inner.rounded().sample_at(*x, &mut rng(i));
-        }
     }
 
     /// −(|z − x|/s)^N (up to the normalising constant).

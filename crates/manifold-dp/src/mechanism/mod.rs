@@ -47,6 +47,11 @@ pub trait Mechanism {
     /// The space's point type.
     type Point;
 
+    /// Whether [`Mechanism::privatize`] draws the release exactly on its grid (the real-line laws: the exact
+    /// cell, from integer coins) instead of snapping a raw draw (every manifold mechanism). Such a mechanism
+    /// overrides `privatize` alone; the slice and keyed forms then release point by point through it.
+    const EXACT_RELEASE: bool = false;
+
     /// What the mechanism guarantees, including the grid and the additive ε₀ of float-safe rounding.
     fn guarantee(&self) -> Guarantee;
 
@@ -74,6 +79,12 @@ pub trait Mechanism {
 
     /// Releases every point of `xs` in place, float-safe, with independent noise.
     fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [Self::Point], rng: &mut R) {
+        if Self::EXACT_RELEASE {
+            for x in xs {
+                *x = self.privatize(x, rng);
+            }
+            return;
+        }
         self.privatize_slice_unprotected(xs, rng);
         for x in xs {
             self.snap(x);
@@ -82,12 +93,17 @@ pub trait Mechanism {
 
     /// Releases every point of `xs` in place, float-safe, point `i` with noise from its own generator `rng(i)`
     /// (keyed releases draw each row from its own stream): the same bits as [`Mechanism::privatize_slice`] on
-    /// each point alone with its generator.
+    /// each point alone with its generator (`tests/privatize_each.rs` checks every mechanism).
     ///
-    /// The default draws every point, then snaps them all: the snaps (a division and a square root each,
-    /// independent of one another) then overlap in the CPU instead of each waiting for its draw. A mechanism
-    /// that overrides `privatize_slice` must override this too (`tests/privatize_each.rs` checks every one).
+    /// It draws every point, then snaps them all: the snaps (a division and a square root each, independent of
+    /// one another) then overlap in the CPU instead of each waiting for its draw.
     fn privatize_each<R: CryptoRng>(&self, xs: &mut [Self::Point], mut rng: impl FnMut(usize) -> R) {
+        if Self::EXACT_RELEASE {
+            for (i, x) in xs.iter_mut().enumerate() {
+                *x = self.privatize(x, &mut rng(i));
+            }
+            return;
+        }
         for (i, x) in xs.iter_mut().enumerate() {
             self.privatize_slice_unprotected(std::slice::from_mut(x), &mut rng(i));
         }

@@ -102,6 +102,7 @@ pub fn check_bounds(lo: f64, hi: f64) -> Fallible<(f64, f64)> {
 
 impl Mechanism for BoundedLaplace {
     type Point = Vec<f64>;
+    const EXACT_RELEASE: bool = true;
 
     fn guarantee(&self) -> Guarantee {
         Guarantee::PureDp { epsilon: self.laplace.epsilon() }
@@ -115,18 +116,6 @@ impl Mechanism for BoundedLaplace {
     /// The exact rounded law (float-safe by construction, not by snapping a raw draw).
     fn privatize<R: CryptoRng + ?Sized>(&self, x: &Vec<f64>, rng: &mut R) -> Vec<f64> {
         self.laplace.release(&self.clamped(x), rng).expect("clamped values are finite")
-    }
-
-    fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [Vec<f64>], rng: &mut R) {
-        for x in xs {
-            *x = self.privatize(x, rng);
-        }
-    }
-
-    fn privatize_each<R: CryptoRng>(&self, xs: &mut [Vec<f64>], mut rng: impl FnMut(usize) -> R) {
-        for (i, x) in xs.iter_mut().enumerate() {
-            *x = self.privatize(x, &mut rng(i));
-        }
     }
 
     /// Rounds to the nearest grid point (the raw pipeline's representative; releases never need it).
