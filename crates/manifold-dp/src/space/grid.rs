@@ -334,7 +334,7 @@ mod tests {
                 for j in 0..20_000 {
                     let mut v: Vec<f64> = (0..n).map(|_| rng.random::<f64>() * 2.0 - 1.0).collect();
                     if j % 4 == 0 {
-                        // Ties between the largest magnitudes, of either sign.
+                        // Two coordinates of equal magnitude, of either sign (often the largest two).
                         let (a, b) = (rng.random_range(0..n), rng.random_range(0..n));
                         v[a] = if rng.random::<bool>() { v[b] } else { -v[b] };
                     }
