@@ -10,7 +10,7 @@
 use crate::error::{Error, Fallible};
 use crate::privacy::guarantee::{Chart, Grid, Guarantee, Metric, short};
 use crate::privacy::rounding::{add_up, fn_up, mul_up};
-use crate::space::grid::{snap_direction, snap_quaternion};
+use crate::space::grid::{round_tangent, snap_direction, snap_quaternion};
 use nalgebra::UnitQuaternion;
 use std::f64::consts::{FRAC_PI_2, TAU};
 
@@ -29,8 +29,7 @@ const SPACING_BELOW_NOISE_LOG2: i32 = 20;
 pub fn default_grid(chart: Chart, dim: usize, epsilon_per_rad: f64, lipschitz: f64) -> Grid {
     let noise_log2 = epsilon_per_rad.max(1.0).log2().ceil() as i32;
     let fine = -(SPACING_BELOW_NOISE_LOG2 + noise_log2);
-    let eta = chart_stretch(chart, dim) * PIPELINE_ERROR;
-    let finest = (4.0 * eta).log2().ceil() as i32 + 1;
+    let finest = (4.0 * chart_error(chart, dim)).log2().ceil() as i32 + 1;
     // At most ~1100 candidates (the f64 exponent range); ties go to the finer grid.
     (finest..=fine.max(finest))
         .map(|spacing_log2| Grid { chart, spacing_log2 })
@@ -38,31 +37,80 @@ pub fn default_grid(chart: Chart, dim: usize, epsilon_per_rad: f64, lipschitz: f
         .expect("a non-empty range")
 }
 
-/// The number of chart coordinates: 1 on the circle, n − 1 on S^{n−1}.
+/// The number of chart coordinates: 1 on the circle, n − 1 on S^{n−1} and in its tangent plane.
 fn chart_dim(chart: Chart, dim: usize) -> usize {
     match chart {
         Chart::Turns => 1,
-        Chart::CubeMap | Chart::QuaternionCubeMap => dim - 1,
+        Chart::CubeMap | Chart::QuaternionCubeMap | Chart::TangentPlane => dim - 1,
     }
 }
 
-/// How far (in chart units) a chordal error η can move chart coordinates: 1/(2π) turns per radian on the
-/// circle; at most n per unit on the cube map of S^{n−1} (the chart's smallest stretch is 1/(1 + |u|²) ≥ 1/n).
-fn chart_stretch(chart: Chart, dim: usize) -> f64 {
+/// The pipeline error η in chart units (per coordinate; on the tangent plane, in its uniform part).
+fn chart_error(chart: Chart, dim: usize) -> f64 {
     match chart {
-        // An arc of chordal length η is at most πη/2 radians, i.e. η/4 turns; add atan2's few ulps.
-        Chart::Turns => 0.25 + 1e-3,
-        Chart::CubeMap | Chart::QuaternionCubeMap => dim as f64 + 1e-3,
+        // A chordal error η moves the chart by at most: 1/(2π) turns per radian on the circle (an arc of
+        // chordal length η is at most πη/2 radians, i.e. η/4 turns; plus atan2's few ulps); n per unit on the
+        // cube map of S^{n−1} (the chart's smallest stretch is 1/(1 + |u|²) ≥ 1/n).
+        Chart::Turns => (0.25 + 1e-3) * PIPELINE_ERROR,
+        Chart::CubeMap | Chart::QuaternionCubeMap => (dim as f64 + 1e-3) * PIPELINE_ERROR,
+        // Below 4 + 1 in magnitude (the grid is uniform there; it widens beyond, as this error does).
+        Chart::TangentPlane => tangent_error(5.0),
     }
+}
+
+/// The pipeline error of a tangent coordinate whose computed or exact value has magnitude at most `m`:
+/// (2m + 8)·2^-53. One product r·w and one sum with |ĉ| ≤ 4 err by at most (2|u| + 5)·2^-53; the rest is slack
+/// for bounding |u| by either value, and draws beyond the clamp clamp exactly (§3c).
+fn tangent_error(m: f64) -> f64 {
+    (2.0 * m + 8.0) * (f64::EPSILON / 2.0)
+}
+
+/// ε₀ of the tangent-plane grid of spacing 2^s (below 4; 2^{e−2+s} in [2^e, 2^{e+1}) beyond) clamped at
+/// B = [`tangent_plane_clamp`]: per coordinate the worst ratio (w + 2η)/(w − 2η) over the kinds of cell (the
+/// uniform ones; the one at each power of two 2^e ≥ 8, 0.75 of its binade's spacing wide; the clamp cell at B,
+/// of half a spacing), and ε times the largest cell's diameter (§3c).
+fn tangent_plane_additive_epsilon(grid: Grid, dim: usize, epsilon: f64) -> f64 {
+    let m = (dim - 1) as f64;
+    let s = grid.spacing_log2;
+    let h = grid.spacing();
+    let b = tangent_plane_clamp(dim, epsilon).log2() as i32;
+    // (width, largest magnitude) of the narrowest cell of each kind.
+    let mut cells = vec![(h, 8.0), (0.5 * 2f64.powi(b - 3 + s).max(h), 2f64.powi(b))];
+    for e in 3..b {
+        cells.push((0.75 * 2f64.powi(e - 2 + s), 2f64.powi(e + 1)));
+    }
+    let ratio = cells.iter().map(|&(w, top)| 2.0 * fn_up(tangent_error(top)) / w).fold(0.0, f64::max);
+    if ratio.is_nan() || ratio >= 1.0 {
+        return f64::INFINITY;
+    }
+    let volume = mul_up(m, fn_up(((1.0 + ratio) / (1.0 - ratio)).ln()));
+    let widest = 2f64.powi(b - 3 + s).max(h);
+    let diameter = mul_up(m.sqrt(), add_up(widest, 2.0 * fn_up(tangent_error(2f64.powi(b)))));
+    add_up(mul_up(epsilon, diameter), volume)
+}
+
+/// The clamp B of the planar Laplace's tangent coordinates on S^{`dim`−1} at `epsilon` per radian: the
+/// smallest power of two ≥ max(4, π + (80 + 2m)/ε), m = `dim` − 1. Public parameters only. Clamping is
+/// post-processing (it costs no privacy); it changes only draws whose noise radius exceeds (80 + 2m)/ε, which
+/// lie past the antipode already (probability below 1e-17: Chernoff's bound for Gamma(m, 1/ε),
+/// `docs/proofs/float_safety.md` §3c). `epsilon` must be at least [`crate::mechanism::MIN_EPSILON`].
+pub fn tangent_plane_clamp(dim: usize, epsilon: f64) -> f64 {
+    let m = (dim - 1) as f64;
+    let reach = std::f64::consts::PI + (80.0 + 2.0 * m) / epsilon;
+    2f64.powi(reach.max(4.0).log2().ceil() as i32)
 }
 
 /// The additive ε₀ of a release rounded onto `grid` on S^{`dim`−1} by a mechanism whose output density is
 /// `lipschitz`-log-Lipschitz per radian of the chart's angle (per radian of the rotation angle θ for
-/// quaternions), rounded up. Requires the grid to be at least [`default_grid`]'s floor.
+/// quaternions; per radian of tangent distance, i.e. ε, for the planar Laplace's tangent plane), rounded up.
+/// Requires the grid to be at least [`default_grid`]'s floor.
 pub fn additive_epsilon(grid: Grid, dim: usize, lipschitz: f64) -> f64 {
+    if grid.chart == Chart::TangentPlane {
+        return tangent_plane_additive_epsilon(grid, dim, lipschitz);
+    }
     let h = grid.spacing();
     let m = chart_dim(grid.chart, dim) as f64;
-    let eta = fn_up(chart_stretch(grid.chart, dim) * PIPELINE_ERROR);
+    let eta = fn_up(chart_error(grid.chart, dim));
     let wide = add_up(h, 2.0 * eta);
     let narrow = (h - 2.0 * eta).next_down();
     debug_assert!(narrow > 0.0, "grid finer than the pipeline error");
@@ -82,6 +130,7 @@ pub fn additive_epsilon(grid: Grid, dim: usize, lipschitz: f64) -> f64 {
             let chord = mul_up(m.sqrt(), wide);
             (mul_up(std::f64::consts::PI, chord), mul_up(2.0, chord))
         }
+        Chart::TangentPlane => unreachable!("handled above"),
     };
     add_up(add_up(mul_up(lipschitz, diameter), jacobian), volume)
 }
@@ -105,6 +154,12 @@ impl Rounding {
         Self::on(default_grid(chart, dim, epsilon_per_rad, lipschitz), dim, lipschitz)
     }
 
+    /// Rounding of the planar Laplace's tangent coordinates at a point of S^{`dim`−1} for `epsilon` per
+    /// radian of tangent distance (its output density is ε-log-Lipschitz there).
+    pub fn for_tangent_plane(dim: usize, epsilon: f64) -> Self {
+        Self::on(default_grid(Chart::TangentPlane, dim, epsilon, epsilon), dim, epsilon)
+    }
+
     /// Rounding of rotations (unit quaternions, q ≡ −q) for ε and `lipschitz` per radian of rotation angle.
     pub fn for_rotations(epsilon_per_rad: f64, lipschitz: f64) -> Self {
         Self::on(default_grid(Chart::QuaternionCubeMap, 4, epsilon_per_rad, lipschitz), 4, lipschitz)
@@ -124,6 +179,7 @@ impl Rounding {
             Chart::Turns => TAU,
             Chart::CubeMap => 1.0,
             Chart::QuaternionCubeMap => 2.0,
+            Chart::TangentPlane => 1.0,
         };
         if !(radians.is_finite() && radians > 0.0) {
             return Err(Error::InvalidParameter { name: "output step", value: radians, reason: "must be > 0" });
@@ -173,6 +229,18 @@ impl Rounding {
         snap_direction(self.grid, v);
         if let Some(coarse) = self.coarse {
             snap_direction(coarse, v)
+        }
+    }
+
+    /// Rounds tangent coordinates (already clamped to ±B, a power of two ≥ 4 and so on every such grid) onto
+    /// the tangent-plane grid ([`round_tangent`]), in place, then onto the coarser grid, if set.
+    #[inline]
+    pub fn snap_coordinates(&self, u: &mut [f64]) {
+        for x in u {
+            *x = round_tangent(*x, self.grid.spacing_log2);
+            if let Some(coarse) = self.coarse {
+                *x = round_tangent(*x, coarse.spacing_log2)
+            }
         }
     }
 

@@ -18,7 +18,10 @@ pub enum Metric {
     SphereChordal,
     /// Euclidean distance between the inputs' images under the log map (azimuthal equidistant projection)
     /// at a fixed reference point of the sphere: the metric of the planar Laplace baseline. It equals d∠
-    /// along geodesics through the reference point and exceeds it elsewhere.
+    /// along geodesics through the reference point and exceeds it elsewhere. The images are the tangent
+    /// coordinates the mechanism computes in f64 (`TangentPlanarLaplace::coordinates`), which agree with the
+    /// exact log map to a few ulps except next to the antipode, where the log map itself is discontinuous
+    /// (`docs/proofs/float_safety.md` §3c).
     TangentPlane,
     /// Affine-invariant distance between SPD matrices, ρ(P, Q) = ‖log(P^{-1/2} Q P^{-1/2})‖_F (dimensionless:
     /// √(Σ ln² λ_i) over the eigenvalues λ_i of P⁻¹Q).
@@ -246,6 +249,10 @@ pub enum Chart {
     /// SO(3) as unit quaternions with q ≡ −q: the sign that makes the largest-magnitude component (lowest
     /// index on ties) positive, then the cube map of S³.
     QuaternionCubeMap,
+    /// The tangent space at the planar Laplace's reference point p, in a public orthonormal basis of p^⊥: each
+    /// coordinate clamped to [−B, B] (B a public power of two beyond the antipode's π) and rounded to a
+    /// multiple of the spacing; the release is exp_p of the rounded vector.
+    TangentPlane,
 }
 
 /// A public grid: a chart and a spacing 2^`spacing_log2` in the chart's coordinates. Releases are the cells'
@@ -271,6 +278,7 @@ impl fmt::Display for Grid {
             Chart::Turns => "turn grid",
             Chart::CubeMap => "cube-map grid",
             Chart::QuaternionCubeMap => "quaternion cube-map grid",
+            Chart::TangentPlane => "tangent-plane grid",
         };
         write!(f, "{chart} of spacing 2^{}", self.spacing_log2)
     }

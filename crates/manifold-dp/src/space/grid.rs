@@ -32,6 +32,24 @@ pub fn round_to_grid(u: f64, spacing_log2: i32) -> f64 {
     rounded * pow2(spacing_log2)
 }
 
+/// The tangent-plane grid's rounding of one coordinate (`docs/proofs/float_safety.md` §3c): below 4 in
+/// magnitude, the nearest multiple of 2^s (ties to even); from 4 up, the nearest number with 2 − s bits after
+/// the leading one (ties away from zero), whose spacing in [2^e, 2^{e+1}) is 2^{e−2+s}: 2^s in [4, 8), so the
+/// two rules meet at 4. The spacing grows with the coordinate as the f64 error does. Requires
+/// −49 ≤ s ≤ −2 and a finite `x`.
+#[inline]
+pub fn round_tangent(x: f64, spacing_log2: i32) -> f64 {
+    if x.abs() < 4.0 {
+        return round_to_grid(x, spacing_log2);
+    }
+    // Keep 2 − s of the 52 stored mantissa bits: add half of the last kept one and cut (a carry into the
+    // exponent is the correct rounding up to the next power of two).
+    debug_assert!((-49..=-2).contains(&spacing_log2) && x.is_finite());
+    let dropped = (50 + spacing_log2) as u32;
+    let half = 1u64 << (dropped - 1);
+    f64::from_bits((x.to_bits() + half) & !((1u64 << dropped) - 1))
+}
+
 const TWO_51: f64 = 2251799813685248.0;
 const ROUNDER: f64 = 6755399441055744.0; // 1.5 · 2^52
 
@@ -192,13 +210,15 @@ fn face_of_four(a: [f64; 4]) -> usize {
 /// Rounds a point of S^{n−1} in place onto `grid` (turns for the circle, the cube map otherwise).
 ///
 /// # Panics
-/// If `grid` is a quaternion grid (use [`snap_quaternion`]).
+/// If `grid` is a quaternion grid (use [`snap_quaternion`]) or a tangent-plane grid (which needs its
+/// mechanism's reference point: `TangentPlanarLaplace::snap`).
 #[inline]
 pub fn snap_direction(grid: Grid, v: &mut [f64]) {
     match grid.chart {
         Chart::Turns => snap_turns(v, grid.spacing_log2),
         Chart::CubeMap => snap_cube_map(v, grid.spacing_log2),
         Chart::QuaternionCubeMap => panic!("a quaternion grid applied to a direction"),
+        Chart::TangentPlane => panic!("a tangent-plane grid applied without its reference point"),
     }
 }
 
