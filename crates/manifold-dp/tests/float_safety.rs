@@ -6,7 +6,7 @@
 //! a mean of n independent terms in [−1, 1] whose expectation is at most s = e^{ε·d + ε₀} − 1 in absolute
 //! value when the mechanism meets its guarantee; Hoeffding gives P(|D̄_f| ≥ s + t) ≤ 2e^{−nt²/2}, so with
 //! t = √(2 ln(2F/α)/n) and a union over the features the check fails falsely with probability ≤ α = 1e-8
-//! per mechanism (sixteen mechanisms, the generalized Gaussian's five degrees counted apart: < 1.6e-7 in
+//! per mechanism (seventeen mechanisms, the generalized Gaussian's five degrees counted apart: < 1.7e-7 in
 //! all).
 //!
 //! The second attack is Mironov's reachability test carried to the pipeline's last step: recompute the
@@ -280,4 +280,20 @@ fn real_line_generalized_gaussian_low_bits_say_nothing_about_inputs_one_ulp_apar
             s + t
         );
     }
+}
+
+/// SPD(2) under the log-Euclidean metric, rounded in the log domain (`docs/proofs/float_safety.md` §3d):
+/// inputs one ulp apart in one entry. Like SO(3) and S², the raw path is not caught by the tallies (exp of the
+/// noisy logarithm comes last), so the float-safe path is checked without a control here; the grid-membership
+/// test of `mechanism::riemannian_laplace` has the raw path as its control.
+#[test]
+fn spd_log_euclidean_low_bits_say_nothing_about_inputs_one_ulp_apart() {
+    use manifold_dp::manifold::SpdLogEuclidean;
+    use manifold_dp::mechanism::RiemannianLaplace;
+    use nalgebra::DMatrix;
+    let x = DMatrix::from_row_slice(2, 2, &[2.0, 0.3, 0.3, 1.0]);
+    let x_prime = DMatrix::from_row_slice(2, 2, &[2.0f64.next_up(), 0.3, 0.3, 1.0]);
+    let m = RiemannianLaplace::new(SpdLogEuclidean::new(2).unwrap(), 1.0).unwrap();
+    let s = slack(m.guarantee().additive_epsilon());
+    check("log-euclidean laplace on SPD(2)", &m, (x, x_prime), |y| y.iter().copied().collect(), s, false);
 }

@@ -14,7 +14,7 @@
 use crate::error::{Error, Fallible, check_epsilon_range};
 use crate::mechanism::Mechanism;
 use crate::mechanism::sphere::check_point_dim;
-use crate::privacy::float_safety::{Rounding, tangent_plane_clamp};
+use crate::privacy::float_safety::Rounding;
 use crate::privacy::{Guarantee, Metric};
 use crate::space::sphere::surface_distance;
 use nalgebra::{DMatrix, DVector};
@@ -30,8 +30,6 @@ pub struct TangentPlanarLaplace {
     antipode_direction: DVector<f64>,
     /// A public orthonormal basis of p^⊥ (n × (n − 1), one column per tangent coordinate).
     basis: DMatrix<f64>,
-    /// B: noisy tangent coordinates are clamped to [−B, B] before rounding.
-    clamp: f64,
     radius: Gamma<f64>,
     rounding: Rounding,
 }
@@ -71,7 +69,6 @@ impl TangentPlanarLaplace {
             basis: tangent_basis(&reference),
             reference,
             antipode_direction,
-            clamp: tangent_plane_clamp(dim, epsilon),
             radius,
             rounding: Rounding::for_tangent_plane(dim, epsilon),
         })
@@ -115,9 +112,9 @@ impl TangentPlanarLaplace {
         self.basis.tr_mul(&self.log_map(x))
     }
 
-    /// The clamp B of the noisy tangent coordinates ([`tangent_plane_clamp`]).
+    /// The clamp B of the noisy tangent coordinates ([`crate::privacy::float_safety::tangent_plane_clamp`]).
     pub fn clamp(&self) -> f64 {
-        self.clamp
+        self.rounding.clamp()
     }
 
     /// The release of rounded tangent coordinates `u`: exp_p(Ê u), a function of the cell alone.
@@ -127,9 +124,6 @@ impl TangentPlanarLaplace {
 
     /// Clamps tangent coordinates to [−B, B] and rounds them onto the grid, in place.
     fn round_coordinates(&self, u: &mut DVector<f64>) {
-        for x in u.iter_mut() {
-            *x = x.clamp(-self.clamp, self.clamp);
-        }
         self.rounding.snap_coordinates(u.as_mut_slice());
     }
 
@@ -219,6 +213,7 @@ impl Mechanism for TangentPlanarLaplace {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::privacy::float_safety::tangent_plane_clamp;
     use crate::sample::rng::seeded_rng_for_experiments;
 
     fn random_unit(n: usize, seed: u64) -> DVector<f64> {

@@ -66,14 +66,39 @@ pub trait LaplaceManifold: Manifold {
         Ok(())
     }
 
-    /// The float-safe rounding of releases with scale σ (the density e^{−ρ/σ} is 1/σ-log-Lipschitz), or
-    /// `None` where no public grid is implemented yet (SPD: `docs/proofs/float_safety.md` §5).
+    /// Whether [`LaplaceManifold::sample_rounded`] rounds in a chart before mapping onto the manifold (the
+    /// log domain) instead of snapping the drawn point; a mechanism's release is then that one step.
+    const ROUNDS_IN_CHART: bool = false;
+
+    /// The float-safe rounding of releases with scale σ at any footpoint (the density e^{−ρ/σ} is
+    /// 1/σ-log-Lipschitz), or `None` where no public grid is implemented yet (SPD with the affine-invariant
+    /// metric: `docs/proofs/float_safety.md` §6).
     fn rounding(&self, _sigma: f64) -> Option<Rounding> {
         None
     }
 
+    /// The float-safe rounding of releases with scale σ at footpoints within `radius` of the public `center`
+    /// (the private mean's); by default that of [`LaplaceManifold::rounding`].
+    fn rounding_in_ball(&self, sigma: f64, _center: &Self::Point, _radius: f64) -> Option<Rounding> {
+        self.rounding(sigma)
+    }
+
     /// Rounds a release onto `rounding`'s grid.
     fn snap_point(&self, _rounding: &Rounding, _y: &mut Self::Point) {}
+
+    /// One float-safe draw of the Laplace law at `footpoint`: by default the exact draw, snapped onto
+    /// `rounding`'s grid.
+    fn sample_rounded<R: Rng + ?Sized>(
+        &self,
+        noise: &Self::Noise,
+        footpoint: &Self::Point,
+        rounding: &Rounding,
+        rng: &mut R,
+    ) -> Self::Point {
+        let mut y = self.sample_laplace(noise, footpoint, rng);
+        self.snap_point(rounding, &mut y);
+        y
+    }
 
     /// A lower bound, from public parameters only, on the probability that one draw of `noise` at any
     /// footpoint η within `radius` of the centre lands within `radius` of the centre (the ball-conditioned
@@ -248,8 +273,73 @@ fn coords_to_sym(v: &DVector<f64>, k: usize) -> DMatrix<f64> {
     m
 }
 
+/// The isometric coordinates of a symmetric matrix (the diagonal, then √2 times each entry above it, row by
+/// row), so that the Euclidean norm is the Frobenius norm; the inverse of [`coords_to_sym`].
+fn sym_to_coords(m: &DMatrix<f64>) -> DVector<f64> {
+    let k = m.nrows();
+    let mut out = Vec::with_capacity(k * (k + 1) / 2);
+    for i in 0..k {
+        out.push(m[(i, i)]);
+        for j in i + 1..k {
+            out.push(m[(i, j)] / FRAC_1_SQRT_2);
+        }
+    }
+    DVector::from_vec(out)
+}
+
+/// A bound on every isometric log coordinate of an SPD(k) matrix with f64 entries: its eigenvalues lie in
+/// [2^-1074, k·2^1024), so |ln λ| ≤ 745.2 and each coordinate is at most ‖log P‖_F ≤ 746√k.
+fn any_log_coordinate_bound(k: usize) -> f64 {
+    746.0 * (k as f64).sqrt()
+}
+
+impl SpdLogEuclidean {
+    /// The isometric coordinates of log P as computed in f64: the log-Euclidean releases' chart, and the
+    /// coordinates in which their guarantee's distance is measured (`docs/proofs/float_safety.md` §3d).
+    pub fn log_coordinates(&self, p: &DMatrix<f64>) -> DVector<f64> {
+        sym_to_coords(&logm(p))
+    }
+}
+
 impl LaplaceManifold for SpdLogEuclidean {
     type Noise = EuclideanLaplace;
+
+    const ROUNDS_IN_CHART: bool = true;
+
+    /// The log domain's uniform grid, clamped beyond every f64 matrix's log coordinates.
+    fn rounding(&self, sigma: f64) -> Option<Rounding> {
+        Some(Rounding::for_log_domain(self.dimension(), sigma, any_log_coordinate_bound(self.k())))
+    }
+
+    /// Footpoints within `radius` of `center` have log coordinates within radius of the centre's (the distance
+    /// is the Euclidean one between them); one unit of slack covers the mean's and the logarithm's f64 error.
+    fn rounding_in_ball(&self, sigma: f64, center: &DMatrix<f64>, radius: f64) -> Option<Rounding> {
+        let bound = self.log_coordinates(center).amax() + radius + 1.0;
+        Some(Rounding::for_log_domain(self.dimension(), sigma, bound.min(any_log_coordinate_bound(self.k()))))
+    }
+
+    /// The representative of the cell of y's log coordinates.
+    fn snap_point(&self, rounding: &Rounding, y: &mut DMatrix<f64>) {
+        let mut u = self.log_coordinates(y);
+        rounding.snap_coordinates(u.as_mut_slice());
+        *y = expm(&coords_to_sym(&u, self.k()));
+    }
+
+    /// Rounded in the log domain, where the law is a plain Laplace law: the footpoint's log coordinates plus
+    /// the noise, one addition per coordinate, clamped and rounded; the release is exp of the cell's point
+    /// (`docs/proofs/float_safety.md` §3d).
+    fn sample_rounded<R: Rng + ?Sized>(
+        &self,
+        noise: &EuclideanLaplace,
+        eta: &DMatrix<f64>,
+        rounding: &Rounding,
+        rng: &mut R,
+    ) -> DMatrix<f64> {
+        let mut u = self.log_coordinates(eta);
+        u += noise.sample(rng);
+        rounding.snap_coordinates(u.as_mut_slice());
+        expm(&coords_to_sym(&u, self.k()))
+    }
 
     fn laplace_noise(&self, sigma: f64, t_max: Option<f64>) -> Fallible<EuclideanLaplace> {
         EuclideanLaplace::new(self.dimension(), sigma, t_max)
@@ -317,6 +407,17 @@ impl<M: LaplaceManifold> RiemannianLaplace<M> {
 impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
     type Point = M::Point;
 
+    const EXACT_RELEASE: bool = M::ROUNDS_IN_CHART;
+
+    /// The exact draw rounded onto the grid ([`LaplaceManifold::sample_rounded`]); unrounded where no grid
+    /// is implemented.
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &M::Point, rng: &mut R) -> M::Point {
+        match &self.rounding {
+            Some(r) => self.manifold.sample_rounded(&self.noise, x, r, rng),
+            None => self.privatize_unprotected(x, rng),
+        }
+    }
+
     fn guarantee(&self) -> Guarantee {
         match self.rounding {
             Some(r) => r.guarantee(1.0 / self.sigma, self.manifold.metric()),
@@ -378,6 +479,7 @@ pub struct PrivateFrechetMean<M: LaplaceManifold> {
     conditioned: bool,
     options: KarcherOptions,
     noise: M::Noise,
+    rounding: Option<Rounding>,
 }
 
 impl<M: LaplaceManifold> PrivateFrechetMean<M> {
@@ -450,7 +552,20 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
                 1.0 / rate.max(f64::MIN_POSITIVE)
             )));
         }
-        Ok(PrivateFrechetMean { manifold, center, radius, n, epsilon, sensitivity, sigma, conditioned, options, noise })
+        let rounding = manifold.rounding_in_ball(sigma, &center, radius);
+        Ok(PrivateFrechetMean {
+            manifold,
+            center,
+            radius,
+            n,
+            epsilon,
+            sensitivity,
+            sigma,
+            conditioned,
+            options,
+            noise,
+            rounding,
+        })
     }
 
     /// Pure ε-DP for data sets of n points in B_r(m0) that differ in one point.
@@ -460,9 +575,9 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
 
     /// What float-safe rounding adds to the pure ε (docs/proofs/float_safety.md §3b, §5): its ε₀, twice when the
     /// draw is conditioned on the ball (once in each cell's probability, once in the normaliser), 0 where no
-    /// grid is implemented (SPD).
+    /// grid is implemented (SPD with the affine-invariant metric).
     pub fn rounding_cost(&self) -> f64 {
-        let per_cell = self.manifold.rounding(self.sigma).map_or(0.0, |r| r.additive_epsilon());
+        let per_cell = self.rounding.map_or(0.0, |r| r.additive_epsilon());
         if self.conditioned { 2.0 * per_cell } else { per_cell }
     }
 
@@ -531,22 +646,25 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
     /// ball's boundary is either released whole or not at all, the release always lies in the ball, and the
     /// guarantee is ε + 2ε₀ (`docs/proofs/float_safety.md` §3b).
     pub fn release_mean<R: CryptoRng + ?Sized>(&self, mean: &M::Point, rng: &mut R) -> Fallible<M::Point> {
-        let rounding = self.manifold.rounding(self.sigma);
         loop {
-            let mut y = self.manifold.sample_laplace(&self.noise, mean, rng);
-            if self.round_and_keep(&mut y, rounding.as_ref()) {
+            let y = match &self.rounding {
+                Some(r) => self.manifold.sample_rounded(&self.noise, mean, r, rng),
+                None => self.manifold.sample_laplace(&self.noise, mean, rng),
+            };
+            if self.keeps(&y) {
                 self.manifold.check_representable(&y)?;
                 return Ok(y);
             }
         }
     }
 
-    /// Rounds a raw draw onto `rounding`'s grid (if any) and says whether the release keeps it: always
-    /// unconditioned; conditioned, when the rounded point lies in the ball.
-    fn round_and_keep(&self, y: &mut M::Point, rounding: Option<&Rounding>) -> bool {
-        if let Some(r) = rounding {
-            self.manifold.snap_point(r, y);
-        }
+    /// The grid releases are rounded onto, if any.
+    pub fn rounding(&self) -> Option<Rounding> {
+        self.rounding
+    }
+
+    /// Whether the release keeps a rounded draw: always unconditioned; conditioned, when it lies in the ball.
+    fn keeps(&self, y: &M::Point) -> bool {
         !self.conditioned || self.manifold.distance(&self.center, y) <= self.radius
     }
 
@@ -572,20 +690,6 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
 mod tests {
     use super::*;
     use crate::sample::rng::seeded_rng_for_experiments;
-
-    /// Isometric coordinates of a symmetric matrix (diagonal entries, and √2 times the entries above it), so
-    /// that the Euclidean norm is the Frobenius norm.
-    fn sym_to_coords(m: &DMatrix<f64>) -> DVector<f64> {
-        let k = m.nrows();
-        let mut out = Vec::with_capacity(k * (k + 1) / 2);
-        for i in 0..k {
-            out.push(m[(i, i)]);
-            for j in i + 1..k {
-                out.push(m[(i, j)] / FRAC_1_SQRT_2);
-            }
-        }
-        DVector::from_vec(out)
-    }
 
     #[test]
     fn isometric_coordinates_round_trip() {
@@ -681,7 +785,8 @@ mod tests {
                 continue; // not inside once computed
             }
             let mut y = raw.clone();
-            if mech.round_and_keep(&mut y, Some(&rounding)) {
+            s2.snap_point(&rounding, &mut y);
+            if mech.keeps(&y) {
                 assert!(s2.distance(&north, &y) <= radius);
             }
             let mut old = raw;
@@ -721,5 +826,106 @@ mod tests {
         assert!(matches!(mech.release(&[near.clone(), far], &mut rng), Err(Error::OutsideBall { index: 1, .. })));
         assert!(matches!(mech.release(&[near], &mut rng), Err(Error::WrongLength { expected: 2, got: 1 })));
         assert!(PrivateFrechetMean::new(s2, north, 1.0, 2, 1.0, Conditioning::Auto).is_err());
+    }
+}
+
+/// Float safety of the log-Euclidean releases (`docs/proofs/float_safety.md` §3d).
+#[cfg(test)]
+mod log_domain_tests {
+    use super::*;
+    use crate::privacy::Chart;
+    use crate::sample::rng::seeded_rng_for_experiments;
+    use rand_distr::StandardNormal;
+
+    fn spd(a: f64, b: f64, c: f64) -> DMatrix<f64> {
+        DMatrix::from_row_slice(2, 2, &[a, b, b, c])
+    }
+
+    /// Whether z is exp of a point of the log-domain grid, found from z alone: its log coordinates, rounded
+    /// (they must lie within a quarter cell of a grid point), map back to z bit for bit.
+    fn on_grid(le: &SpdLogEuclidean, rounding: &Rounding, z: &DMatrix<f64>) -> bool {
+        let c = le.log_coordinates(z);
+        let grid = rounding.grid();
+        let k = c.map(|v| crate::space::grid::round_to_grid(v, grid.spacing_log2));
+        (&k - &c).amax() < grid.spacing() / 4.0 && expm(&coords_to_sym(&k, le.k())) == *z
+    }
+
+    #[test]
+    fn log_euclidean_releases_are_exp_of_grid_points() {
+        let le = SpdLogEuclidean::new(2).unwrap();
+        let mech = RiemannianLaplace::new(le, 0.5).unwrap();
+        let g = mech.guarantee();
+        assert_eq!(g.grid().unwrap().chart, Chart::LogDomain);
+        assert!(g.additive_epsilon() > 0.0 && g.additive_epsilon() < 1e-4, "{}", g.additive_epsilon());
+        let rounding = le.rounding(0.5).unwrap();
+        let mut rng = seeded_rng_for_experiments(41);
+        let xs = [spd(2.0, 0.3, 1.0), spd(1e-3, 0.0, 5e2), spd(1.0, 0.999, 1.0)];
+        for i in 0..3000 {
+            let z = mech.privatize(&xs[i % 3], &mut rng);
+            assert!(on_grid(&le, &rounding, &z), "release {i} of {} is not on the grid", xs[i % 3]);
+            let mut again = z.clone();
+            mech.snap(&mut again);
+            assert_eq!(again, z);
+        }
+        // Negative control: raw releases are not.
+        let raw = (0..300).filter(|&i| on_grid(&le, &rounding, &mech.privatize_unprotected(&xs[i % 3], &mut rng)));
+        assert_eq!(raw.count(), 0);
+    }
+
+    #[test]
+    fn the_private_log_euclidean_mean_is_rounded_on_a_grid_sized_by_its_ball() {
+        let le = SpdLogEuclidean::new(2).unwrap();
+        let center = spd(4.0, 1.0, 2.0);
+        for conditioning in [Conditioning::Unconditioned, Conditioning::Ball] {
+            let mech = PrivateFrechetMean::new(le, center.clone(), 1.0, 50, 1.0, conditioning).unwrap();
+            let rounding = mech.rounding().unwrap();
+            // The ball bounds the footpoint's log coordinates, so the clamp is far smaller than for any input.
+            assert!(rounding.clamp() <= 16.0, "{}", rounding.clamp());
+            assert!(rounding.clamp() < le.rounding(mech.sigma()).unwrap().clamp());
+            let per_cell = rounding.additive_epsilon();
+            assert!(per_cell > 0.0 && per_cell < 1e-5, "{per_cell}");
+            let factor = if mech.conditioned() { 2.0 } else { 1.0 };
+            assert_eq!(mech.rounding_cost(), factor * per_cell);
+            let mut rng = seeded_rng_for_experiments(42);
+            let data = vec![spd(3.0, 0.5, 2.5); 50];
+            for _ in 0..300 {
+                let z = mech.release(&data, &mut rng).unwrap();
+                assert!(on_grid(&le, &rounding, &z));
+            }
+        }
+    }
+
+    #[test]
+    fn log_domain_coordinates_stay_within_the_proven_error() {
+        // §3d: |fl(ĉ + fl(t·w)) − (ĉ + t·w)| ≤ (2B + C + 8)·2^-53 wherever |ĉ + t·w| ≤ B, recovered exactly with
+        // fma and two-sum, at footpoints with coordinates up to C and noise draws of every size.
+        let le = SpdLogEuclidean::new(2).unwrap();
+        let sigma = 3.0;
+        let c_bound = any_log_coordinate_bound(2);
+        let rounding = le.rounding(sigma).unwrap();
+        let b = rounding.clamp();
+        let eta = (2.0 * b + c_bound + 8.0) * (f64::EPSILON / 2.0);
+        let noise = le.laplace_noise(sigma, None).unwrap();
+        let mut rng = seeded_rng_for_experiments(43);
+        let mut worst: f64 = 0.0;
+        for i in 0..100_000u64 {
+            let c = [700.0 * ((i % 13) as f64 / 6.0 - 1.0), -((i % 5) as f64) * 0.37, 1.0 / (1 + i % 3) as f64];
+            let t = noise.sample_radius(&mut rng) * (1.0 + (i % 400) as f64);
+            let g: [f64; 3] = [StandardNormal.sample(&mut rng), StandardNormal.sample(&mut rng), 0.5];
+            let n = (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt();
+            for j in 0..3 {
+                let w = g[j] / n;
+                let hi = w * t;
+                let lo = w.mul_add(t, -hi);
+                let s = c[j] + hi;
+                let bb = s - c[j];
+                let err = (c[j] - (s - bb)) + (hi - bb) + lo;
+                if s.abs() <= b {
+                    worst = worst.max(err.abs());
+                    assert!(err.abs() <= eta, "error {err:e} beyond the bound {eta:e}");
+                }
+            }
+        }
+        assert!(worst > eta / 64.0, "the draws never came near the bound ({worst:e} vs {eta:e})");
     }
 }

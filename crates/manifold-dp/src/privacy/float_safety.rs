@@ -10,7 +10,7 @@
 use crate::error::{Error, Fallible};
 use crate::privacy::guarantee::{Chart, Grid, Guarantee, Metric, short};
 use crate::privacy::rounding::{add_up, fn_up, mul_up};
-use crate::space::grid::{round_tangent, snap_direction, snap_quaternion};
+use crate::space::grid::{round_tangent, round_to_grid, snap_direction, snap_quaternion};
 use nalgebra::UnitQuaternion;
 use std::f64::consts::{FRAC_PI_2, TAU};
 
@@ -42,6 +42,7 @@ fn chart_dim(chart: Chart, dim: usize) -> usize {
     match chart {
         Chart::Turns => 1,
         Chart::CubeMap | Chart::QuaternionCubeMap | Chart::TangentPlane => dim - 1,
+        Chart::LogDomain => dim,
     }
 }
 
@@ -55,6 +56,7 @@ fn chart_error(chart: Chart, dim: usize) -> f64 {
         Chart::CubeMap | Chart::QuaternionCubeMap => (dim as f64 + 1e-3) * PIPELINE_ERROR,
         // Below 4 + 1 in magnitude (the grid is uniform there; it widens beyond, as this error does).
         Chart::TangentPlane => tangent_error(5.0),
+        Chart::LogDomain => unreachable!("the log domain's grid is chosen by Rounding::for_log_domain"),
     }
 }
 
@@ -131,6 +133,7 @@ pub fn additive_epsilon(grid: Grid, dim: usize, lipschitz: f64) -> f64 {
             (mul_up(std::f64::consts::PI, chord), mul_up(2.0, chord))
         }
         Chart::TangentPlane => unreachable!("handled above"),
+        Chart::LogDomain => unreachable!("the log domain's ε₀ is computed by Rounding::for_log_domain"),
     };
     add_up(add_up(mul_up(lipschitz, diameter), jacobian), volume)
 }
@@ -144,6 +147,9 @@ pub struct Rounding {
     /// A coarser grid of the same chart, applied to the representative of the float-safe cell: a function of
     /// that cell, hence post-processing (ε₀ unchanged).
     coarse: Option<Grid>,
+    /// B: coordinate charts (the tangent plane, the log domain) clamp each coordinate to [−B, B] before
+    /// rounding (a power of two ≥ 4, so a grid point); ∞ for the sphere charts.
+    clamp: f64,
 }
 
 impl Rounding {
@@ -166,7 +172,42 @@ impl Rounding {
     }
 
     fn on(grid: Grid, dim: usize, lipschitz: f64) -> Self {
-        Rounding { grid, additive_epsilon: additive_epsilon(grid, dim, lipschitz), coarse: None }
+        let clamp = match grid.chart {
+            Chart::TangentPlane => tangent_plane_clamp(dim, lipschitz),
+            _ => f64::INFINITY,
+        };
+        Rounding { grid, additive_epsilon: additive_epsilon(grid, dim, lipschitz), coarse: None, clamp }
+    }
+
+    /// Rounding of a flat log domain with `coords` isometric coordinates (the log-Euclidean metric on SPD(k),
+    /// `coords` = k(k + 1)/2) for Laplace noise of scale `sigma` per unit (its density is 1/σ-log-Lipschitz),
+    /// around inputs whose coordinates are at most `input_bound` in magnitude: a uniform grid clamped at
+    /// B = the smallest power of two ≥ max(4, `input_bound` + (80 + 2·`coords`)σ) (`docs/proofs/float_safety.md`
+    /// §3d). Public parameters only.
+    pub fn for_log_domain(coords: usize, sigma: f64, input_bound: f64) -> Self {
+        let d = coords as f64;
+        let clamp = 2f64.powi((input_bound + (80.0 + 2.0 * d) * sigma).max(4.0).log2().ceil() as i32);
+        // One sum of an input coordinate and a noise coordinate t·w: (2B + C + 8)·2^-53 (§3d).
+        let eta = (2.0 * clamp + input_bound + 8.0) * (f64::EPSILON / 2.0);
+        let lipschitz = 1.0 / sigma;
+        let cost = |grid: Grid| {
+            let h = grid.spacing();
+            let (wide, narrow) = (add_up(h, 2.0 * fn_up(eta)), (h - 2.0 * fn_up(eta)).next_down());
+            let volume = mul_up(d, fn_up((wide / narrow).ln()));
+            add_up(mul_up(lipschitz, mul_up(d.sqrt(), wide)), volume)
+        };
+        let fine = -(SPACING_BELOW_NOISE_LOG2 + lipschitz.max(1.0).log2().ceil() as i32);
+        let finest = (4.0 * eta).log2().ceil() as i32 + 1;
+        let grid = (finest..=fine.max(finest))
+            .map(|spacing_log2| Grid { chart: Chart::LogDomain, spacing_log2 })
+            .min_by(|a, b| cost(*a).total_cmp(&cost(*b)))
+            .expect("a non-empty range");
+        Rounding { grid, additive_epsilon: cost(grid), coarse: None, clamp }
+    }
+
+    /// The clamp B of a coordinate chart (∞ for the sphere charts).
+    pub fn clamp(&self) -> f64 {
+        self.clamp
     }
 
     /// The same rounding followed by the coarser grid whose step is the largest power of two no larger than
@@ -179,7 +220,7 @@ impl Rounding {
             Chart::Turns => TAU,
             Chart::CubeMap => 1.0,
             Chart::QuaternionCubeMap => 2.0,
-            Chart::TangentPlane => 1.0,
+            Chart::TangentPlane | Chart::LogDomain => 1.0,
         };
         if !(radians.is_finite() && radians > 0.0) {
             return Err(Error::InvalidParameter { name: "output step", value: radians, reason: "must be > 0" });
@@ -232,14 +273,23 @@ impl Rounding {
         }
     }
 
-    /// Rounds tangent coordinates (already clamped to ±B, a power of two ≥ 4 and so on every such grid) onto
-    /// the tangent-plane grid ([`round_tangent`]), in place, then onto the coarser grid, if set.
+    /// Clamps the coordinates of a coordinate chart to [−B, B] (B is a power of two ≥ 4, a point of every
+    /// such grid) and rounds them onto the grid, in place (the tangent plane's by [`round_tangent`], the log
+    /// domain's uniformly), then onto the coarser grid, if set.
+    ///
+    /// # Panics
+    /// On a sphere chart (use [`Rounding::snap_direction`] or [`Rounding::snap_rotation`]).
     #[inline]
     pub fn snap_coordinates(&self, u: &mut [f64]) {
+        let round = match self.grid.chart {
+            Chart::TangentPlane => round_tangent,
+            Chart::LogDomain => round_to_grid,
+            _ => panic!("a sphere grid applied to chart coordinates"),
+        };
         for x in u {
-            *x = round_tangent(*x, self.grid.spacing_log2);
+            *x = round(x.clamp(-self.clamp, self.clamp), self.grid.spacing_log2);
             if let Some(coarse) = self.coarse {
-                *x = round_tangent(*x, coarse.spacing_log2)
+                *x = round(*x, coarse.spacing_log2)
             }
         }
     }

@@ -253,6 +253,10 @@ pub enum Chart {
     /// coordinate clamped to [−B, B] (B a public power of two beyond the antipode's π) and rounded to a
     /// multiple of the spacing; the release is exp_p of the rounded vector.
     TangentPlane,
+    /// SPD(k) under the log-Euclidean metric: the isometric coordinates of log Y (the diagonal, then √2 times
+    /// each entry above it, row by row), each clamped to [−B, B] (B a public power of two) and rounded to a
+    /// multiple of the spacing; the release is exp of the rounded symmetric matrix.
+    LogDomain,
 }
 
 /// A public grid: a chart and a spacing 2^`spacing_log2` in the chart's coordinates. Releases are the cells'
@@ -279,6 +283,7 @@ impl fmt::Display for Grid {
             Chart::CubeMap => "cube-map grid",
             Chart::QuaternionCubeMap => "quaternion cube-map grid",
             Chart::TangentPlane => "tangent-plane grid",
+            Chart::LogDomain => "log-domain grid",
         };
         write!(f, "{chart} of spacing 2^{}", self.spacing_log2)
     }

@@ -210,8 +210,8 @@ fn face_of_four(a: [f64; 4]) -> usize {
 /// Rounds a point of S^{n−1} in place onto `grid` (turns for the circle, the cube map otherwise).
 ///
 /// # Panics
-/// If `grid` is a quaternion grid (use [`snap_quaternion`]) or a tangent-plane grid (which needs its
-/// mechanism's reference point: `TangentPlanarLaplace::snap`).
+/// If `grid` is a quaternion grid (use [`snap_quaternion`]), a tangent-plane grid (which needs its
+/// mechanism's reference point: `TangentPlanarLaplace::snap`) or a log-domain grid (SPD matrices).
 #[inline]
 pub fn snap_direction(grid: Grid, v: &mut [f64]) {
     match grid.chart {
@@ -219,6 +219,7 @@ pub fn snap_direction(grid: Grid, v: &mut [f64]) {
         Chart::CubeMap => snap_cube_map(v, grid.spacing_log2),
         Chart::QuaternionCubeMap => panic!("a quaternion grid applied to a direction"),
         Chart::TangentPlane => panic!("a tangent-plane grid applied without its reference point"),
+        Chart::LogDomain => panic!("a log-domain grid applied to a direction"),
     }
 }
 
