@@ -325,7 +325,10 @@ class MeanResult:
     in degrees, an angle, hours, a unit vector or a K×K matrix), its pure-DP ``guarantee``, the ``sensitivity``
     Δ and noise scale ``sigma`` (radians, or the SPD distance), the ``expected_error``, the number of rows ``n``
     the mean is over, and how many rows outside the ball were ``dropped`` or ``clipped`` (counts for you, the
-    curator: they are not private, so do not publish them)."""
+    curator: they are not private, so do not publish them). ``grid`` is the public grid the release is rounded
+    onto (``{"chart": ..., "spacing_log2": ...}``, as in the guarantees of ``privatize``), ``None`` where releases
+    are not rounded yet (SPD with the affine-invariant metric) or drawn exactly (``real``); ``rounding_cost`` is
+    the rounding's ε₀, already included in the guarantee's ε (twice when ``conditioned``)."""
 
     mean: Any
     guarantee: Guarantee
@@ -336,6 +339,8 @@ class MeanResult:
     n: int
     dropped: int = 0
     clipped: int = 0
+    grid: Optional[Dict[str, Any]] = None
+    rounding_cost: float = 0.0
 
 
 def _distance(space: str, r: Union[float, str]) -> float:
@@ -416,7 +421,7 @@ def _release_mean(
 
 def _mean_result(out: Dict[str, Any], m: Any) -> MeanResult:
     return MeanResult(m, out["guarantee"], out["sensitivity"], out["sigma"], out["expected_error"],
-                      out["conditioned"], out["n"], out["dropped"], out["clipped"])
+                      out["conditioned"], out["n"], out["dropped"], out["clipped"], out["grid"], out["rounding_cost"])
 
 
 def mean(

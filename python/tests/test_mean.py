@@ -14,12 +14,17 @@ def test_so3_sphere_and_spd_means():
     true = rot.mean().as_quat()
     assert min(np.linalg.norm(res.mean - true), np.linalg.norm(res.mean + true)) < 1e-3
     assert res.guarantee["notion"] == "pure_dp" and res.sensitivity > 0 and res.sigma > 0
+    # The public grid the release lies on and its cost, which the guarantee's ε includes.
+    assert res.grid["chart"] == "quaternion_cube_map" and res.rounding_cost > 0
+    assert res.guarantee["epsilon"] == pytest.approx(1e3 + res.rounding_cost, rel=1e-15)
     v = np.vstack([np.array([np.cos(t), np.sin(t), 0.0]) for t in np.linspace(-0.1, 0.1, 101)])
     res = mdp.mean(v, space="sphere:3", center=[1, 0, 0], radius=0.3, epsilon=1e3, seed=2)
     assert np.allclose(res.mean, [1, 0, 0], atol=1e-4)
     spd = np.array([[[2.0, 0.5], [0.5, 1.0]]] * 20)
     res = mdp.mean(spd, space="spd:2", center="identity", radius=2.0, epsilon=1e3, seed=3)
     assert res.mean.shape == (2, 2) and np.allclose(res.mean, spd[0], atol=1e-2)
+    # Affine-invariant SPD releases are not rounded yet, and say so.
+    assert res.grid is None and res.rounding_cost == 0.0
 
 
 @pytest.mark.filterwarnings("ignore:the expected error")  # two rows: the noise exceeds the radius, as warned

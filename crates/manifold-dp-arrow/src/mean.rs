@@ -20,7 +20,7 @@ use manifold_dp::manifold::{
     karcher_step_of_length,
 };
 use manifold_dp::mechanism::{Conditioning, LaplaceManifold, PrivateFrechetMean};
-use manifold_dp::privacy::Guarantee;
+use manifold_dp::privacy::{Grid, Guarantee};
 use manifold_dp::registry::Space;
 use manifold_dp::space::representation::Representation;
 use manifold_dp::space::so3::Tolerance;
@@ -210,6 +210,11 @@ pub struct MeanRelease {
     pub conditioned: bool,
     /// n, the rows the mean is over.
     pub n: u64,
+    /// The public grid the release lies on (`docs/proofs/float_safety.md`), or `None` where releases are not
+    /// rounded yet (SPD, affine-invariant metric) or are drawn exactly on a power-of-two grid (the real line).
+    pub grid: Option<Grid>,
+    /// What the rounding adds to the pure ε (included in `guarantee`): its ε₀, twice when conditioned.
+    pub rounding_cost: f64,
 }
 
 /// A single-machine fit: the exact (non-private) mean and the pass at it.
@@ -656,6 +661,8 @@ impl MeanPlan {
                 expected_error: laplace.scale(),
                 conditioned: false,
                 n,
+                grid: None,
+                rounding_cost: 0.0,
             });
         }
         with_geometry!(&self.geometry, |m, c| {
@@ -677,6 +684,8 @@ impl MeanPlan {
                 expected_error: mech.expected_error(),
                 conditioned: mech.conditioned(),
                 n,
+                grid: mech.rounding().map(|r| r.grid()),
+                rounding_cost: mech.rounding_cost(),
             })
         })
     }

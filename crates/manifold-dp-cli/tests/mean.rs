@@ -51,6 +51,10 @@ fn so3_mean_prints_the_release_guarantee_and_parameters() {
     // ε plus the additive cost of rounding the release onto the public grid (float safety).
     let eps = v["guarantee"]["epsilon"].as_f64().unwrap();
     assert!((1.0..1.0 + 1e-4).contains(&eps), "{eps}");
+    // The summary names that grid and its cost, which the ε includes.
+    assert_eq!(v["grid"]["chart"], "quaternion_cube_map");
+    let cost = v["rounding_cost"].as_f64().unwrap();
+    assert!(cost > 0.0 && (eps - 1.0 - cost).abs() < 1e-12, "{cost} {eps}");
     assert_eq!(v["columns"], serde_json::json!(["w", "x", "y", "z"]));
     // Δ = 2r(2 − h)/(n h) with h = r·cot r on SO(3); unconditioned σ = Δ/ε.
     let r = 20f64.to_radians();
@@ -75,6 +79,7 @@ fn so3_mean_prints_the_release_guarantee_and_parameters() {
             predicate::str::contains("pure DP, epsilon = 1")
                 .and(predicate::str::contains("Sensitivity: Δ ="))
                 .and(predicate::str::contains("Expected error:"))
+                .and(predicate::str::contains("Rounding: float-safe, on the quaternion cube-map grid"))
                 .and(predicate::str::contains("w,x,y,z = ")),
         );
 }
@@ -153,7 +158,20 @@ fn spd_mean_is_positive_definite_with_the_flat_sensitivity() {
         let factor = if cond == "ball" { 2.0 } else { 1.0 };
         assert!((v["sigma"].as_f64().unwrap() - 0.01 * factor).abs() < 1e-9, "{metric} {cond}");
         assert_eq!(v["conditioned"], cond == "ball");
+        // Log-Euclidean releases are rounded in the log domain; affine-invariant ones are not yet, and say so.
+        if metric == "log-euclidean" {
+            assert_eq!(v["grid"]["chart"], "log_domain");
+            assert!(v["rounding_cost"].as_f64().unwrap() > 0.0);
+        } else {
+            assert!(v["grid"].is_null() && v["rounding_cost"] == 0.0, "{metric}");
+        }
     }
+    bin()
+        .args(["mean", "--space", "spd:2", "--center", "identity", "--radius", "1", "--epsilon", "1"])
+        .args(["--input", s(&input)])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Rounding: none: affine-invariant SPD releases are not float-safe yet"));
 }
 
 #[test]

@@ -426,7 +426,7 @@ impl MeanPlan {
     }
 
     /// Draws the noise once at the converged `mean` of `n` rows: JSON with `mean`, `guarantee`,
-    /// `sensitivity`, `sigma`, `expected_error`, `conditioned`, `n`.
+    /// `sensitivity`, `sigma`, `expected_error`, `conditioned`, `n`, `grid` (or null) and `rounding_cost`.
     #[pyo3(signature = (mean, n, epsilon, conditioning="auto", seed=None))]
     fn release(
         &self,
@@ -456,6 +456,8 @@ impl MeanPlan {
             "expected_error": out.expected_error,
             "conditioned": out.conditioned,
             "n": out.n,
+            "grid": out.grid,
+            "rounding_cost": out.rounding_cost,
         })
         .to_string())
     }

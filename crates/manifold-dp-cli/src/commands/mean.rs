@@ -314,6 +314,8 @@ pub fn run(args: MeanArgs) -> Result<()> {
             "expected_error": released.expected_error,
             "unit": if angular { "rad" } else { "unit" },
             "randomness": randomness,
+            "grid": released.grid,
+            "rounding_cost": released.rounding_cost,
         });
         if angular {
             // Distances also in the unit people think in on the space: deg, km on latlon, h on timeofday.
@@ -371,6 +373,18 @@ pub fn run(args: MeanArgs) -> Result<()> {
     println!("Noise: {law}, scale {} ({how}).", dist(released.sigma));
     let at = if released.conditioned { " (when the mean is at the centre)" } else { "" };
     println!("Expected error: {} between the release and the exact mean{at}.", dist(released.expected_error));
+    match released.grid {
+        Some(grid) => println!(
+            "Rounding: float-safe, on the {grid}; its cost {} is included in epsilon{}.",
+            short(released.rounding_cost),
+            if released.conditioned { " (twice: once per cell, once in the ball's normaliser)" } else { "" }
+        ),
+        None if space == Space::Real => println!("Rounding: the exact cell of a power-of-two grid (no cost)."),
+        None => println!(
+            "Rounding: none: affine-invariant SPD releases are not float-safe yet (their low bits may depend on \
+             the data; docs/proofs/float_safety.md §6); --metric log-euclidean releases are."
+        ),
+    }
     println!("Randomness: {randomness}.");
     Ok(())
 }
