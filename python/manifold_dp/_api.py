@@ -326,9 +326,9 @@ class MeanResult:
     Δ and noise scale ``sigma`` (radians, or the SPD distance), the ``expected_error``, the number of rows ``n``
     the mean is over, and how many rows outside the ball were ``dropped`` or ``clipped`` (counts for you, the
     curator: they are not private, so do not publish them). ``grid`` is the public grid the release is rounded
-    onto (``{"chart": ..., "spacing_log2": ...}``, as in the guarantees of ``privatize``), ``None`` where releases
-    are not rounded yet (SPD with the affine-invariant metric) or drawn exactly (``real``); ``rounding_cost`` is
-    the rounding's ε₀, already included in the guarantee's ε (twice when ``conditioned``)."""
+    onto (``{"chart": ..., "spacing_log2": ...}``, as in the guarantees of ``privatize``; ``None`` for ``real``,
+    whose release is drawn exactly on a power-of-two grid); ``rounding_cost`` is what rounding costs, already
+    included in the guarantee's ε (its ε₀, twice when ``conditioned``)."""
 
     mean: Any
     guarantee: Guarantee

@@ -23,8 +23,8 @@ def test_so3_sphere_and_spd_means():
     spd = np.array([[[2.0, 0.5], [0.5, 1.0]]] * 20)
     res = mdp.mean(spd, space="spd:2", center="identity", radius=2.0, epsilon=1e3, seed=3)
     assert res.mean.shape == (2, 2) and np.allclose(res.mean, spd[0], atol=1e-2)
-    # Affine-invariant SPD releases are not rounded yet, and say so.
-    assert res.grid is None and res.rounding_cost == 0.0
+    # Affine-invariant SPD releases are rounded in the log chart at the centre.
+    assert res.grid["chart"] == "spd_log_at_center" and 0 < res.rounding_cost < 1e-3
 
 
 @pytest.mark.filterwarnings("ignore:the expected error")  # two rows: the noise exceeds the radius, as warned

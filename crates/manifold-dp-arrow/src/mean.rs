@@ -210,10 +210,11 @@ pub struct MeanRelease {
     pub conditioned: bool,
     /// n, the rows the mean is over.
     pub n: u64,
-    /// The public grid the release lies on (`docs/proofs/float_safety.md`), or `None` where releases are not
-    /// rounded yet (SPD, affine-invariant metric) or are drawn exactly on a power-of-two grid (the real line).
+    /// The public grid the release lies on (`docs/proofs/float_safety.md`), or `None` on the real line (whose
+    /// release is drawn exactly on a power-of-two grid).
     pub grid: Option<Grid>,
-    /// What the rounding adds to the pure ε (included in `guarantee`): its ε₀, twice when conditioned.
+    /// What the rounding adds to the pure ε (included in `guarantee`): its ε₀, twice when conditioned (on SPD
+    /// unconditioned, plus what keeping the release in a wide public ball costs).
     pub rounding_cost: f64,
 }
 

@@ -158,20 +158,23 @@ fn spd_mean_is_positive_definite_with_the_flat_sensitivity() {
         let factor = if cond == "ball" { 2.0 } else { 1.0 };
         assert!((v["sigma"].as_f64().unwrap() - 0.01 * factor).abs() < 1e-9, "{metric} {cond}");
         assert_eq!(v["conditioned"], cond == "ball");
-        // Log-Euclidean releases are rounded in the log domain; affine-invariant ones are not yet, and say so.
-        if metric == "log-euclidean" {
-            assert_eq!(v["grid"]["chart"], "log_domain");
-            assert!(v["rounding_cost"].as_f64().unwrap() > 0.0);
-        } else {
-            assert!(v["grid"].is_null() && v["rounding_cost"] == 0.0, "{metric}");
-        }
+        // Log-Euclidean releases are rounded in the log domain, affine-invariant ones in the log chart at the
+        // centre; the cost is part of the guarantee.
+        let chart = if metric == "log-euclidean" { "log_domain" } else { "spd_log_at_center" };
+        assert_eq!(v["grid"]["chart"], chart, "{metric}");
+        let cost = v["rounding_cost"].as_f64().unwrap();
+        assert!(cost > 0.0 && cost < 1e-3, "{metric} {cond}: {cost}");
+        assert!((v["guarantee"]["epsilon"].as_f64().unwrap() - 1.0 - cost).abs() < 1e-12);
     }
+    // A wide ball whose rounding would cost more than a tenth of ε is refused, saying why.
+    let wide: Vec<[f64; 4]> = (0..200).map(|i| [1.0 + i as f64 / 100.0, 0.0, 0.0, 1.0]).collect();
+    fs::write(&input, spd_csv(&wide)).unwrap();
     bin()
-        .args(["mean", "--space", "spd:2", "--center", "identity", "--radius", "1", "--epsilon", "1"])
+        .args(["mean", "--space", "spd:2", "--center", "identity", "--radius", "8", "--epsilon", "1"])
         .args(["--input", s(&input)])
         .assert()
-        .success()
-        .stdout(predicate::str::contains("Rounding: none: affine-invariant SPD releases are not float-safe yet"));
+        .failure()
+        .stderr(predicate::str::contains("double precision"));
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! a mean of n independent terms in [−1, 1] whose expectation is at most s = e^{ε·d + ε₀} − 1 in absolute
 //! value when the mechanism meets its guarantee; Hoeffding gives P(|D̄_f| ≥ s + t) ≤ 2e^{−nt²/2}, so with
 //! t = √(2 ln(2F/α)/n) and a union over the features the check fails falsely with probability ≤ α = 1e-8
-//! per mechanism (seventeen mechanisms, the generalized Gaussian's five degrees counted apart: < 1.7e-7 in
+//! per mechanism (eighteen mechanisms, the generalized Gaussian's five degrees counted apart: < 1.8e-7 in
 //! all).
 //!
 //! The second attack is Mironov's reachability test carried to the pipeline's last step: recompute the
@@ -296,4 +296,25 @@ fn spd_log_euclidean_low_bits_say_nothing_about_inputs_one_ulp_apart() {
     let m = RiemannianLaplace::new(SpdLogEuclidean::new(2).unwrap(), 1.0).unwrap();
     let s = slack(m.guarantee().additive_epsilon());
     check("log-euclidean laplace on SPD(2)", &m, (x, x_prime), |y| y.iter().copied().collect(), s, false);
+}
+
+/// The affine-invariant SPD(2) mean, rounded in the log chart at the centre (`docs/proofs/float_safety.md` §3e):
+/// means one ulp apart in one entry. No control here, as for SO(3) and S² (the raw draw's last steps are
+/// matrix products); the grid-membership test of `mechanism::riemannian_laplace` has the raw draw as its
+/// control. ε·d is far below 1e-12 for footpoints one ulp apart.
+#[test]
+fn spd_affine_mean_low_bits_say_nothing_about_means_one_ulp_apart() {
+    use manifold_dp::manifold::SpdAffine;
+    use manifold_dp::mechanism::{Conditioning, PrivateFrechetMean};
+    use nalgebra::DMatrix;
+    let spd = SpdAffine::new(2).unwrap();
+    let mech =
+        PrivateFrechetMean::new(spd, DMatrix::identity(2, 2), 1.5, 200, 1.0, Conditioning::Unconditioned).unwrap();
+    let x = DMatrix::from_row_slice(2, 2, &[1.3, 0.2, 0.2, 0.9]);
+    let x_prime = DMatrix::from_row_slice(2, 2, &[1.3f64.next_up(), 0.2, 0.2, 0.9]);
+    let s = slack(mech.rounding_cost());
+    let (a, b) = releases(&x, &x_prime, 3, |p, rng| mech.release_mean(p, rng).unwrap().iter().copied().collect());
+    let (gap, t) = largest_gap(&a, &b);
+    assert!(gap < s + t, "affine SPD mean: float-safe releases of means one ulp apart differ: {gap} >= {}", s + t);
+    eprintln!("affine SPD mean: float-safe gap {gap:.4}, threshold {:.4}", s + t);
 }

@@ -289,6 +289,14 @@ pub fn run(args: MeanArgs) -> Result<()> {
             shown(space, radius)
         );
     }
+    if released.rounding_cost > 0.01 * args.epsilon {
+        eprintln!(
+            "warning: rounding the release float-safely costs {} of the epsilon {} (included in the guarantee): \
+             a centre closer to the data and a smaller radius cost less",
+            short(released.rounding_cost),
+            args.epsilon
+        );
+    }
     let angular = !matches!(space, Space::Spd(_) | Space::Real);
     let describe = plan.describe();
     let randomness = if args.seed.is_some() { "seeded (experiments only, not a release)" } else { "os" };
@@ -380,10 +388,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
             if released.conditioned { " (twice: once per cell, once in the ball's normaliser)" } else { "" }
         ),
         None if space == Space::Real => println!("Rounding: the exact cell of a power-of-two grid (no cost)."),
-        None => println!(
-            "Rounding: none: affine-invariant SPD releases are not float-safe yet (their low bits may depend on \
-             the data; docs/proofs/float_safety.md §6); --metric log-euclidean releases are."
-        ),
+        None => println!("Rounding: none (this release is not rounded onto a public grid)."),
     }
     println!("Randomness: {randomness}.");
     Ok(())

@@ -33,7 +33,7 @@ use crate::manifold::{
 };
 use crate::mechanism::Mechanism;
 use crate::privacy::Guarantee;
-use crate::privacy::float_safety::Rounding;
+use crate::privacy::float_safety::{Rounding, spd_log_chart_error};
 use crate::sample::k_norm::EuclideanLaplace;
 use crate::sample::laplace_so3::LaplaceSo3Noise;
 use crate::sample::purkayastha::PurkayasthaNoise;
@@ -43,6 +43,28 @@ use nalgebra::{DMatrix, DVector, UnitQuaternion};
 use rand::distr::Distribution;
 use rand::{CryptoRng, Rng};
 use std::f64::consts::{FRAC_1_SQRT_2, PI};
+
+/// The float-safe frame of a mean's release on a manifold that rounds in the log chart at the public centre
+/// (SPD(k) with the affine-invariant metric, `docs/proofs/float_safety.md` §3e): the grid, the whitening by the
+/// centre, and the public radii the release is drawn within.
+#[derive(Debug, Clone)]
+pub struct BallChart<P> {
+    /// The grid of the log chart at the centre and its ε₀.
+    pub rounding: Rounding,
+    /// W = L0⁻¹, with L0 the centre's Cholesky factor: Y ↦ W·Y·Wᵀ whitens.
+    pub whiten: P,
+    /// L0: un-whitens the cell's point.
+    pub unwhiten: P,
+    /// R_P: the whitened footpoint is moved onto the ball of this radius around I if it lies outside.
+    pub footpoint_radius: f64,
+    /// R: a release is kept only if its rounded log coordinates have norm at most R.
+    pub ball: f64,
+    /// T: draws of the noise farther than T from I are drawn again (their exact point lies beyond R).
+    pub noise_radius: f64,
+    /// ln 1/(1 − tail): what keeping an otherwise unconditioned release in the ball of radius R costs, where
+    /// tail bounds the noise's mass beyond R − R_P; 0 when the release is conditioned on the data ball anyway.
+    pub tail_cost: f64,
+}
 
 /// A manifold with an exact sampler of its Laplace law.
 pub trait LaplaceManifold: Manifold {
@@ -98,6 +120,32 @@ pub trait LaplaceManifold: Manifold {
         let mut y = self.sample_laplace(noise, footpoint, rng);
         self.snap_point(rounding, &mut y);
         y
+    }
+
+    /// The float-safe frame of a mean's release at footpoints within `radius` (+ half the `sensitivity`) of
+    /// `center`, with `noise`, conditioned on the data ball or not; `None` (the default) where releases are
+    /// rounded by [`LaplaceManifold::sample_rounded`] instead.
+    fn ball_chart(
+        &self,
+        _noise: &Self::Noise,
+        _center: &Self::Point,
+        _radius: f64,
+        _sensitivity: f64,
+        _conditioned: bool,
+    ) -> Fallible<Option<BallChart<Self::Point>>> {
+        Ok(None)
+    }
+
+    /// One draw of a release in `chart`: the rounded point, or `None` when the draw is not kept (it is then
+    /// drawn again). Only called with a chart from [`LaplaceManifold::ball_chart`].
+    fn sample_in_chart<R: Rng + ?Sized>(
+        &self,
+        _noise: &Self::Noise,
+        _footpoint: &Self::Point,
+        _chart: &BallChart<Self::Point>,
+        _rng: &mut R,
+    ) -> Fallible<Option<Self::Point>> {
+        unreachable!("sample_in_chart without a ball chart")
     }
 
     /// A lower bound, from public parameters only, on the probability that one draw of `noise` at any
@@ -213,6 +261,114 @@ impl LaplaceManifold for SpdAffine {
         SpdLaplaceNoise::new(self.k(), sigma, t_max)
     }
 
+    /// The log chart at the centre (`docs/proofs/float_safety.md` §3e): R_P = r + Δ/2 (the footpoint's
+    /// ball), a margin of Δ/4, the data ball R = r when conditioned and otherwise R = R_P + τ + margin with τ
+    /// the noise's 1 − p quantile, for the tail p ∈ {10⁻¹⁰, …, 10⁻²} whose ε₀ + ln 1/(1 − p) is smallest (a
+    /// wider ball rounds less finely); T = min(R + R_P + margin, the noise's truncation). Refused where double
+    /// precision cannot certify the rounding.
+    fn ball_chart(
+        &self,
+        noise: &SpdLaplaceNoise,
+        center: &DMatrix<f64>,
+        radius: f64,
+        sensitivity: f64,
+        conditioned: bool,
+    ) -> Fallible<Option<BallChart<DMatrix<f64>>>> {
+        let k = self.k();
+        spd::check_positive_definite(center)?;
+        let not_pd = || Error::NotPositiveDefinite { min_eigenvalue: 0.0 };
+        let unwhiten = center.clone().cholesky().ok_or_else(not_pd)?.l();
+        let whiten = unwhiten.clone().try_inverse().ok_or_else(not_pd)?;
+        let footpoint_radius = radius + 0.5 * sensitivity;
+        let margin = 0.25 * sensitivity;
+        let chart = |ball: f64, tail: f64| -> Result<BallChart<DMatrix<f64>>, &'static str> {
+            let noise_radius = (ball + footpoint_radius + margin).min(noise.t_max().unwrap_or(f64::INFINITY));
+            let footpoint = footpoint_radius * (1.0 + 1e-12) + 1e-12;
+            let near = ball + margin;
+            let eta = spd_log_chart_error(k, footpoint, noise_radius.min(near + footpoint), near);
+            let eta_far = spd_log_chart_error(k, footpoint, noise_radius, footpoint + noise_radius);
+            if !eta.is_finite() {
+                return Err("the condition numbers within the ball are too large");
+            }
+            let rounding = Rounding::for_spd_log_chart(k, noise.sigma(), eta, ball, noise.radial_law().mean());
+            // A cell's width plus the far draws' error must fit in the margin (§3e).
+            let d = (k * (k + 1) / 2) as f64;
+            let fits = d.sqrt() * rounding.grid().spacing() + eta_far < margin;
+            if !fits {
+                return Err("the error of draws beyond the ball does not fit in a quarter of the sensitivity");
+            }
+            let tail_cost = if tail > 0.0 { crate::privacy::rounding::fn_up(-(-tail).ln_1p()) } else { 0.0 };
+            let (whiten, unwhiten) = (whiten.clone(), unwhiten.clone());
+            Ok(BallChart { rounding, whiten, unwhiten, footpoint_radius, ball, noise_radius, tail_cost })
+        };
+        let found = if conditioned {
+            chart(radius, 0.0)
+        } else {
+            let mut best: Result<BallChart<DMatrix<f64>>, &'static str> = Err("no tail level fits");
+            for level in [1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2] {
+                // The radial CDF is accurate to ~1e-12: the mass beyond τ is below level + 1e-11.
+                let tau = noise.radial_law().quantile(1.0 - level)? * 1.001;
+                let candidate = chart(footpoint_radius + tau + margin, level + 1e-11);
+                let cost = |c: &BallChart<DMatrix<f64>>| c.rounding.additive_epsilon() + c.tail_cost;
+                best = match (best, candidate) {
+                    (Ok(b), Ok(c)) => Ok(if cost(&c) < cost(&b) { c } else { b }),
+                    (Err(_), c) => c,
+                    (b, Err(_)) => b,
+                };
+            }
+            best
+        };
+        found.map(Some).map_err(|why| {
+            Error::NumericalLimit(format!(
+                "a float-safe release of an SPD({k}) mean within {radius} of the centre at noise scale {:.4e} \
+                 cannot be certified in double precision ({why}); use a smaller radius or more data",
+                noise.sigma()
+            ))
+        })
+    }
+
+    /// Whitens the footpoint (and moves it onto the ball of radius R_P if it lies outside) and takes its
+    /// Cholesky factor L; draws the noise's r and U (r first, as every SPD draw), again beyond T; forms
+    /// B = L·U·diag(e^{r/2}) and Y = BBᵀ (= L·N·Lᵀ), takes log Y from its eigendecomposition, rounds its
+    /// isometric coordinates onto the grid, keeps the cell if it lies within R, and un-whitens the cell's point.
+    fn sample_in_chart<R: Rng + ?Sized>(
+        &self,
+        noise: &SpdLaplaceNoise,
+        footpoint: &DMatrix<f64>,
+        chart: &BallChart<DMatrix<f64>>,
+        rng: &mut R,
+    ) -> Fallible<Option<DMatrix<f64>>> {
+        let k = self.k();
+        let symmetric = |m: DMatrix<f64>| (&m + m.transpose()) * 0.5;
+        let mut p = symmetric(&chart.whiten * footpoint * chart.whiten.transpose());
+        let log_p = logm(&p);
+        let norm = log_p.norm();
+        if norm > chart.footpoint_radius {
+            p = expm(&(log_p * (chart.footpoint_radius / norm)));
+        }
+        let r = noise.sample_log_eigenvalues(rng);
+        let mut m = noise.haar_rotation(rng);
+        if r.norm() > chart.noise_radius {
+            return Ok(None);
+        }
+        for (j, rj) in r.iter().enumerate() {
+            let scale = (0.5 * rj).exp();
+            m.column_mut(j).scale_mut(scale);
+        }
+        let unrepresentable = || Error::Unrepresentable("the whitened draw lost positive definiteness".into());
+        let l = p.cholesky().ok_or_else(unrepresentable)?.l();
+        let b = &l * m;
+        let mut s = sym_to_coords(&logm(&symmetric(&b * b.transpose())));
+        if !s.iter().all(|x| x.is_finite()) {
+            return Err(unrepresentable());
+        }
+        chart.rounding.snap_coordinates(s.as_mut_slice());
+        if s.norm() > chart.ball {
+            return Ok(None);
+        }
+        Ok(Some(symmetric(&chart.unwhiten * expm(&coords_to_sym(&s, k)) * chart.unwhiten.transpose())))
+    }
+
     fn sample_laplace<R: Rng + ?Sized>(
         &self,
         noise: &SpdLaplaceNoise,
@@ -222,19 +378,17 @@ impl LaplaceManifold for SpdAffine {
         noise.sample_around(&sqrt_and_inv_sqrt(eta).0, rng)
     }
 
-    /// max over s ∈ {r/8, 2r/8, …, r} of e^{−2s/σ}·P(ρ(η, Y) ≤ s). With d = ρ(η, m0) ≤ r, let z be the point
-    /// at distance max(0, d − (r − s)) from η on the geodesic towards m0. Then B_s(z) lies in B_r(m0), and
+    /// max over s ∈ {r/8, 2r/8, …, r} ∪ {σ·2^{i/2} ≤ r} of e^{−2s/σ}·P(ρ(η, Y) ≤ s). With d = ρ(η, m0) ≤ r, let
+    /// z be the point at distance max(0, d − (r − s)) from η on the geodesic towards m0. Then B_s(z) lies in B_r(m0), and
     /// within 2s of η (inside the proposal's ball of radius 2r + Δ), where the proposal's density is at least
     /// e^{−2s/σ}/Z; its volume is that of B_s(η) (SPD(k) is homogeneous), whose probability is at most vol/Z.
     /// (`docs/proofs/mean_outside_ball.md` §4.) Evaluated on the law the noise was set up with.
     fn ball_acceptance_lower_bound(&self, noise: &SpdLaplaceNoise, radius: f64) -> Option<f64> {
         let law = noise.radial_law();
-        (1..=8)
-            .map(|j| {
-                let s = radius * j as f64 / 8.0;
-                (-2.0 * s / noise.sigma()).exp() * law.cdf(s)
-            })
-            .reduce(f64::max)
+        // s = jr/8, and s = σ·2^{i/2} within the radius (where σ ≪ r, e^{−2s/σ} at s = r/8 underflows).
+        let steps = (1..=8).map(|j| radius * j as f64 / 8.0);
+        let scales = (0..60).map(|i| noise.sigma() * 2f64.powf(i as f64 / 2.0)).take_while(|&s| s <= radius);
+        steps.chain(scales).map(|s| (-2.0 * s / noise.sigma()).exp() * law.cdf(s)).reduce(f64::max)
     }
 
     fn mean_distance(&self, noise: &SpdLaplaceNoise, within: Option<f64>) -> f64 {
@@ -465,6 +619,36 @@ pub enum Conditioning {
     Ball,
 }
 
+/// The share of ε the automatic choice accepts for the unconditioned release's rounding before it compares
+/// it with the ball-conditioned one.
+const AUTO_ROUNDING_SHARE: f64 = 1e-3;
+
+/// The largest share of ε a release's rounding may cost; beyond it the release is refused.
+const MAX_ROUNDING_SHARE: f64 = 0.1;
+
+/// What float-safe rounding adds to a mean's pure ε: ε₀ once unconditioned (plus what keeping it in a wide
+/// ball costs, on SPD), twice conditioned on the ball (`docs/proofs/float_safety.md` §3b, §3e).
+fn rounding_cost<P>(rounding: Option<Rounding>, chart: Option<&BallChart<P>>, conditioned: bool) -> f64 {
+    let per_cell = rounding.map_or(0.0, |r| r.additive_epsilon());
+    let tail = chart.map_or(0.0, |c| c.tail_cost);
+    if conditioned { 2.0 * per_cell } else { crate::privacy::rounding::add_up(per_cell, tail) }
+}
+
+/// One way of drawing a mean's release, before it is chosen.
+struct Plan<M: LaplaceManifold> {
+    sigma: f64,
+    noise: M::Noise,
+    conditioned: bool,
+    rounding: Option<Rounding>,
+    ball_chart: Option<BallChart<M::Point>>,
+}
+
+impl<M: LaplaceManifold> Plan<M> {
+    fn cost(&self) -> f64 {
+        rounding_cost(self.rounding, self.ball_chart.as_ref(), self.conditioned)
+    }
+}
+
 /// The private Fréchet mean: pure ε-DP release of the Fréchet mean of n points known to lie in the public
 /// ball B_r(m0), by the Riemannian Laplace mechanism at the sensitivity of Theorem 2.
 #[derive(Debug, Clone)]
@@ -480,6 +664,7 @@ pub struct PrivateFrechetMean<M: LaplaceManifold> {
     options: KarcherOptions,
     noise: M::Noise,
     rounding: Option<Rounding>,
+    ball_chart: Option<BallChart<M::Point>>,
 }
 
 impl<M: LaplaceManifold> PrivateFrechetMean<M> {
@@ -530,29 +715,62 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
             let sigma = 2.0 * sensitivity / epsilon;
             Ok((sigma, manifold.laplace_noise(sigma, Some(2.0 * radius + sensitivity))?))
         };
-        let ((sigma, noise), conditioned) = match conditioning {
-            Conditioning::Unconditioned => (unconditioned(())?, false),
-            Conditioning::Ball => (ball(())?, true),
-            Conditioning::Auto => match unconditioned(()) {
-                Ok(found) => (found, false),
-                Err(_) => (ball(())?, true),
+        // One way to draw: the noise, and the float-safe rounding with its cost (`rounding_cost`).
+        let plan = |conditioned: bool| -> Fallible<Plan<M>> {
+            let (sigma, noise) = if conditioned { ball(())? } else { unconditioned(())? };
+            if conditioned
+                && let Some(rate) = manifold.ball_acceptance_lower_bound(&noise, radius)
+                && (rate.is_nan() || rate < MIN_BALL_ACCEPTANCE)
+            {
+                let error = manifold.mean_distance(&noise, Some(radius));
+                return Err(Error::NumericalLimit(format!(
+                    "nothing useful can be released for {n} points within {radius} of the centre at epsilon = \
+                     {epsilon}: the noise scale σ = {sigma:.4} (σ = 2Δ/ε, Δ = {sensitivity:.4}) spreads the release \
+                     over the whole ball (expected error {error:.4} against the radius {radius}), and the exact \
+                     draw, conditioned on the ball, could need {:.1e} tries or more; use more points, a larger \
+                     epsilon or a smaller radius",
+                    1.0 / rate.max(f64::MIN_POSITIVE)
+                )));
+            }
+            let ball_chart = manifold.ball_chart(&noise, &center, radius, sensitivity, conditioned)?;
+            let rounding = match &ball_chart {
+                Some(chart) => Some(chart.rounding),
+                None => manifold.rounding_in_ball(sigma, &center, radius),
+            };
+            Ok(Plan { sigma, noise, conditioned, rounding, ball_chart })
+        };
+        let chosen = match conditioning {
+            Conditioning::Unconditioned => plan(false)?,
+            Conditioning::Ball => plan(true)?,
+            // Unconditioned where the law exists and its rounding is cheap; otherwise the cheaper of the two (an
+            // affine-invariant SPD release far in a wide ball cannot be computed finely in f64).
+            Conditioning::Auto => match plan(false) {
+                Ok(free) if free.cost() <= AUTO_ROUNDING_SHARE * epsilon => free,
+                free => match (free, plan(true)) {
+                    (Ok(free), Ok(ball)) => {
+                        if ball.cost() < free.cost() {
+                            ball
+                        } else {
+                            free
+                        }
+                    }
+                    (Ok(free), Err(_)) => free,
+                    (Err(_), ball) => ball?,
+                },
             },
         };
-        if conditioned
-            && let Some(rate) = manifold.ball_acceptance_lower_bound(&noise, radius)
-            && (rate.is_nan() || rate < MIN_BALL_ACCEPTANCE)
-        {
-            let error = manifold.mean_distance(&noise, Some(radius));
+        let cost = chosen.cost();
+        if cost > MAX_ROUNDING_SHARE * epsilon {
             return Err(Error::NumericalLimit(format!(
-                "nothing useful can be released for {n} points within {radius} of the centre at epsilon = {epsilon}: \
-                 the noise scale σ = {sigma:.4} (σ = 2Δ/ε, Δ = {sensitivity:.4}) spreads the release over the \
-                 whole ball (expected error {error:.4} against the radius {radius}), and the exact draw, \
-                 conditioned on the ball, could need {:.1e} tries or more; use more points, a larger epsilon or \
-                 a smaller radius",
-                1.0 / rate.max(f64::MIN_POSITIVE)
+                "rounding this release onto a float-safe grid would cost {} of privacy loss, more than a tenth of \
+                 epsilon = {epsilon}: double precision cannot compute it finely enough for {n} points within \
+                 {radius} of the centre (SPD: the condition numbers in a wide ball amplify its rounding errors); \
+                 use a centre closer to the data and a smaller radius, --conditioning ball, or the log-Euclidean \
+                 metric",
+                crate::privacy::guarantee::short(cost)
             )));
         }
-        let rounding = manifold.rounding_in_ball(sigma, &center, radius);
+        let Plan { sigma, noise, conditioned, rounding, ball_chart } = chosen;
         Ok(PrivateFrechetMean {
             manifold,
             center,
@@ -565,6 +783,7 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
             options,
             noise,
             rounding,
+            ball_chart,
         })
     }
 
@@ -577,8 +796,7 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
     /// draw is conditioned on the ball (once in each cell's probability, once in the normaliser), 0 where no
     /// grid is implemented (SPD with the affine-invariant metric).
     pub fn rounding_cost(&self) -> f64 {
-        let per_cell = self.rounding.map_or(0.0, |r| r.additive_epsilon());
-        if self.conditioned { 2.0 * per_cell } else { per_cell }
+        rounding_cost(self.rounding, self.ball_chart.as_ref(), self.conditioned)
     }
 
     /// The manifold.
@@ -646,6 +864,14 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
     /// ball's boundary is either released whole or not at all, the release always lies in the ball, and the
     /// guarantee is ε + 2ε₀ (`docs/proofs/float_safety.md` §3b).
     pub fn release_mean<R: CryptoRng + ?Sized>(&self, mean: &M::Point, rng: &mut R) -> Fallible<M::Point> {
+        if let Some(chart) = &self.ball_chart {
+            loop {
+                if let Some(y) = self.manifold.sample_in_chart(&self.noise, mean, chart, rng)? {
+                    self.manifold.check_representable(&y)?;
+                    return Ok(y);
+                }
+            }
+        }
         loop {
             let y = match &self.rounding {
                 Some(r) => self.manifold.sample_rounded(&self.noise, mean, r, rng),
@@ -927,5 +1153,162 @@ mod log_domain_tests {
             }
         }
         assert!(worst > eta / 64.0, "the draws never came near the bound ({worst:e} vs {eta:e})");
+    }
+}
+
+/// Float safety of the affine-invariant SPD mean (`docs/proofs/float_safety.md` §3e).
+#[cfg(test)]
+mod affine_chart_tests {
+    use super::*;
+    use crate::audit::gof::ks_test;
+    use crate::privacy::Chart;
+    use crate::sample::rng::seeded_rng_for_experiments;
+    use crate::space::grid::round_to_grid;
+
+    fn symmetric(m: DMatrix<f64>) -> DMatrix<f64> {
+        (&m + m.transpose()) * 0.5
+    }
+
+    /// A public centre that is not the identity, so that whitening matters.
+    fn center(k: usize) -> DMatrix<f64> {
+        if k == 2 {
+            DMatrix::from_row_slice(2, 2, &[2.0, 0.5, 0.5, 1.0])
+        } else {
+            DMatrix::from_row_slice(3, 3, &[2.0, 0.5, 0.1, 0.5, 1.0, -0.2, 0.1, -0.2, 0.7])
+        }
+    }
+
+    /// The point at whitened log coordinates `s` (in the chart at the centre).
+    fn at(chart: &BallChart<DMatrix<f64>>, s: &DMatrix<f64>) -> DMatrix<f64> {
+        symmetric(&chart.unwhiten * expm(s) * chart.unwhiten.transpose())
+    }
+
+    /// Whether y is the point of a grid cell, found from y alone: whiten it, take its logarithm (from y itself,
+    /// not from the draw's factor), round the coordinates (within a quarter cell of a grid
+    /// point) and map the cell's point back, bit for bit.
+    fn on_grid(chart: &BallChart<DMatrix<f64>>, k: usize, y: &DMatrix<f64>) -> bool {
+        let x = symmetric(&chart.whiten * y * chart.whiten.transpose());
+        let c = sym_to_coords(&logm(&x));
+        let grid = chart.rounding.grid();
+        let rep = c.map(|v| round_to_grid(v, grid.spacing_log2));
+        (&rep - &c).amax() < grid.spacing() / 4.0 && at(chart, &coords_to_sym(&rep, k)) == *y
+    }
+
+    #[test]
+    fn releases_lie_on_the_grid_of_the_log_chart_at_the_centre() {
+        for k in [2, 3] {
+            let spd = SpdAffine::new(k).unwrap();
+            for conditioning in [Conditioning::Unconditioned, Conditioning::Ball] {
+                let mech = PrivateFrechetMean::new(spd, center(k), 1.5, 200, 1.0, conditioning).unwrap();
+                let chart = mech.ball_chart.as_ref().unwrap();
+                assert_eq!(chart.rounding.grid().chart, Chart::SpdLogAtCenter);
+                // Footpoints at the centre and near the edge of the data ball.
+                let mut edge = DMatrix::zeros(k, k);
+                (edge[(0, 0)], edge[(1, 1)]) = (1.0, -0.95);
+                let mut rng = seeded_rng_for_experiments(50 + k as u64);
+                for footpoint in [center(k), at(chart, &edge)] {
+                    for _ in 0..1000 {
+                        let y = mech.release_mean(&footpoint, &mut rng).unwrap();
+                        assert!(on_grid(chart, k, &y), "k = {k}, {conditioning:?}: {y} is not on the grid");
+                        assert!(spd.distance(&center(k), &y) <= chart.ball + 1e-9);
+                    }
+                    // Negative control: raw draws are not on the grid.
+                    let raw =
+                        (0..200).filter(|_| on_grid(chart, k, &spd.sample_laplace(&mech.noise, &footpoint, &mut rng)));
+                    assert_eq!(raw.count(), 0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_guarantee_counts_the_rounding_and_wide_balls_are_refused() {
+        let spd = SpdAffine::new(2).unwrap();
+        let free = PrivateFrechetMean::new(spd, center(2), 1.5, 200, 1.0, Conditioning::Unconditioned).unwrap();
+        let chart = free.ball_chart.as_ref().unwrap();
+        let eps0 = chart.rounding.additive_epsilon();
+        // The tail level is chosen from 1e-10 … 1e-2 to make ε₀ + ln 1/(1 − tail) smallest.
+        assert!(chart.tail_cost > 0.0 && chart.tail_cost < 0.0102, "{}", chart.tail_cost);
+        assert_eq!(free.rounding_cost(), crate::privacy::rounding::add_up(eps0, chart.tail_cost));
+        assert!(free.rounding_cost() < 1e-3, "{}", free.rounding_cost());
+        let ball = PrivateFrechetMean::new(spd, center(2), 1.5, 200, 1.0, Conditioning::Ball).unwrap();
+        let eps0 = ball.ball_chart.as_ref().unwrap().rounding.additive_epsilon();
+        assert_eq!(ball.rounding_cost(), 2.0 * eps0);
+        assert_eq!(ball.guarantee(), Guarantee::PureDp { epsilon: crate::privacy::rounding::add_up(1.0, 2.0 * eps0) });
+        // Auto keeps the unconditioned draw where its rounding is cheap, and takes the ball where it is not
+        // (n = 20, r = 3: the unconditioned law reaches far beyond the data ball).
+        assert!(!PrivateFrechetMean::new(spd, center(2), 1.5, 200, 1.0, Conditioning::Auto).unwrap().conditioned());
+        let wide = PrivateFrechetMean::new(spd, center(2), 3.0, 20, 1.0, Conditioning::Auto).unwrap();
+        assert!(wide.conditioned() && wide.rounding_cost() < 1e-3, "{}", wide.rounding_cost());
+        // A ball so wide that f64 cannot round finely: refused, saying why (whichever bound fails first).
+        let err = PrivateFrechetMean::new(spd, center(2), 8.0, 200, 1.0, Conditioning::Auto).unwrap_err();
+        assert!(matches!(err, Error::NumericalLimit(ref m) if m.contains("double precision")), "{err}");
+    }
+
+    /// The distance between a release and its footpoint follows the Laplace law's radial law (KS, DKW critical
+    /// value, false failure ≤ 1e-8), through the whole float-safe pipeline; a law 10 % wider is rejected.
+    #[test]
+    fn released_distances_follow_the_radial_law() {
+        let spd = SpdAffine::new(2).unwrap();
+        let mech = PrivateFrechetMean::new(spd, center(2), 1.5, 200, 1.0, Conditioning::Unconditioned).unwrap();
+        let footpoint = DMatrix::from_row_slice(2, 2, &[1.5, 0.2, 0.2, 1.2]);
+        // The release has the law conditioned on a public ball that holds all but `tail` of it (total variation
+        // ≤ tail from the unconditioned law): below 1e-5, it moves the DKW false-failure bound by a factor
+        // e^{4N·c·tail} < 1.01.
+        let tail = mech.ball_chart.as_ref().unwrap().tail_cost;
+        assert!(tail < 1e-5, "{tail}");
+        let mut rng = seeded_rng_for_experiments(60);
+        let ts: Vec<f64> =
+            (0..20_000).map(|_| spd.distance(&footpoint, &mech.release_mean(&footpoint, &mut rng).unwrap())).collect();
+        let law = mech.noise.radial_law();
+        let out = ks_test(&mut ts.clone(), |s| law.cdf_sorted(s), 1e-8);
+        assert!(out.passed(), "KS {} > {}", out.statistic, out.critical);
+        let wider = SpdLaplaceNoise::new(2, 1.1 * mech.sigma(), None).unwrap();
+        assert!(!ks_test(&mut ts.clone(), |s| wider.radial_law().cdf_sorted(s), 1e-8).passed());
+    }
+
+    /// Assumption (E): nalgebra's symmetric eigensolver is backward stable with constant c_E = 64 on the
+    /// matrices releases build, Y = BBᵀ with B a lower-triangular factor of condition up to e^{10} times
+    /// U·diag(e^{r/2}), |r| up to 20: ‖Y − VΛVᵀ‖_F ≤ c_E·u·‖Y‖_F and ‖VᵀV − I‖_F ≤ c_E·u. Negative control:
+    /// eigenvalues off by 1e-13 relative fail the same check. (nalgebra's SVD fails such a check by a factor
+    /// of 10¹⁵ on graded matrices, which is why releases do not use it.)
+    #[test]
+    fn the_symmetric_eigensolver_is_backward_stable_as_assumed() {
+        use crate::privacy::float_safety::EIGEN_BACKWARD_ERROR;
+        use nalgebra::SymmetricEigen;
+        let u = f64::EPSILON / 2.0;
+        let mut rng = seeded_rng_for_experiments(70);
+        let check = |y: &DMatrix<f64>, scale: f64| -> f64 {
+            let e = SymmetricEigen::new(y.clone());
+            let v = &e.eigenvectors;
+            let lambda = e.eigenvalues.map(|x| x * scale);
+            let residual = (y - v * DMatrix::from_diagonal(&lambda) * v.transpose()).norm() / y.norm();
+            let k = y.nrows();
+            let orthogonal = (v.transpose() * v - DMatrix::identity(k, k)).norm();
+            residual.max(orthogonal) / u
+        };
+        let mut worst: f64 = 0.0;
+        let noises = [SpdLaplaceNoise::new(2, 0.3, None).unwrap(), SpdLaplaceNoise::new(3, 0.3, None).unwrap()];
+        for i in 0..20_000u64 {
+            let k = 2 + (i % 2) as usize;
+            let noise = &noises[k - 2];
+            let spread = (i % 11) as f64;
+            let l = DMatrix::from_fn(k, k, |a, c| match a.cmp(&c) {
+                std::cmp::Ordering::Greater => 0.7 * ((a * 3 + c) as f64 + i as f64).sin(),
+                std::cmp::Ordering::Equal => (spread * (a as f64 / (k - 1) as f64 - 0.5)).exp(),
+                std::cmp::Ordering::Less => 0.0,
+            });
+            let r = DVector::from_fn(k, |a, _| 20.0 * (((i * 7 + a as u64) % 13) as f64 / 6.0 - 1.0));
+            let mut m = noise.haar_rotation(&mut rng);
+            for (j, rj) in r.iter().enumerate() {
+                m.column_mut(j).scale_mut((0.5 * rj).exp());
+            }
+            let b = &l * m;
+            worst = worst.max(check(&symmetric(&b * b.transpose()), 1.0));
+        }
+        assert!(worst <= EIGEN_BACKWARD_ERROR, "backward error {worst}·u beyond the assumed {EIGEN_BACKWARD_ERROR}·u");
+        eprintln!("largest eigensolver backward error: {worst:.2}·u (assumed ≤ {EIGEN_BACKWARD_ERROR}·u)");
+        let y = DMatrix::from_row_slice(2, 2, &[3.0, 1.0, 1.0, 2.0]);
+        assert!(check(&y, 1.0 + 1e-13) > EIGEN_BACKWARD_ERROR);
     }
 }

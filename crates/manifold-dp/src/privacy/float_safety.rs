@@ -42,7 +42,7 @@ fn chart_dim(chart: Chart, dim: usize) -> usize {
     match chart {
         Chart::Turns => 1,
         Chart::CubeMap | Chart::QuaternionCubeMap | Chart::TangentPlane => dim - 1,
-        Chart::LogDomain => dim,
+        Chart::LogDomain | Chart::SpdLogAtCenter => dim,
     }
 }
 
@@ -56,7 +56,7 @@ fn chart_error(chart: Chart, dim: usize) -> f64 {
         Chart::CubeMap | Chart::QuaternionCubeMap => (dim as f64 + 1e-3) * PIPELINE_ERROR,
         // Below 4 + 1 in magnitude (the grid is uniform there; it widens beyond, as this error does).
         Chart::TangentPlane => tangent_error(5.0),
-        Chart::LogDomain => unreachable!("the log domain's grid is chosen by Rounding::for_log_domain"),
+        Chart::LogDomain | Chart::SpdLogAtCenter => unreachable!("SPD grids are chosen by their own constructors"),
     }
 }
 
@@ -133,9 +133,57 @@ pub fn additive_epsilon(grid: Grid, dim: usize, lipschitz: f64) -> f64 {
             (mul_up(std::f64::consts::PI, chord), mul_up(2.0, chord))
         }
         Chart::TangentPlane => unreachable!("handled above"),
-        Chart::LogDomain => unreachable!("the log domain's ε₀ is computed by Rounding::for_log_domain"),
+        Chart::LogDomain | Chart::SpdLogAtCenter => unreachable!("SPD grids' ε₀ is computed by their constructors"),
     };
     add_up(add_up(mul_up(lipschitz, diameter), jacobian), volume)
+}
+
+/// The backward-error constant c_E assumed of the symmetric eigensolver (nalgebra's `SymmetricEigen`) on
+/// k×k matrices, k ≤ 3 (assumption (E), `docs/proofs/float_safety.md` §3e): the computed eigenvalues and
+/// eigenvectors of A are exact for A + E with ‖E‖_F ≤ c_E·u·‖A‖_F, and the computed eigenvectors are within
+/// c_E·u of an orthonormal set (u = 2^-53). A unit test checks it on the matrices releases build (largest
+/// seen: 35·u). (nalgebra's SVD is not backward stable on such graded matrices, so it is not used.)
+pub const EIGEN_BACKWARD_ERROR: f64 = 64.0;
+
+/// How far rounding may move an affine-invariant SPD release, as a fraction of its expected error: 1e-4, not
+/// the 1e-6 of the other charts. Its pipeline error (~1e-13 at a radius of 1.5, growing with the condition
+/// numbers in the ball) would otherwise make ε₀ grow like 1/σ (§3e).
+pub const SPD_ROUNDING_OF_ERROR: f64 = 1e-4;
+
+/// η for the affine-invariant SPD release in the log chart at the centre (§3e): a bound, in chart units, on
+/// the distance between the computed log coordinates of a draw and those of its exact point, on SPD(`k`),
+/// for a whitened footpoint within `footpoint_radius` of I, noise N with ρ(N, I) ≤ `noise_radius`, and exact
+/// points within `release_radius` of I. The draw is B = L·U·diag(e^{r/2}) (L the footpoint's computed
+/// Cholesky factor), whose rounding perturbs B on the right (moving BBᵀ by at most 2√k·(−ln(1 − δ_B))); then
+/// Y = BBᵀ is formed (δ_Y) and eigendecomposed (δ_E), each moving Y by at most √k·(−ln(1 − δ)); the logarithm
+/// is assembled from the eigenpairs. ∞ where a perturbation is not small.
+pub fn spd_log_chart_error(k: usize, footpoint_radius: f64, noise_radius: f64, release_radius: f64) -> f64 {
+    let u = f64::EPSILON / 2.0;
+    let kf = k as f64;
+    let gamma = |n: f64| n * u / (1.0 - n * u);
+    // cond of a matrix within ρ of I: at most e^{√2 ρ}; its square root for the factors.
+    let cond = |rho: f64| (std::f64::consts::SQRT_2 * rho).exp();
+    let root_cond = |rho: f64| (std::f64::consts::FRAC_1_SQRT_2 * rho).exp();
+    // M = U·diag(e^{r/2}): each entry one exp (≤ 2 ulps) and one product, a relative error ≤ 3u·√k·cond(M);
+    // fl(L·M): |E| ≤ γ_k|L||M|, relative to L·M at most γ_k·k·cond(L)·cond(M).
+    let b = 3.0 * u * kf.sqrt() * root_cond(noise_radius);
+    let c = gamma(kf) * kf * root_cond(footpoint_radius) * root_cond(noise_radius);
+    let delta_b = (1.0 + b) * (1.0 + c) - 1.0;
+    // Y = fl(BBᵀ), symmetrised: |E| ≤ γ_{k+1}|B||Bᵀ|, relative to Y at most γ_{k+1}·k·cond(Y); cond(Y) within 1 %.
+    let delta_y = gamma(kf + 1.0) * kf * cond(release_radius) * 1.01;
+    // The eigensolver (E): c_E·u·cond(Y).
+    let delta_e = EIGEN_BACKWARD_ERROR * u * cond(release_radius) * 1.01;
+    let small = delta_b.max(delta_y).max(delta_e) < 1e-3;
+    if !small {
+        return f64::INFINITY;
+    }
+    let moved = |delta: f64| -kf.sqrt() * (-delta).ln_1p();
+    let rho = add_up(add_up(2.0 * moved(delta_b), moved(delta_y)), moved(delta_e));
+    // V·diag(ln λ)·Vᵀ, symmetrised: V within c_E·u of orthonormal, ln within 2 ulps, |ln λ| ≤ radius + 1; and
+    // the √2 of the off-diagonal coordinates.
+    let assemble = u * (2.0 * EIGEN_BACKWARD_ERROR + 2.0 * kf + 8.0) * kf.sqrt() * (release_radius + 1.0);
+    // log at I is 1-Lipschitz from (SPD, ρ) to (Sym, Frobenius), so ρ-errors are chart errors.
+    fn_up(add_up(rho, assemble) * (1.0 + 1e-9))
 }
 
 /// How a mechanism makes its releases float-safe: its grid and the additive ε₀ the rounding costs, and
@@ -205,6 +253,39 @@ impl Rounding {
         Rounding { grid, additive_epsilon: cost(grid), coarse: None, clamp }
     }
 
+    /// Rounding in the log chart at the centre of SPD(`k`) (affine-invariant metric) for Laplace noise of scale
+    /// `sigma` (density 1/σ-log-Lipschitz in ρ), chart error `eta` ([`spd_log_chart_error`]), releases kept
+    /// only within `ball` of the centre and an expected error `mean_error`: a uniform grid of the isometric log
+    /// coordinates, no clamp (cells outside the ball are never released), no coarser than moving a release by
+    /// [`SPD_ROUNDING_OF_ERROR`] of its expected error, and otherwise the spacing with the smallest ε₀. ε₀ = (1/σ)·s(R′)·√D·(h + 2η) + D·ln((h + 2η)/(h − 2η)) +
+    /// (m/√2)·√D·(h + 2η), with s(x) = sinh(x/√2)/(x/√2) the log chart's largest stretch within R′ = ball +
+    /// √D·(h + 2η) of the centre and m/√2 the Lipschitz constant of its log volume density (§3e).
+    pub fn for_spd_log_chart(k: usize, sigma: f64, eta: f64, ball: f64, mean_error: f64) -> Self {
+        let d = (k * (k + 1) / 2) as f64;
+        let m = (k * (k - 1) / 2) as f64;
+        let lipschitz = 1.0 / sigma;
+        let cost = |grid: Grid| {
+            let h = grid.spacing();
+            let (wide, narrow) = (add_up(h, 2.0 * eta), (h - 2.0 * eta).next_down());
+            let diameter = mul_up(d.sqrt(), wide);
+            let x = add_up(ball, diameter) / std::f64::consts::SQRT_2;
+            let stretch = fn_up(if x > 0.0 { x.sinh() / x } else { 1.0 });
+            let volume = mul_up(d, fn_up((wide / narrow).ln()));
+            let jacobian = mul_up(m / std::f64::consts::SQRT_2, diameter);
+            add_up(add_up(mul_up(lipschitz, mul_up(stretch, diameter)), volume), jacobian)
+        };
+        // Cells no wider than rounding by SPD_ROUNDING_OF_ERROR of the expected error allows: a cell moves a
+        // release by at most s(R′)·√D·h/2 in ρ, s(R′) ≤ s(ball + 1).
+        let x = (ball + 1.0) / std::f64::consts::SQRT_2;
+        let fine = (2.0 * SPD_ROUNDING_OF_ERROR * mean_error / ((x.sinh() / x) * d.sqrt())).log2().floor() as i32;
+        let finest = (4.0 * eta).log2().ceil() as i32 + 1;
+        let grid = (finest..=fine.max(finest))
+            .map(|spacing_log2| Grid { chart: Chart::SpdLogAtCenter, spacing_log2 })
+            .min_by(|a, b| cost(*a).total_cmp(&cost(*b)))
+            .expect("a non-empty range");
+        Rounding { grid, additive_epsilon: cost(grid), coarse: None, clamp: f64::INFINITY }
+    }
+
     /// The clamp B of a coordinate chart (∞ for the sphere charts).
     pub fn clamp(&self) -> f64 {
         self.clamp
@@ -220,7 +301,7 @@ impl Rounding {
             Chart::Turns => TAU,
             Chart::CubeMap => 1.0,
             Chart::QuaternionCubeMap => 2.0,
-            Chart::TangentPlane | Chart::LogDomain => 1.0,
+            Chart::TangentPlane | Chart::LogDomain | Chart::SpdLogAtCenter => 1.0,
         };
         if !(radians.is_finite() && radians > 0.0) {
             return Err(Error::InvalidParameter { name: "output step", value: radians, reason: "must be > 0" });
@@ -283,7 +364,7 @@ impl Rounding {
     pub fn snap_coordinates(&self, u: &mut [f64]) {
         let round = match self.grid.chart {
             Chart::TangentPlane => round_tangent,
-            Chart::LogDomain => round_to_grid,
+            Chart::LogDomain | Chart::SpdLogAtCenter => round_to_grid,
             _ => panic!("a sphere grid applied to chart coordinates"),
         };
         for x in u {

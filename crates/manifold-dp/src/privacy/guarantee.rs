@@ -257,6 +257,10 @@ pub enum Chart {
     /// each entry above it, row by row), each clamped to [−B, B] (B a public power of two) and rounded to a
     /// multiple of the spacing; the release is exp of the rounded symmetric matrix.
     LogDomain,
+    /// SPD(k) under the affine-invariant metric, around the public centre m0 = L0·L0ᵀ (Cholesky): the isometric
+    /// coordinates of log(W·Y·Wᵀ) with W = L0⁻¹ (the log chart at m0), each rounded to a multiple of the
+    /// spacing; the release is L0·exp(S)·L0ᵀ for the rounded S.
+    SpdLogAtCenter,
 }
 
 /// A public grid: a chart and a spacing 2^`spacing_log2` in the chart's coordinates. Releases are the cells'
@@ -284,6 +288,7 @@ impl fmt::Display for Grid {
             Chart::QuaternionCubeMap => "quaternion cube-map grid",
             Chart::TangentPlane => "tangent-plane grid",
             Chart::LogDomain => "log-domain grid",
+            Chart::SpdLogAtCenter => "grid of the log chart at the centre",
         };
         write!(f, "{chart} of spacing 2^{}", self.spacing_log2)
     }

@@ -365,16 +365,22 @@ impl SpdLaplaceNoise {
         self.rotate(&r, rng)
     }
 
-    /// U diag(e^{r}) Uᵀ with a fresh Haar U.
-    fn rotate<R: Rng + ?Sized>(&self, r: &DVector<f64>, rng: &mut R) -> DMatrix<f64> {
-        let k = self.k;
-        let u = if k == 2 {
+    /// A Haar-distributed rotation U ∈ SO(k): a uniform angle for k = 2, a uniform unit quaternion's matrix for
+    /// k = 3.
+    pub(crate) fn haar_rotation<R: Rng + ?Sized>(&self, rng: &mut R) -> DMatrix<f64> {
+        if self.k == 2 {
             let (c, s) = uniform_circle(rng);
             DMatrix::from_row_slice(2, 2, &[c, -s, s, c])
         } else {
             let m = uniform_s3(rng).to_rotation_matrix().into_inner();
             DMatrix::from_fn(3, 3, |i, j| m[(i, j)])
-        };
+        }
+    }
+
+    /// U diag(e^{r}) Uᵀ with a fresh Haar U.
+    fn rotate<R: Rng + ?Sized>(&self, r: &DVector<f64>, rng: &mut R) -> DMatrix<f64> {
+        let k = self.k;
+        let u = self.haar_rotation(rng);
         let e: Vec<f64> = r.iter().map(|x| x.exp()).collect();
         let mut y = DMatrix::zeros(k, k);
         for a in 0..k {
