@@ -171,8 +171,8 @@ pub fn spd_log_chart_error(k: usize, footpoint_radius: f64, noise_radius: f64, r
     let delta_b = (1.0 + b) * (1.0 + c) - 1.0;
     // Y = fl(BBᵀ), symmetrised: |E| ≤ γ_{k+1}|B||Bᵀ|, relative to Y at most γ_{k+1}·k·cond(Y); cond(Y) within 1 %.
     let delta_y = gamma(kf + 1.0) * kf * cond(release_radius) * 1.01;
-    // The eigensolver (E): c_E·u·cond(Y).
-    let delta_e = EIGEN_BACKWARD_ERROR * u * cond(release_radius) * 1.01;
+    // The eigensolver (E): ‖E‖₂ ≤ ‖E‖_F ≤ c_E·u·‖Y‖_F ≤ c_E·u·√k·‖Y‖₂, relative c_E·u·√k·cond(Y).
+    let delta_e = EIGEN_BACKWARD_ERROR * u * kf.sqrt() * cond(release_radius) * 1.01;
     let small = delta_b.max(delta_y).max(delta_e) < 1e-3;
     if !small {
         return f64::INFINITY;
