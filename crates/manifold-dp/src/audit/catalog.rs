@@ -806,6 +806,9 @@ fn build_sphere(request: &AuditRequest, dim: usize, name: &str, label: String) -
     })
 }
 
+/// The public ball the affine-invariant SPD Laplace is audited in (around I).
+const SPD_AUDIT_RADIUS: f64 = 2.0;
+
 fn build_spd(request: &AuditRequest, k: usize, name: &str, label: String) -> Fallible<Box<dyn Auditable>> {
     let eps = need_epsilon(request)?;
     crate::error::check_positive("epsilon", eps)?;
@@ -813,7 +816,9 @@ fn build_spd(request: &AuditRequest, k: usize, name: &str, label: String) -> Fal
     let id = DMatrix::<f64>::identity(k, k);
     match name {
         "riemannian-laplace" => {
-            let m = RiemannianLaplace::new(SpdAffine::new(k)?, sigma)?;
+            // Float-safe releases need a public ball: inputs within SPD_AUDIT_RADIUS of I (farther pairs are
+            // moved onto it, a 1-Lipschitz map, so their claim still binds).
+            let m = RiemannianLaplace::in_ball(SpdAffine::new(k)?, sigma, &id, SPD_AUDIT_RADIUS)?;
             let g = m.guarantee();
             let pairs = pairs::spd_pairs(k, eps, &claim_distance(g, spd_metric));
             let law = SpdRadialLaw::new(k, sigma, None)?;

@@ -66,6 +66,21 @@ pub struct BallChart<P> {
     pub tail_cost: f64,
 }
 
+/// B·X·Bᵀ, symmetrised.
+fn congruence_by(b: &DMatrix<f64>, x: &DMatrix<f64>) -> DMatrix<f64> {
+    let m = b * x * b.transpose();
+    (&m + m.transpose()) * 0.5
+}
+
+/// W·x·Wᵀ (symmetrised), moved onto the ball of radius R_P around I along the geodesic from I if it lies
+/// outside: the metric projection onto that ball (SPD(k) is a Hadamard manifold), a 1-Lipschitz map.
+fn whitened_footpoint(chart: &BallChart<DMatrix<f64>>, x: &DMatrix<f64>) -> DMatrix<f64> {
+    let p = congruence_by(&chart.whiten, x);
+    let log_p = logm(&p);
+    let norm = log_p.norm();
+    if norm > chart.footpoint_radius { expm(&(log_p * (chart.footpoint_radius / norm))) } else { p }
+}
+
 /// A manifold with an exact sampler of its Laplace law.
 pub trait LaplaceManifold: Manifold {
     /// The prepared sampler.
@@ -91,6 +106,10 @@ pub trait LaplaceManifold: Manifold {
     /// Whether [`LaplaceManifold::sample_rounded`] rounds in a chart before mapping onto the manifold (the
     /// log domain) instead of snapping the drawn point; a mechanism's release is then that one step.
     const ROUNDS_IN_CHART: bool = false;
+
+    /// Whether float-safe releases need a public ball ([`LaplaceManifold::ball_chart`]): SPD(k) with the
+    /// affine-invariant metric, whose f64 error grows with the condition numbers a ball bounds.
+    const NEEDS_BALL: bool = false;
 
     /// The float-safe rounding of releases with scale σ at any footpoint (the density e^{−ρ/σ} is
     /// 1/σ-log-Lipschitz), or `None` where no public grid is implemented yet (SPD with the affine-invariant
@@ -134,6 +153,12 @@ pub trait LaplaceManifold: Manifold {
         _conditioned: bool,
     ) -> Fallible<Option<BallChart<Self::Point>>> {
         Ok(None)
+    }
+
+    /// The footpoint a release in `chart` is drawn at for input `x`: x moved onto the chart's footpoint ball if
+    /// it lies outside (by default x itself).
+    fn footpoint_in_chart(&self, _chart: &BallChart<Self::Point>, x: &Self::Point) -> Self::Point {
+        x.clone()
     }
 
     /// One draw of a release in `chart`: the rounded point, or `None` when the draw is not kept (it is then
@@ -231,6 +256,8 @@ impl LaplaceManifold for So3 {
 impl LaplaceManifold for SpdAffine {
     type Noise = SpdLaplaceNoise;
 
+    const NEEDS_BALL: bool = true;
+
     /// Untruncated laws within 10 % of the existence threshold are refused: their draws overflow f64
     /// (log-eigenvalues beyond 709) with non-negligible probability (2 % at 99 % of the threshold, below
     /// 1e-10 at 95 %). [`Conditioning::Auto`] then conditions on the ball instead. Well before overflow, draws
@@ -320,11 +347,17 @@ impl LaplaceManifold for SpdAffine {
         };
         found.map(Some).map_err(|why| {
             Error::NumericalLimit(format!(
-                "a float-safe release of an SPD({k}) mean within {radius} of the centre at noise scale {:.4e} \
-                 cannot be certified in double precision ({why}); use a smaller radius or more data",
+                "a float-safe SPD({k}) release around footpoints within {radius} of the centre at noise scale \
+                 {:.4e} cannot be certified in double precision ({why}); use a smaller radius, or (for a mean) \
+                 more data",
                 noise.sigma()
             ))
         })
+    }
+
+    /// L0·P̃·L0ᵀ for the whitened footpoint P̃ that [`LaplaceManifold::sample_in_chart`] draws at.
+    fn footpoint_in_chart(&self, chart: &BallChart<DMatrix<f64>>, x: &DMatrix<f64>) -> DMatrix<f64> {
+        congruence_by(&chart.unwhiten, &whitened_footpoint(chart, x))
     }
 
     /// Whitens the footpoint (and moves it onto the ball of radius R_P if it lies outside) and takes its
@@ -340,12 +373,7 @@ impl LaplaceManifold for SpdAffine {
     ) -> Fallible<Option<DMatrix<f64>>> {
         let k = self.k();
         let symmetric = |m: DMatrix<f64>| (&m + m.transpose()) * 0.5;
-        let mut p = symmetric(&chart.whiten * footpoint * chart.whiten.transpose());
-        let log_p = logm(&p);
-        let norm = log_p.norm();
-        if norm > chart.footpoint_radius {
-            p = expm(&(log_p * (chart.footpoint_radius / norm)));
-        }
+        let p = whitened_footpoint(chart, footpoint);
         let r = noise.sample_log_eigenvalues(rng);
         let mut m = noise.haar_rotation(rng);
         if r.norm() > chart.noise_radius {
@@ -529,12 +557,38 @@ pub struct RiemannianLaplace<M: LaplaceManifold> {
     sigma: f64,
     noise: M::Noise,
     rounding: Option<Rounding>,
+    /// Where float-safe releases need a public ball (SPD, affine-invariant): its chart.
+    ball_chart: Option<BallChart<M::Point>>,
 }
 
 impl<M: LaplaceManifold> RiemannianLaplace<M> {
-    /// The mechanism with scale `sigma` (finite, > 0). Refused where the normaliser depends on the footpoint
-    /// or (SPD) where the unconditioned law does not exist.
+    /// The mechanism with scale `sigma` (finite, > 0). Refused where the normaliser depends on the footpoint,
+    /// (SPD) where the unconditioned law does not exist, and where float-safe releases need a public ball
+    /// (SPD, affine-invariant: use [`RiemannianLaplace::in_ball`]).
     pub fn new(manifold: M, sigma: f64) -> Fallible<Self> {
+        if M::NEEDS_BALL {
+            return Err(Error::NotApplicable(format!(
+                "{}: a float-safe release needs a public ball around a public centre (RiemannianLaplace::in_ball)",
+                manifold.describe()
+            )));
+        }
+        Self::build(manifold, sigma, None)
+    }
+
+    /// The mechanism with scale `sigma` for inputs in the public ball B_`radius`(`center`): inputs outside are
+    /// moved onto it (along the geodesic to the centre, a 1-Lipschitz map, so the guarantee holds for every
+    /// input). On SPD(k) with the affine-invariant metric the releases are rounded in the log chart at the
+    /// centre and kept in a public ball around it (`docs/proofs/float_safety.md` §3e); elsewhere the ball is
+    /// not needed and this is [`RiemannianLaplace::new`].
+    pub fn in_ball(manifold: M, sigma: f64, center: &M::Point, radius: f64) -> Fallible<Self> {
+        if !M::NEEDS_BALL {
+            return Self::build(manifold, sigma, None);
+        }
+        let radius = check_positive("radius", radius)?;
+        Self::build(manifold, sigma, Some((center, radius)))
+    }
+
+    fn build(manifold: M, sigma: f64, ball: Option<(&M::Point, f64)>) -> Fallible<Self> {
         let sigma = check_positive("sigma", sigma)?;
         if !manifold.footpoint_independent_normaliser() {
             return Err(Error::NotApplicable(format!(
@@ -543,8 +597,16 @@ impl<M: LaplaceManifold> RiemannianLaplace<M> {
             )));
         }
         let noise = manifold.laplace_noise(sigma, None)?;
-        let rounding = manifold.rounding(sigma);
-        Ok(RiemannianLaplace { manifold, sigma, noise, rounding })
+        // A single input has no Karcher tolerance: σ stands in for the mean's Δ (R_P = r + σ/2, margin σ/4).
+        let ball_chart = match ball {
+            Some((center, radius)) => manifold.ball_chart(&noise, center, radius, sigma, false)?,
+            None => None,
+        };
+        let rounding = match &ball_chart {
+            Some(chart) => Some(chart.rounding),
+            None => manifold.rounding(sigma),
+        };
+        Ok(RiemannianLaplace { manifold, sigma, noise, rounding, ball_chart })
     }
 
     /// The scale σ.
@@ -566,16 +628,33 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
     /// The exact draw rounded onto the grid ([`LaplaceManifold::sample_rounded`]); unrounded where no grid
     /// is implemented.
     fn privatize<R: CryptoRng + ?Sized>(&self, x: &M::Point, rng: &mut R) -> M::Point {
+        if let Some(chart) = &self.ball_chart {
+            loop {
+                match self.manifold.sample_in_chart(&self.noise, x, chart, rng) {
+                    Ok(Some(y)) => return y,
+                    Ok(None) => continue,
+                    // An input moved into the public ball has bounded condition numbers (§3e).
+                    Err(e) => panic!("a valid input stays representable in the public ball: {e}"),
+                }
+            }
+        }
         match &self.rounding {
             Some(r) => self.manifold.sample_rounded(&self.noise, x, r, rng),
             None => self.privatize_unprotected(x, rng),
         }
     }
 
+    /// ε = 1/σ per unit plus the rounding's ε₀ (and, in a public ball, what keeping the release in it costs).
     fn guarantee(&self) -> Guarantee {
-        match self.rounding {
-            Some(r) => r.guarantee(1.0 / self.sigma, self.manifold.metric()),
-            None => Guarantee::metric_dp(1.0 / self.sigma, self.manifold.metric()),
+        match (self.rounding, &self.ball_chart) {
+            (Some(r), Some(chart)) => Guarantee::snapped_metric_dp(
+                1.0 / self.sigma,
+                self.manifold.metric(),
+                crate::privacy::rounding::add_up(r.additive_epsilon(), chart.tail_cost),
+                r.grid(),
+            ),
+            (Some(r), None) => r.guarantee(1.0 / self.sigma, self.manifold.metric()),
+            (None, _) => Guarantee::metric_dp(1.0 / self.sigma, self.manifold.metric()),
         }
     }
 
@@ -589,8 +668,13 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
         self.manifold.sample_laplace(&self.noise, x, rng)
     }
 
+    /// −ρ(x, z)/σ, x moved into the public ball first where there is one. (Keeping the release in its ball
+    /// changes the normaliser by a factor within [1 − tail, 1], which this leaves out.)
     fn log_density(&self, z: &M::Point, x: &M::Point) -> f64 {
-        -self.manifold.distance(x, z) / self.sigma
+        match &self.ball_chart {
+            Some(chart) => -self.manifold.distance(&self.manifold.footpoint_in_chart(chart, x), z) / self.sigma,
+            None => -self.manifold.distance(x, z) / self.sigma,
+        }
     }
 
     fn name(&self) -> &'static str {
@@ -1243,6 +1327,28 @@ mod affine_chart_tests {
         // A ball so wide that f64 cannot round finely: refused, saying why (whichever bound fails first).
         let err = PrivateFrechetMean::new(spd, center(2), 8.0, 200, 1.0, Conditioning::Auto).unwrap_err();
         assert!(matches!(err, Error::NumericalLimit(ref m) if m.contains("double precision")), "{err}");
+    }
+
+    /// The single-point Laplace on SPD with the affine-invariant metric is float-safe only in a public ball: `new`
+    /// refuses, `in_ball` rounds in the log chart at the centre, and inputs far outside are moved onto the
+    /// ball, their releases on the grid and in the kept ball like every other.
+    #[test]
+    fn the_single_point_laplace_needs_a_ball_and_rounds_in_it() {
+        let spd = SpdAffine::new(2).unwrap();
+        assert!(matches!(RiemannianLaplace::new(spd, 0.1), Err(Error::NotApplicable(_))));
+        let m = RiemannianLaplace::in_ball(spd, 0.1, &center(2), 2.0).unwrap();
+        let g = m.guarantee();
+        assert_eq!(g.grid().unwrap().chart, Chart::SpdLogAtCenter);
+        assert!(g.additive_epsilon() > 0.0 && g.additive_epsilon() < 0.02, "{}", g.additive_epsilon());
+        let chart = m.ball_chart.as_ref().unwrap();
+        let far = DMatrix::from_row_slice(2, 2, &[1e6, 0.0, 0.0, 1e-6]);
+        let mut rng = seeded_rng_for_experiments(80);
+        for x in [center(2), DMatrix::identity(2, 2), far] {
+            for _ in 0..300 {
+                let y = m.privatize(&x, &mut rng);
+                assert!(on_grid(chart, 2, &y) && spd.distance(&center(2), &y) <= chart.ball + 1e-9, "{x}: {y}");
+            }
+        }
     }
 
     /// The distance between a release and its footpoint follows the Laplace law's radial law (KS, DKW critical
