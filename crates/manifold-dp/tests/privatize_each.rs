@@ -5,6 +5,7 @@
 
 use manifold_dp::audit::catalog::{GaussianOnReals, GeneralizedGaussianOnReals, ScalarLaplaceOnReals};
 use manifold_dp::manifold::sphere::Sphere;
+use manifold_dp::manifold::{SpdAffine, SpdLogEuclidean};
 use manifold_dp::mechanism::scalar::{Gaussian, GeneralizedGaussian, ScalarLaplace};
 use manifold_dp::mechanism::{
     Mechanism, RiemannianLaplace, So3Kind, So3Mechanism, TangentPlanarLaplace, UniformSphere,
@@ -12,7 +13,7 @@ use manifold_dp::mechanism::{
 use manifold_dp::privacy::Guarantee;
 use manifold_dp::registry::{Budget, MechanismName, PointMechanism, Space};
 use manifold_dp::sample::rng::{ReleaseRng, seeded_rng_for_experiments};
-use nalgebra::{DVector, UnitQuaternion, Vector3};
+use nalgebra::{DMatrix, DVector, UnitQuaternion, Vector3};
 use rand::CryptoRng;
 use std::fmt::Debug;
 
@@ -43,6 +44,10 @@ where
     let (each, alone) = both(m, points);
     assert_eq!(each, alone, "{what}: privatize_each differs from privatize_slice point by point");
     assert_ne!(each, points, "{what}: nothing was released");
+    // And `privatize` itself, the one release every other form must match (a mechanism that rounds inside
+    // `privatize` but forgets `EXACT_RELEASE` releases its raw draws from the slice forms).
+    let single: Vec<M::Point> = points.iter().enumerate().map(|(i, x)| m.privatize(x, &mut rng(i))).collect();
+    assert_eq!(each, single, "{what}: privatize_each differs from privatize point by point");
 }
 
 fn rotations() -> Vec<UnitQuaternion<f64>> {
@@ -96,6 +101,14 @@ fn mechanisms_outside_the_registry_and_exact_scalar_releases_agree_too() {
     let planar = TangentPlanarLaplace::new(directions(3)[0].clone(), 2.0).unwrap();
     check("planar laplace", &planar, &directions(3));
     check("riemannian laplace on S²", &RiemannianLaplace::new(Sphere::new(3).unwrap(), 0.5).unwrap(), &directions(3));
+    // SPD(2): log-Euclidean (rounded in the log domain) and affine-invariant (in the log chart at a centre).
+    let spds: Vec<DMatrix<f64>> =
+        (0..POINTS).map(|i| DMatrix::from_row_slice(2, 2, &[1.0 + 0.01 * i as f64, 0.1, 0.1, 0.8])).collect();
+    let le = RiemannianLaplace::new(SpdLogEuclidean::new(2).unwrap(), 0.3).unwrap();
+    check("log-euclidean laplace on SPD(2)", &le, &spds);
+    let id = DMatrix::identity(2, 2);
+    let affine = RiemannianLaplace::in_ball(SpdAffine::new(2).unwrap(), 0.1, &id, 2.0).unwrap();
+    check("affine-invariant laplace on SPD(2)", &affine, &spds);
 }
 
 /// A mechanism whose release is not its snapped raw draw (like the exact scalar laws) but which overrides

@@ -623,7 +623,7 @@ impl<M: LaplaceManifold> RiemannianLaplace<M> {
 impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
     type Point = M::Point;
 
-    const EXACT_RELEASE: bool = M::ROUNDS_IN_CHART;
+    const EXACT_RELEASE: bool = M::ROUNDS_IN_CHART || M::NEEDS_BALL;
 
     /// The exact draw rounded onto the grid ([`LaplaceManifold::sample_rounded`]); unrounded where no grid
     /// is implemented.

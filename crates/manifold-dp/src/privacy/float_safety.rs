@@ -397,6 +397,7 @@ mod tests {
             (Chart::Turns, vec![2usize]),
             (Chart::QuaternionCubeMap, vec![4]),
             (Chart::CubeMap, vec![3, 4, 10, 100, 10_000]),
+            (Chart::TangentPlane, vec![2, 3, 10]),
         ] {
             for dim in dims {
                 for eps in [1e-6, 1e-2, 1.0, 10.0, 1e3, 1e6] {
