@@ -112,8 +112,8 @@ pub trait LaplaceManifold: Manifold {
     const NEEDS_BALL: bool = false;
 
     /// The float-safe rounding of releases with scale σ at any footpoint (the density e^{−ρ/σ} is
-    /// 1/σ-log-Lipschitz), or `None` where no public grid is implemented yet (SPD with the affine-invariant
-    /// metric: `docs/proofs/float_safety.md` §6).
+    /// 1/σ-log-Lipschitz), or `None` where releases are rounded in a public ball instead (SPD with the
+    /// affine-invariant metric: [`LaplaceManifold::ball_chart`], `docs/proofs/float_safety.md` §3e).
     fn rounding(&self, _sigma: f64) -> Option<Rounding> {
         None
     }
@@ -625,8 +625,8 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
 
     const EXACT_RELEASE: bool = M::ROUNDS_IN_CHART || M::NEEDS_BALL;
 
-    /// The exact draw rounded onto the grid ([`LaplaceManifold::sample_rounded`]); unrounded where no grid
-    /// is implemented.
+    /// The exact draw rounded onto the grid: in the public ball's chart where there is one
+    /// ([`LaplaceManifold::sample_in_chart`]), else [`LaplaceManifold::sample_rounded`].
     fn privatize<R: CryptoRng + ?Sized>(&self, x: &M::Point, rng: &mut R) -> M::Point {
         if let Some(chart) = &self.ball_chart {
             loop {
@@ -876,9 +876,9 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         Guarantee::PureDp { epsilon: crate::privacy::rounding::add_up(self.epsilon, self.rounding_cost()) }
     }
 
-    /// What float-safe rounding adds to the pure ε (docs/proofs/float_safety.md §3b, §5): its ε₀, twice when the
-    /// draw is conditioned on the ball (once in each cell's probability, once in the normaliser), 0 where no
-    /// grid is implemented (SPD with the affine-invariant metric).
+    /// What float-safe rounding adds to the pure ε (docs/proofs/float_safety.md §3b, §3e): its ε₀, twice when
+    /// the draw is conditioned on the ball (once in each cell's probability, once in the normaliser); on SPD
+    /// with the affine-invariant metric unconditioned, plus what keeping the release in its public ball costs.
     pub fn rounding_cost(&self) -> f64 {
         rounding_cost(self.rounding, self.ball_chart.as_ref(), self.conditioned)
     }
