@@ -29,11 +29,17 @@ const SPACING_BELOW_NOISE_LOG2: i32 = 20;
 pub fn default_grid(chart: Chart, dim: usize, epsilon_per_rad: f64, lipschitz: f64) -> Grid {
     let noise_log2 = epsilon_per_rad.max(1.0).log2().ceil() as i32;
     let fine = -(SPACING_BELOW_NOISE_LOG2 + noise_log2);
-    let finest = (4.0 * chart_error(chart, dim)).log2().ceil() as i32 + 1;
-    // At most ~1100 candidates (the f64 exponent range); ties go to the finer grid.
+    cheapest_grid(chart, chart_error(chart, dim), fine, |g| additive_epsilon(g, dim, lipschitz))
+}
+
+/// Among the spacings 2^s of `chart` from the finest at least four pipeline errors `eta` wide up to 2^`fine`
+/// (or that finest one, if coarser), the one with the smallest `cost`; ties go to the finer grid. At most
+/// ~1100 candidates (the f64 exponent range).
+fn cheapest_grid(chart: Chart, eta: f64, fine: i32, cost: impl Fn(Grid) -> f64) -> Grid {
+    let finest = (4.0 * eta).log2().ceil() as i32 + 1;
     (finest..=fine.max(finest))
         .map(|spacing_log2| Grid { chart, spacing_log2 })
-        .min_by(|a, b| additive_epsilon(*a, dim, lipschitz).total_cmp(&additive_epsilon(*b, dim, lipschitz)))
+        .min_by(|a, b| cost(*a).total_cmp(&cost(*b)))
         .expect("a non-empty range")
 }
 
@@ -245,11 +251,7 @@ impl Rounding {
             add_up(mul_up(lipschitz, mul_up(d.sqrt(), wide)), volume)
         };
         let fine = -(SPACING_BELOW_NOISE_LOG2 + lipschitz.max(1.0).log2().ceil() as i32);
-        let finest = (4.0 * eta).log2().ceil() as i32 + 1;
-        let grid = (finest..=fine.max(finest))
-            .map(|spacing_log2| Grid { chart: Chart::LogDomain, spacing_log2 })
-            .min_by(|a, b| cost(*a).total_cmp(&cost(*b)))
-            .expect("a non-empty range");
+        let grid = cheapest_grid(Chart::LogDomain, eta, fine, cost);
         Rounding { grid, additive_epsilon: cost(grid), coarse: None, clamp }
     }
 
@@ -278,11 +280,7 @@ impl Rounding {
         // release by at most s(R′)·√D·h/2 in ρ, s(R′) ≤ s(ball + 1).
         let x = (ball + 1.0) / std::f64::consts::SQRT_2;
         let fine = (2.0 * SPD_ROUNDING_OF_ERROR * mean_error / ((x.sinh() / x) * d.sqrt())).log2().floor() as i32;
-        let finest = (4.0 * eta).log2().ceil() as i32 + 1;
-        let grid = (finest..=fine.max(finest))
-            .map(|spacing_log2| Grid { chart: Chart::SpdLogAtCenter, spacing_log2 })
-            .min_by(|a, b| cost(*a).total_cmp(&cost(*b)))
-            .expect("a non-empty range");
+        let grid = cheapest_grid(Chart::SpdLogAtCenter, eta, fine, cost);
         Rounding { grid, additive_epsilon: cost(grid), coarse: None, clamp: f64::INFINITY }
     }
 
