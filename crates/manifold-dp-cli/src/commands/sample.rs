@@ -4,7 +4,7 @@
 use crate::BadInput;
 use crate::args::SampleArgs;
 use crate::args::units::parse_quat_wxyz;
-use crate::io::decimal::push_f64;
+use crate::io::decimal::push_csv_row;
 use crate::io::output::Output;
 use anyhow::{Context, Result};
 use manifold_dp::mechanism::Mechanism;
@@ -67,7 +67,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
                     |q, text| {
                         let mut wxyz = [0.0; 4];
                         Representation::QuatWxyz.encode_into(q, &mut wxyz);
-                        push_row(text, &wxyz);
+                        push_csv_row(text, &wxyz);
                     },
                 )
             })?;
@@ -86,13 +86,13 @@ pub fn run(args: SampleArgs) -> Result<()> {
                     &mut out,
                     |z, c| z.copy_from(c),
                     |z, text| match space {
-                        Space::Circle => push_row(text, &[sphere::to_angle(z)]),
-                        Space::TimeOfDay => push_row(text, &[Periodic::HOURS_OF_DAY.from_circle(z)]),
+                        Space::Circle => push_csv_row(text, &[sphere::to_angle(z)]),
+                        Space::TimeOfDay => push_csv_row(text, &[Periodic::HOURS_OF_DAY.from_circle(z)]),
                         Space::LatLon => {
                             let (lat, lon) = sphere::to_lat_lon_deg(z);
-                            push_row(text, &[lat, lon])
+                            push_csv_row(text, &[lat, lon])
                         }
-                        _ => push_row(text, z.as_slice()),
+                        _ => push_csv_row(text, z.as_slice()),
                     },
                 )
             })?;
@@ -104,17 +104,6 @@ pub fn run(args: SampleArgs) -> Result<()> {
     out.finish()?;
     eprintln!("wrote {} releases to {target}; {guarantee}", args.n);
     Ok(())
-}
-
-/// One CSV line: the numbers as `{}` prints them, comma-separated.
-fn push_row(text: &mut Vec<u8>, values: &[f64]) {
-    for (i, &v) in values.iter().enumerate() {
-        if i > 0 {
-            text.push(b',');
-        }
-        push_f64(text, v);
-    }
-    text.push(b'\n');
 }
 
 /// Writes `n` float-safe releases of `center` to `out`, one line each by `line` (`reset` copies the centre into

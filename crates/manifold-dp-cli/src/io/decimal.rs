@@ -5,34 +5,58 @@
 //! computes shortest round-trip digits too, but differs from `Display` in two ways: it prints `1.0` and `1e-7`
 //! (layout), and when the two shortest candidates are exactly as close as each other it keeps the one with an
 //! even last digit where `Display` rounds up (`2086845729129147.25` prints as `…147.2` against `…147.3`). Such a
-//! tie needs a number whose exact decimal expansion has at most 18 significant digits; [`push_f64`] uses zmij
+//! tie needs a number whose exact decimal expansion has at most 18 significant digits; [`push_csv_row`] uses zmij
 //! only where neither difference can occur and `Display` itself everywhere else (integers, numbers with few
 //! significant bits, extreme magnitudes: rare among noisy releases). The tests below pin the equality.
 
 use std::io::Write;
 
-/// Appends `x` to `out` exactly as `format!("{x}")` would write it.
-#[inline]
-pub fn push_f64(out: &mut Vec<u8>, x: f64) {
-    if zmij_is_display(x) {
-        let mut buffer = zmij::Buffer::new();
-        let s = buffer.format_finite(x).as_bytes();
-        let (start, n) = (out.len(), s.len());
-        if (16..=32).contains(&n) {
-            // Two overlapping fixed-size copies instead of a call to memmove for ~18 bytes (which cost more
-            // than the digits themselves).
-            let head: [u8; 16] = s[..16].try_into().expect("16 bytes");
-            let tail: [u8; 16] = s[n - 16..].try_into().expect("16 bytes");
-            out.extend_from_slice(&[0; 32]);
-            out[start..start + 16].copy_from_slice(&head);
-            out[start + n - 16..start + n].copy_from_slice(&tail);
-            out.truncate(start + n);
-        } else {
-            out.extend_from_slice(s);
+/// Room a number on zmij's path can take: at most a sign, `0.000` and 17 digits (23 bytes), rounded up so that
+/// [`copy_short`] can copy in two fixed 16-byte moves.
+const FAST_ROOM: usize = 32;
+
+/// Appends one CSV line to `out`: `values` exactly as `format!("{x}")` writes each, comma-separated, then a
+/// newline.
+///
+/// The row's room is zeroed once and the numbers are copied into it, instead of growing `out` number by number:
+/// at four numbers a row, the growth checks and copies cost about as much as zmij's digits.
+pub fn push_csv_row(out: &mut Vec<u8>, values: &[f64]) {
+    let room = |left: usize| left * (FAST_ROOM + 1) + 1;
+    let mut end = out.len();
+    out.resize(end + room(values.len()), 0);
+    for (i, &x) in values.iter().enumerate() {
+        if i > 0 {
+            out[end] = b',';
+            end += 1;
         }
-    } else {
-        write!(out, "{x}").expect("writing to a Vec cannot fail");
+        if zmij_is_display(x) {
+            end += copy_short(&mut out[end..], zmij::Buffer::new().format_finite(x).as_bytes());
+        } else {
+            out.truncate(end);
+            write!(out, "{x}").expect("writing to a Vec cannot fail");
+            end = out.len();
+            out.resize(end + room(values.len() - i), 0);
+        }
     }
+    out[end] = b'\n';
+    out.truncate(end + 1);
+}
+
+/// Copies `text` (at most [`FAST_ROOM`] bytes) to the start of `to`, which has room for [`FAST_ROOM`] bytes,
+/// and returns its length. From 16 bytes on, two overlapping fixed-size moves instead of a call to memmove
+/// (which cost more than the digits themselves).
+#[inline]
+fn copy_short(to: &mut [u8], text: &[u8]) -> usize {
+    let n = text.len();
+    if (16..=FAST_ROOM).contains(&n) {
+        let head: [u8; 16] = text[..16].try_into().expect("16 bytes");
+        let tail: [u8; 16] = text[n - 16..].try_into().expect("16 bytes");
+        to[..16].copy_from_slice(&head);
+        to[n - 16..n].copy_from_slice(&tail);
+    } else {
+        to[..n].copy_from_slice(text);
+    }
+    n
 }
 
 /// Whether zmij's text for `x` is `Display`'s. With x = k·2^e, k odd, e < 0, the exact decimal expansion of x
@@ -58,7 +82,8 @@ mod tests {
 
     fn text(x: f64) -> String {
         let mut out = Vec::new();
-        push_f64(&mut out, x);
+        push_csv_row(&mut out, &[x]);
+        assert_eq!(out.pop(), Some(b'\n'));
         String::from_utf8(out).unwrap()
     }
 

@@ -39,8 +39,54 @@ pub enum Output {
     /// A device, FIFO or other non-regular file, written in place as the data come.
     Direct { file: BufWriter<File>, target: PathBuf },
     /// A temporary file that becomes `target` on [`Output::finish`] and vanishes otherwise.
-    File { tmp: BufWriter<NamedTempFile>, target: PathBuf, _registered: Registered },
+    File { tmp: BufWriter<NamedTempFile>, target: PathBuf, _registered: Registered, writeback: Writeback },
 }
+
+/// Starts the disk writes of a large output while it is still being written, so that the `fsync` in
+/// [`Output::finish`] waits only for the last piece. Without it the kernel starts nothing before a few GiB are
+/// dirty, and `finish` waited for all of it: 0.25 s of the 1.3 s that `sample` took for 10⁷ rotations (790 MB).
+#[derive(Default)]
+pub struct Writeback {
+    /// Bytes handed to the temporary file so far.
+    written: u64,
+    /// Where the range whose write-out has not been started yet begins.
+    started_to: u64,
+}
+
+impl Writeback {
+    /// Write-out is started every this many bytes.
+    const STEP: u64 = 32 << 20;
+
+    /// Records `n` more bytes written to `tmp`, and once [`Writeback::STEP`] bytes are pending, flushes `tmp`'s
+    /// buffer and asks the kernel to start writing them (without waiting for the disk).
+    fn record(&mut self, tmp: &mut BufWriter<NamedTempFile>, n: usize) -> io::Result<()> {
+        self.written += n as u64;
+        if self.written - self.started_to >= Self::STEP {
+            tmp.flush()?;
+            start_writeback(tmp.get_ref().as_file(), self.started_to, self.written - self.started_to);
+            self.started_to = self.written;
+        }
+        Ok(())
+    }
+}
+
+/// Asks Linux to start writing `len` bytes of `file` from `offset` to disk (`sync_file_range` with
+/// `SYNC_FILE_RANGE_WRITE`: no waiting, no metadata). A hint only: its failure changes nothing, as
+/// [`Output::finish`]'s `fsync` still makes everything durable and reports any error.
+#[cfg(target_os = "linux")]
+fn start_writeback(file: &File, offset: u64, len: u64) {
+    use std::os::fd::AsRawFd;
+    let (Ok(offset), Ok(len)) = (i64::try_from(offset), i64::try_from(len)) else { return };
+    // SAFETY: the descriptor is open for the whole call (`file` is borrowed), and sync_file_range reads no
+    // memory of this process.
+    unsafe {
+        libc::sync_file_range(file.as_raw_fd(), offset, len, libc::SYNC_FILE_RANGE_WRITE);
+    }
+}
+
+/// Elsewhere the final `fsync` does all the work.
+#[cfg(not(target_os = "linux"))]
+fn start_writeback(_: &File, _: u64, _: u64) {}
 
 /// What a path names, resolved as [`Output::open`] would (see the module documentation).
 enum Target {
@@ -121,7 +167,12 @@ impl Output {
                         .set_permissions(permissions)
                         .with_context(|| format!("cannot give the new {path} the permissions of the old one"))?;
                 }
-                Ok(Output::File { tmp: BufWriter::new(tmp), target, _registered: registered })
+                Ok(Output::File {
+                    tmp: BufWriter::new(tmp),
+                    target,
+                    _registered: registered,
+                    writeback: Writeback::default(),
+                })
             }
         }
     }
@@ -155,7 +206,7 @@ impl Output {
             Output::Direct { mut file, target } => {
                 file.flush().with_context(|| format!("cannot write {}", target.display()))
             }
-            Output::File { tmp, target, _registered } => {
+            Output::File { tmp, target, .. } => {
                 let tmp = tmp.into_inner().map_err(|e| e.into_error())?;
                 tmp.as_file().sync_all()?;
                 tmp.persist(&target).with_context(|| format!("cannot write {}", target.display()))?;
@@ -178,7 +229,11 @@ impl Write for Output {
         match self {
             Output::Stdout(w) => w.write(buf),
             Output::Direct { file, .. } => file.write(buf),
-            Output::File { tmp, .. } => tmp.write(buf),
+            Output::File { tmp, writeback, .. } => {
+                let n = tmp.write(buf)?;
+                writeback.record(tmp, n)?;
+                Ok(n)
+            }
         }
     }
 
@@ -265,4 +320,33 @@ pub fn check_distinct(input: Option<&str>, outputs: &[(&str, &str)], ledger: Opt
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn large_outputs_written_in_pieces_arrive_whole() {
+        // Past several write-out steps, in pieces of an odd size that straddle the steps' boundaries.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.bin");
+        let mut out = Output::open(path.to_str().unwrap(), false).unwrap();
+        let piece: Vec<u8> = (0..1_000_003u64).map(|i| (i.wrapping_mul(2_654_435_761) >> 7) as u8).collect();
+        let total = 3 * Writeback::STEP as usize + 12_345;
+        let mut written = 0;
+        while written < total {
+            let n = piece.len().min(total - written);
+            out.write_all(&piece[..n]).unwrap();
+            written += n;
+        }
+        let Output::File { writeback, .. } = &out else { panic!("a regular file") };
+        // Write-out was started for all but the last step's worth.
+        assert_eq!(writeback.written, total as u64);
+        assert!(writeback.started_to > total as u64 - Writeback::STEP, "{}", writeback.started_to);
+        out.finish().unwrap();
+        let back = std::fs::read(&path).unwrap();
+        assert_eq!(back.len(), total);
+        assert!(back.chunks(piece.len()).all(|c| c == &piece[..c.len()]));
+    }
 }

@@ -73,9 +73,11 @@ fn pow2_beyond_normal(k: i32) -> f64 {
 pub fn turn_cell(x: f64, y: f64, spacing_log2: i32) -> u64 {
     // pow2, not powi: inlined into `snap_direction`, a powi would be computed for every chart (speculatively).
     let cells = pow2(-spacing_log2);
-    // atan2 ∈ [−π, π]; the index wraps so that −½ turn and +½ turn are one cell.
-    let k = (y.atan2(x) / TAU * cells).round_ties_even();
-    (k.rem_euclid(cells)) as u64
+    // atan2 ∈ [−π, π], so k ∈ [−N/2, N/2]; the index wraps so that −½ turn and +½ turn are one cell. The
+    // rounding and the wrap are `round_ties_even` and `rem_euclid(N)` exactly (k is an integer in (−N, N)),
+    // without their library calls.
+    let k = round_to_grid(y.atan2(x) / TAU * cells, 0);
+    (if k < 0.0 { k + cells } else { k }) as u64
 }
 
 /// The representative of turn cell `k`: (cos 2πk/N, sin 2πk/N) with N = 2^-`spacing_log2`.
@@ -253,6 +255,23 @@ mod tests {
         let u = round_to_grid(0.123456789, -21);
         assert_eq!(round_to_grid(u, -21), u);
         assert_eq!(u * 2f64.powi(21), (u * 2f64.powi(21)).round());
+    }
+
+    #[test]
+    fn turn_cells_are_the_rounded_wrapped_angle() {
+        // The library calls the fast form replaces, at every spacing the turn grid takes and at the half turn.
+        let mut rng = crate::sample::rng::seeded_rng_for_experiments(8);
+        for s in [-1, -2, -10, -23, -40, -50] {
+            let cells = 2f64.powi(-s);
+            let mut points: Vec<(f64, f64)> = (0..20_000)
+                .map(|_| (rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)))
+                .collect();
+            points.extend([(-1.0, 0.0), (-1.0, -0.0), (-1.0, 1e-300), (-1.0, -1e-300), (1.0, -0.0), (0.0, -1.0)]);
+            for (x, y) in points {
+                let want = (y.atan2(x) / TAU * cells).round_ties_even().rem_euclid(cells) as u64;
+                assert_eq!(turn_cell(x, y, s), want, "({x}, {y}) at 2^{s}");
+            }
+        }
     }
 
     #[test]
