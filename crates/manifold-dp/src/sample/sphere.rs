@@ -1,8 +1,8 @@
 //! Uniform points on S² (random axes) and S³ (Haar-random rotations), by Marsaglia's (1972) methods:
 //! a few uniforms and one square root, no trigonometry; and points of S^{n−1} at a given angle from a centre
 //! in a uniformly random direction, for the rotationally symmetric laws on spheres (on S², from one 64-bit
-//! word: a uniform point of the circle mapped into the plane ⊥ μ by a branch-free orthonormal basis; otherwise
-//! n − 1 Gaussians and a Householder reflection).
+//! word: a uniform point of the circle mapped into the plane ⊥ μ by a branch-free orthonormal basis; on the
+//! circle, μ rotated by ±θ with a fair sign; otherwise n − 1 Gaussians and a Householder reflection).
 
 use nalgebra::{DVector, Quaternion, UnitQuaternion, Vector3};
 use rand::{Rng, RngExt};
@@ -47,7 +47,8 @@ pub fn uniform_s3<R: Rng + ?Sized>(rng: &mut R) -> UnitQuaternion<f64> {
 /// a uniform unit vector of R^{n−1} (normalised Gaussians) carried onto μ^⊥ by a Householder reflection with
 /// its sign chosen so that nothing is ill-conditioned. O(n), no n×n matrix, no special case at the poles. On S²
 /// (n = 3), v is a uniform point of the circle ([`uniform_circle`]) in an orthonormal basis
-/// of the plane ⊥ μ ([`s2_point_at_angle`]), with no Gaussians and no rejection.
+/// of the plane ⊥ μ ([`s2_point_at_angle`]), with no Gaussians and no rejection; on the circle (n = 2),
+/// v = ±μ^⊥ with a fair sign (one random bit).
 pub fn point_at_angle<R: Rng + ?Sized>(mu: &DVector<f64>, cos: f64, sin: f64, rng: &mut R) -> DVector<f64> {
     let mut out = DVector::zeros(mu.len());
     point_at_angle_into(mu.as_slice(), cos, sin, out.as_mut_slice(), rng);
@@ -70,36 +71,20 @@ pub fn point_at_angle_into<R: Rng + ?Sized>(mu: &[f64], cos: f64, sin: f64, out:
     }
 }
 
-/// [`point_at_angle_into`] on the circle (n = 2): a standard Gaussian vector projected orthogonally to μ and
-/// normalised (so v = ±μ^⊥ with a fair sign), then the point renormalised. The circle keeps this construction,
-/// which the recorded releases (`tests/golden`) and the circle's low-bit negative controls were made with.
+/// [`point_at_angle_into`] on the circle (n = 2): μ rotated by ±θ, the sign fair (one random bit), i.e.
+/// cos θ·μ + sin θ·v with v = ±(−μ₂, μ₁). One 2×2 rotation: well-conditioned everywhere, a few ulps from the
+/// exact point (`docs/proofs/float_safety.md` §4), with the norm of μ to within a few ulps (not renormalised: the
+/// circle's float-safe chart, the angle, does not depend on the norm).
+///
+/// Until issue 20's speed work this drew two Gaussians, projected them orthogonally to μ and normalised twice:
+/// the same law, but ill-conditioned when the Gaussian fell nearly along μ, and a quarter of the circle's
+/// release time. The recorded releases (`tests/golden`) were recorded again for the change.
+#[inline]
 fn circle_point_at_angle<R: Rng + ?Sized>(mu: &[f64], cos: f64, sin: f64, out: &mut [f64], rng: &mut R) {
-    loop {
-        let (mut gg, mut gm) = (0.0, 0.0);
-        for (o, &m) in out.iter_mut().zip(mu) {
-            let g: f64 = rng.sample(StandardNormal);
-            *o = g;
-            gg += g * g;
-            gm += g * m;
-        }
-        // v = g − (μ·g)μ, its norm recomputed for accuracy; it vanishes with probability 0 (redrawn).
-        let mut vv = 0.0;
-        for (o, &m) in out.iter_mut().zip(mu) {
-            *o -= gm * m;
-            vv += *o * *o;
-        }
-        if vv > 1e-24 * gg {
-            let scale = sin / vv.sqrt();
-            let mut xx = 0.0;
-            for (o, &m) in out.iter_mut().zip(mu) {
-                *o = m * cos + *o * scale;
-                xx += *o * *o;
-            }
-            let inv = 1.0 / xx.sqrt();
-            out.iter_mut().for_each(|o| *o *= inv);
-            return;
-        }
-    }
+    let sin = if rng.random::<bool>() { sin } else { -sin };
+    let (x, y) = (mu[0], mu[1]);
+    out[0] = x * cos - y * sin;
+    out[1] = y * cos + x * sin;
 }
 
 /// The general construction of [`point_at_angle_into`], for n ≥ 4: u = g/‖g‖ with g a standard Gaussian vector

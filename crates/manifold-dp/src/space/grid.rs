@@ -263,9 +263,8 @@ mod tests {
         let mut rng = crate::sample::rng::seeded_rng_for_experiments(8);
         for s in [-1, -2, -10, -23, -40, -50] {
             let cells = 2f64.powi(-s);
-            let mut points: Vec<(f64, f64)> = (0..20_000)
-                .map(|_| (rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)))
-                .collect();
+            let mut points: Vec<(f64, f64)> =
+                (0..20_000).map(|_| (rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0))).collect();
             points.extend([(-1.0, 0.0), (-1.0, -0.0), (-1.0, 1e-300), (-1.0, -1e-300), (1.0, -0.0), (0.0, -1.0)]);
             for (x, y) in points {
                 let want = (y.atan2(x) / TAU * cells).round_ties_even().rem_euclid(cells) as u64;
