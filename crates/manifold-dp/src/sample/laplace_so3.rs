@@ -19,15 +19,15 @@ use crate::analysis::laplace_so3::LaplaceAngle;
 use crate::error::{Error, Fallible, check_positive};
 use crate::sample::alias::AliasTable;
 use crate::sample::sphere::uniform_s2;
+use crate::sample::trig::{self, HALF_STARTS, STEP, half_start, sin_cos_quarter};
 use crate::sample::{open_unit, small_sin_cos};
 use nalgebra::{Quaternion, UnitQuaternion};
 use rand::distr::Distribution;
 use rand::{Rng, RngExt};
 use std::f64::consts::PI;
-use std::sync::LazyLock;
 
-/// Number of equal steps of [0, π] in the stepped envelope.
-pub const STEPS: usize = 256;
+/// Number of equal steps of [0, π] in the stepped envelope (the steps of [`crate::sample::trig`]'s table).
+pub const STEPS: usize = trig::STEPS;
 
 /// Which exact proposal a [`LaplaceSo3Noise`] uses (whichever accepts more often at its ε).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,31 +47,6 @@ struct SteppedEnvelope {
     inv_cap: Box<[f64; STEPS]>,
     /// sin²(a_k/2)·e^{−εh}/c_k: a lower bound of the acceptance probability on step k (squeeze).
     squeeze: Box<[f64; STEPS]>,
-}
-
-/// Width of one step, h = π/STEPS.
-const STEP: f64 = PI / STEPS as f64;
-
-/// (sin, cos) of the half step starts fl(k·h/2), k < STEPS: θ/2 is then evaluated by the addition formulas
-/// with a short polynomial for the rest (no libm call per draw).
-static HALF_STARTS: LazyLock<[(f64, f64); STEPS]> = LazyLock::new(|| std::array::from_fn(|k| half_start(k).sin_cos()));
-
-/// fl(k·h/2), the k-th half step start.
-#[inline]
-fn half_start(k: usize) -> f64 {
-    0.5 * STEP * k as f64
-}
-
-/// (sin t, cos t) for t ∈ [0, π/2]: the tabulated start A = fl(k·h/2) at or just below t, rotated by r = t − A.
-/// The subtraction is exact (Sterbenz: A ≤ t ≤ 2A for k ≥ 1, r = t for k = 0, and an index one off at a step
-/// boundary leaves |r| ≤ h/2 + ulps, within `small_sin_cos`'s range), so the error is the table's rounding and
-/// the polynomial's, a few ulps (`docs/proofs/laplace_so3.md`).
-#[inline]
-fn half_sin_cos(t: f64) -> (f64, f64) {
-    let k = ((t * (2.0 / STEP)) as usize).min(STEPS - 1);
-    let (sin_a, cos_a) = HALF_STARTS[k];
-    let (sin_r, cos_r) = small_sin_cos(t - half_start(k));
-    (sin_a * cos_r + cos_a * sin_r, cos_a * cos_r - sin_a * sin_r)
 }
 
 impl SteppedEnvelope {
@@ -169,7 +144,7 @@ impl LaplaceSo3Noise {
                 continue;
             }
             let half = 0.5 * theta;
-            let (s, c) = half_sin_cos(half);
+            let (s, c) = sin_cos_quarter(half);
             let ratio = if half > 0.0 { s / half } else { 1.0 };
             if rng.random::<f64>() < ratio * ratio {
                 return (c, s);
@@ -186,45 +161,5 @@ impl Distribution<UnitQuaternion<f64>> for LaplaceSo3Noise {
             None => self.half_angle_gamma(rng),
         };
         UnitQuaternion::new_unchecked(Quaternion::from_parts(c, uniform_s2(rng) * s))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The largest error of `sin_cos` against libm's over `ts`, in units of 2^-53 (half an ulp of 1).
-    fn worst_error(ts: &[f64], sin_cos: impl Fn(f64) -> (f64, f64)) -> f64 {
-        ts.iter()
-            .map(|&t| {
-                let (s, c) = sin_cos(t);
-                let (s0, c0) = t.sin_cos();
-                (s - s0).abs().max((c - c0).abs()) / f64::EPSILON * 2.0
-            })
-            .fold(0.0, f64::max)
-    }
-
-    #[test]
-    fn gamma_branch_half_angle_matches_libm() {
-        // Every step boundary and its neighbours (where the index may be one off), the ends, and a fine sweep.
-        let mut ts: Vec<f64> = (0..=STEPS)
-            .flat_map(|k| {
-                let a = half_start(k);
-                [a, a.next_up(), a.next_down().max(0.0)]
-            })
-            .collect();
-        ts.extend((0..=200_000).map(|i| 0.5 * PI * i as f64 / 200_000.0));
-        ts.retain(|&t| (0.0..=0.5 * PI).contains(&t));
-        let err = worst_error(&ts, half_sin_cos);
-        println!("largest error: {err} × 2^-53");
-        assert!(err <= 8.0, "error {err} × 2^-53");
-        // Negative control: the table entry of the next step, rotated by the same rest, is far off.
-        let shifted = |t: f64| {
-            let k = ((t * (2.0 / STEP)) as usize).min(STEPS - 2) + 1;
-            let (sin_a, cos_a) = HALF_STARTS[k];
-            let (sin_r, cos_r) = small_sin_cos(t - half_start(k - 1));
-            (sin_a * cos_r + cos_a * sin_r, cos_a * cos_r - sin_a * sin_r)
-        };
-        assert!(worst_error(&ts, shifted) > 1e10, "the control was not caught");
     }
 }

@@ -32,6 +32,7 @@ pub mod rounded_generalized_gaussian;
 pub mod rounded_laplace;
 pub mod spd_laplace;
 pub mod sphere;
+pub mod trig;
 pub mod vmf;
 pub mod wishart;
 

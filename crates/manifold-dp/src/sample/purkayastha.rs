@@ -12,6 +12,7 @@ use crate::error::{Error, Fallible};
 use crate::sample::log_concave::{Draw, LogConcave, LogConcaveTable, STRIPS};
 use crate::sample::small_sin_cos;
 use crate::sample::sphere::point_at_angle_into;
+use crate::sample::trig::sin_cos_half_turn;
 use nalgebra::DVector;
 use rand::{Rng, RngExt};
 use std::f64::consts::PI;
@@ -109,12 +110,12 @@ impl PurkayasthaNoise {
         (-(u * self.circle_scale).ln_1p() / self.kappa).min(PI)
     }
 
-    /// (cos θ, sin θ) of one draw of θ: from the strip's tabulated start rotated by the offset, or (tails,
-    /// circle) from θ itself.
+    /// (cos θ, sin θ) of one draw of θ: from the strip's tabulated start rotated by the offset, or from θ
+    /// itself (libm in the tails; on the circle `sample::trig`'s table, within 9·2^-53).
     #[inline]
     fn sample_cos_sin<R: Rng + ?Sized>(&self, rng: &mut R) -> (f64, f64) {
         let Some(s) = &self.strips else {
-            let (sin, cos) = self.circle_angle(rng).sin_cos();
+            let (sin, cos) = sin_cos_half_turn(self.circle_angle(rng));
             return (cos, sin);
         };
         s.cos_sin(s.table.sample(&s.shape, rng))

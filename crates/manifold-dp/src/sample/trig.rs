@@ -1,0 +1,153 @@
+//! Sine and cosine on the hot paths without a libm call: (sin, cos) tabulated at the 256 equal steps
+//! A_k = fl(k·h/2), h = π/256, of [0, π/2], rotated by the rest r = t − A_k with the Taylor polynomials of
+//! [`small_sin_cos`]. Within 8·2^-53 of libm's values on [0, π/2] (tests below); the argument error of the
+//! quarter-turn reductions adds at most half an ulp of π/2. The SO(3) Laplace sampler's stepped envelope uses the
+//! same steps (`docs/proofs/laplace_so3.md`); the circle's turn grid and its Purkayastha angle use the
+//! reductions here (`docs/proofs/float_safety.md` §2, §4).
+
+use crate::sample::small_sin_cos;
+use std::f64::consts::{FRAC_PI_2, PI};
+use std::sync::LazyLock;
+
+/// Number of equal steps h = π/STEPS of [0, π]; the table holds their halves, which cover [0, π/2].
+pub(crate) const STEPS: usize = 256;
+
+/// The step h = π/STEPS.
+pub(crate) const STEP: f64 = PI / STEPS as f64;
+
+/// (sin, cos) of the half step starts fl(k·h/2), k < STEPS.
+pub(crate) static HALF_STARTS: LazyLock<[(f64, f64); STEPS]> =
+    LazyLock::new(|| std::array::from_fn(|k| half_start(k).sin_cos()));
+
+/// fl(k·h/2), the k-th half step start.
+#[inline]
+pub(crate) fn half_start(k: usize) -> f64 {
+    0.5 * STEP * k as f64
+}
+
+/// (sin t, cos t) for t ∈ [0, π/2]: the tabulated start A = fl(k·h/2) at or just below t, rotated by r = t − A.
+/// The subtraction is exact (Sterbenz: A ≤ t ≤ 2A for k ≥ 1, r = t for k = 0, and an index one off at a step
+/// boundary leaves |r| ≤ h/2 + ulps, within `small_sin_cos`'s range), so the error is the table's rounding and
+/// the polynomial's, a few ulps (`docs/proofs/laplace_so3.md`).
+#[inline]
+pub(crate) fn sin_cos_quarter(t: f64) -> (f64, f64) {
+    let k = ((t * (2.0 / STEP)) as usize).min(STEPS - 1);
+    let (sin_a, cos_a) = HALF_STARTS[k];
+    let (sin_r, cos_r) = small_sin_cos(t - half_start(k));
+    (sin_a * cos_r + cos_a * sin_r, cos_a * cos_r - sin_a * sin_r)
+}
+
+/// (sin θ, cos θ) for θ ∈ [0, fl(π)]. Above π/2 the rest r = θ − fl(π/2) is exact (Sterbenz), so θ = r + fl(π/2)
+/// exactly and (sin θ, cos θ) = (cos r, −sin r) up to fl(π/2)'s own error, |π/2 − fl(π/2)| < 6.2e-17.
+#[inline]
+pub(crate) fn sin_cos_half_turn(theta: f64) -> (f64, f64) {
+    if theta <= FRAC_PI_2 {
+        sin_cos_quarter(theta)
+    } else {
+        let (sin_r, cos_r) = sin_cos_quarter(theta - FRAC_PI_2);
+        (cos_r, 0.0 - sin_r)
+    }
+}
+
+/// (sin 2πf, cos 2πf) for f ∈ [0, 1) turns: the quarter q = ⌊4f⌋ and the rest 4f − q (both exact), the rest's
+/// angle (4f − q)·fl(π/2) (one rounding), and the quarter's exact symmetry. Zeros come out positive (0 − x, not
+/// −x), so the half turn is (+0, −1), whose angle is +π.
+#[inline]
+pub fn sin_cos_turns(f: f64) -> (f64, f64) {
+    let quarters = 4.0 * f;
+    let q = quarters as u32;
+    let (s, c) = sin_cos_quarter((quarters - f64::from(q)) * FRAC_PI_2);
+    match q & 3 {
+        0 => (s, c),
+        1 => (c, 0.0 - s),
+        2 => (0.0 - s, 0.0 - c),
+        _ => (0.0 - c, s),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::f64::consts::TAU;
+
+    /// The largest error of `sin_cos` against libm's over `ts`, in units of 2^-53 (half an ulp of 1).
+    fn worst_error(ts: &[f64], sin_cos: impl Fn(f64) -> (f64, f64), reference: impl Fn(f64) -> (f64, f64)) -> f64 {
+        ts.iter()
+            .map(|&t| {
+                let ((s, c), (s0, c0)) = (sin_cos(t), reference(t));
+                (s - s0).abs().max((c - c0).abs()) / f64::EPSILON * 2.0
+            })
+            .fold(0.0, f64::max)
+    }
+
+    /// Every step boundary and its neighbours (where the index may be one off), the ends, and a fine sweep
+    /// of [0, π/2].
+    fn quarter_points() -> Vec<f64> {
+        let mut ts: Vec<f64> = (0..=STEPS)
+            .flat_map(|k| {
+                let a = half_start(k);
+                [a, a.next_up(), a.next_down().max(0.0)]
+            })
+            .collect();
+        ts.extend((0..=200_000).map(|i| FRAC_PI_2 * i as f64 / 200_000.0));
+        ts.retain(|&t| (0.0..=FRAC_PI_2).contains(&t));
+        ts
+    }
+
+    #[test]
+    fn quarter_matches_libm() {
+        let ts = quarter_points();
+        let err = worst_error(&ts, sin_cos_quarter, f64::sin_cos);
+        assert!(err <= 8.0, "error {err} × 2^-53");
+        // Negative control: the table entry of the next step, rotated by the same rest, is far off.
+        let shifted = |t: f64| {
+            let k = ((t * (2.0 / STEP)) as usize).min(STEPS - 2) + 1;
+            let (sin_a, cos_a) = HALF_STARTS[k];
+            let (sin_r, cos_r) = small_sin_cos(t - half_start(k - 1));
+            (sin_a * cos_r + cos_a * sin_r, cos_a * cos_r - sin_a * sin_r)
+        };
+        assert!(worst_error(&ts, shifted, f64::sin_cos) > 1e10, "the control was not caught");
+    }
+
+    #[test]
+    fn half_turn_matches_libm() {
+        let mut ts = quarter_points();
+        ts.extend(quarter_points().iter().map(|t| t + FRAC_PI_2).filter(|&t| t <= PI));
+        ts.extend([FRAC_PI_2.next_up(), PI, PI.next_down()]);
+        // θ = r + fl(π/2) exactly above π/2, and fl(π/2)'s error (< 6.2e-17 = 0.56 × 2^-53) adds to the
+        // quarter's 8.
+        let err = worst_error(&ts, sin_cos_half_turn, f64::sin_cos);
+        assert!(err <= 9.0, "error {err} × 2^-53");
+        // Negative control: the wrong sign of the cosine above π/2.
+        let flipped = |t: f64| {
+            let (s, c) = sin_cos_half_turn(t);
+            (s, if t > FRAC_PI_2 { -c } else { c })
+        };
+        assert!(worst_error(&ts, flipped, f64::sin_cos) > 1e10, "the control was not caught");
+    }
+
+    #[test]
+    fn turns_match_libm_and_zeros_are_positive() {
+        // Every quarter start and its neighbours, the dyadic turns of the grids, and a sweep.
+        let mut fs: Vec<f64> = (0..4).flat_map(|q| [0.25 * q as f64, (0.25 * q as f64).next_up()]).collect();
+        fs.extend((1..4).map(|q| (0.25 * q as f64).next_down()));
+        fs.extend((0..1 << 12).map(|k| k as f64 / 4096.0));
+        fs.extend((0..100_000).map(|i| (i as f64 * 0.618_033_988_749_895).fract()));
+        // Against libm at the same reduced argument: exact in the quarter, one rounding of the rest's angle.
+        let reference = |f: f64| {
+            let q = (4.0 * f) as u32;
+            let (s, c) = ((4.0 * f - f64::from(q)) * FRAC_PI_2).sin_cos();
+            [(s, c), (c, -s), (-s, -c), (-c, s)][q as usize]
+        };
+        assert!(worst_error(&fs, sin_cos_turns, reference) <= 8.0);
+        // And against the unreduced angle 2πf: the reduction's own rounding is within an ulp of π/2 more.
+        assert!(worst_error(&fs, sin_cos_turns, |f| (TAU * f).sin_cos()) <= 16.0);
+        for (f, want) in [(0.0, (0.0f64, 1.0f64)), (0.25, (1.0, 0.0)), (0.5, (0.0, -1.0)), (0.75, (-1.0, 0.0))] {
+            let (s, c) = sin_cos_turns(f);
+            assert_eq!((s.to_bits(), c.to_bits()), (want.0.to_bits(), want.1.to_bits()), "at {f} turns");
+        }
+        assert_eq!(sin_cos_turns(0.5).0.atan2(-1.0), PI);
+        // Negative control: a quarter off.
+        assert!(worst_error(&fs, |f| sin_cos_turns((f + 0.25).fract()), reference) > 1e10);
+    }
+}
