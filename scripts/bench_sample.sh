@@ -20,6 +20,8 @@ for spec in "so3 laplace" "sphere:3 vmf" "sphere:3 purkayastha" "latlon purkayas
   for bin in "${BINS[@]}"; do
     for _ in 1 2 3; do
       rm -f "$WORK/out.csv"
+      # Start each run with no dirty pages: writeback of an earlier file would compete for the disk.
+      sync
       /usr/bin/time -f "%e %U %S" -o "$WORK/time" "$bin" sample --space "$1" --mechanism "$2" --epsilon 1 \
         -n "$ROWS" --seed 5 --output "$WORK/out.csv" 2>/dev/null
       read -r secs user sys < "$WORK/time"
