@@ -81,9 +81,9 @@ pub fn turn_cell(x: f64, y: f64, spacing_log2: i32) -> u64 {
     (if k < 0.0 { k + cells } else { k }) as u64
 }
 
-/// The representative of turn cell `k`: (cos 2πk/N, sin 2πk/N) with N = 2^-`spacing_log2`, within 16·2^-53
-/// (`sample::trig::sin_cos_turns`: a table and short polynomials, not libm, which cost a quarter of a circle
-/// release). Any deterministic function of k would do for privacy; this one is also accurate.
+/// The representative of turn cell `k`: (cos 2πk/N, sin 2πk/N) with N = 2^-`spacing_log2`, within 16·2^-53 of
+/// libm's (`sample::trig::sin_cos_turns`: a table and short polynomials, not libm, which cost a quarter of a
+/// circle release). Any deterministic function of k would do for privacy; this one is also accurate.
 #[inline]
 pub fn turn_representative(k: u64, spacing_log2: i32) -> [f64; 2] {
     let (s, c) = sin_cos_turns(k as f64 * pow2(spacing_log2));
