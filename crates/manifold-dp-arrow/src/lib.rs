@@ -45,6 +45,7 @@ pub mod real;
 pub mod rotation;
 pub mod spd;
 pub mod temporal;
+pub mod zone;
 
 pub use columns::{Decoded, PointColumns, Problem};
 pub use direction::DirectionColumns;

@@ -7,26 +7,16 @@
 //! day released, nothing more).
 
 use crate::Error;
+use crate::zone::{Zone, per_second, utc_datetime};
 use arrow_array::cast::AsArray;
-use arrow_array::timezone::Tz;
 use arrow_array::types::{
     Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType, TimestampMicrosecondType,
     TimestampMillisecondType, TimestampNanosecondType, TimestampSecondType,
 };
 use arrow_array::{Array, ArrayRef, Float64Array, PrimitiveArray};
 use arrow_schema::{DataType, TimeUnit};
-use chrono::{NaiveDateTime, NaiveTime, Offset, TimeZone, Timelike};
+use chrono::{NaiveDateTime, NaiveTime, Timelike};
 use std::sync::Arc;
-
-/// Units per second of a time unit.
-fn per_second(unit: TimeUnit) -> i64 {
-    match unit {
-        TimeUnit::Second => 1,
-        TimeUnit::Millisecond => 1_000,
-        TimeUnit::Microsecond => 1_000_000,
-        TimeUnit::Nanosecond => 1_000_000_000,
-    }
-}
 
 /// Whether `dt` is a time of day or an instant that a time of day can be read from.
 pub fn is_temporal(dt: &DataType) -> bool {
@@ -61,24 +51,20 @@ fn unit_of(dt: &DataType) -> TimeUnit {
 }
 
 /// The time zone of a timestamp column (`None`: wall-clock times without a zone).
-fn zone(dt: &DataType) -> Result<Option<Tz>, Error> {
+fn zone(dt: &DataType) -> Result<Option<Zone>, Error> {
     match dt {
-        DataType::Timestamp(_, Some(tz)) => {
-            tz.parse::<Tz>().map(Some).map_err(|e| Error::Arrow(format!("time zone {tz:?}: {e}")))
-        }
+        DataType::Timestamp(_, Some(tz)) => Zone::parse(tz).map(Some),
         _ => Ok(None),
     }
 }
 
 /// A raw timestamp as (local wall-clock time, offset from UTC in seconds).
-fn local(v: i64, unit: TimeUnit, tz: Option<&Tz>) -> Option<(NaiveDateTime, i64)> {
-    let per = per_second(unit);
-    let utc = chrono::DateTime::from_timestamp(v.div_euclid(per), (v.rem_euclid(per) * (1_000_000_000 / per)) as u32)?
-        .naive_utc();
+fn local(v: i64, unit: TimeUnit, tz: Option<&Zone>) -> Option<(NaiveDateTime, i64)> {
+    let utc = utc_datetime(v, unit)?;
     match tz {
         None => Some((utc, 0)),
         Some(tz) => {
-            let offset = i64::from(tz.offset_from_utc_datetime(&utc).fix().local_minus_utc());
+            let offset = i64::from(tz.offset_at(utc.and_utc().timestamp())?);
             Some((utc + chrono::Duration::seconds(offset), offset))
         }
     }

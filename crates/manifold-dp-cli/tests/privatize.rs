@@ -926,14 +926,18 @@ fn typed_parquet_columns_pass_through_to_parquet_and_csv() {
     let input = dir.path().join("typed.parquet");
     let n = 300;
     let ts_type = DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()));
-    let mut fields = vec![Field::new("id", DataType::Int64, false), Field::new("timestamp", ts_type, false)];
+    let paris_type = DataType::Timestamp(TimeUnit::Microsecond, Some("Europe/Paris".into()));
+    let mut fields = vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("timestamp", ts_type, false),
+        Field::new("local", paris_type, false),
+    ];
+    // 2026-01-01T00:00:00Z at 100 Hz.
+    let instants = || (0..n).map(|i| 1_767_225_600_000_000 + 10_000 * i);
     let mut columns: Vec<ArrayRef> = vec![
         Arc::new(Int64Array::from_iter_values((0..n).map(|i| 1_000_000_007 * i))),
-        // 2026-01-01T00:00:00Z at 100 Hz.
-        Arc::new(
-            TimestampMicrosecondArray::from_iter_values((0..n).map(|i| 1_767_225_600_000_000 + 10_000 * i))
-                .with_timezone("UTC"),
-        ),
+        Arc::new(TimestampMicrosecondArray::from_iter_values(instants()).with_timezone("UTC")),
+        Arc::new(TimestampMicrosecondArray::from_iter_values(instants()).with_timezone("Europe/Paris")),
     ];
     for (j, name) in ["w", "x", "y", "z"].iter().enumerate() {
         fields.push(Field::new(*name, DataType::Float64, false));
@@ -956,6 +960,8 @@ fn typed_parquet_columns_pass_through_to_parquet_and_csv() {
     assert_eq!(back.schema().field(1).data_type(), batch.schema().field(1).data_type());
     assert_eq!(back.column(0).as_ref(), batch.column(0).as_ref());
     assert_eq!(back.column(1).as_ref(), batch.column(1).as_ref());
+    assert_eq!(back.schema().field(2).data_type(), batch.schema().field(2).data_type());
+    assert_eq!(back.column(2).as_ref(), batch.column(2).as_ref());
 
     let out_csv = dir.path().join("out.csv");
     privatize()
@@ -963,8 +969,32 @@ fn typed_parquet_columns_pass_through_to_parquet_and_csv() {
         .assert()
         .success();
     let (header, rows) = read_csv_file(&out_csv);
-    assert_eq!(header, ["id", "timestamp", "w", "x", "y", "z"]);
+    assert_eq!(header, ["id", "timestamp", "local", "w", "x", "y", "z"]);
     assert_eq!(rows[1][0], "1000000007");
     assert_eq!(rows[0][1], "2026-01-01T00:00:00Z");
     assert_eq!(rows[1][1], "2026-01-01T00:00:00.010Z");
+    // A named zone is written in local time with its offset, as Arrow writes it.
+    assert_eq!(rows[0][2], "2026-01-01T01:00:00+01:00");
+    assert_eq!(rows[1][2], "2026-01-01T01:00:00.010+01:00");
+
+    // A zone that no database knows: refused with the column's name, and nothing is written.
+    let mut fields = batch.schema().fields().iter().map(|f| f.as_ref().clone()).collect::<Vec<_>>();
+    fields[2] = Field::new("local", DataType::Timestamp(TimeUnit::Microsecond, Some("Mars/Olympus".into())), false);
+    let mut columns = batch.columns().to_vec();
+    columns[2] = Arc::new(TimestampMicrosecondArray::from_iter_values(instants()).with_timezone("Mars/Olympus"));
+    let bad = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap();
+    let bad_input = dir.path().join("mars.parquet");
+    let mut w = ArrowWriter::try_new(fs::File::create(&bad_input).unwrap(), bad.schema(), None).unwrap();
+    w.write(&bad).unwrap();
+    w.close().unwrap();
+    let bad_out = dir.path().join("mars.csv");
+    let out = privatize()
+        .args(["--mechanism", "laplace", "--epsilon", "2", "--input", s(&bad_input), "--output", s(&bad_out)])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("\"local\"") && err.contains("Mars/Olympus"), "{err}");
+    assert!(!bad_out.exists());
 }

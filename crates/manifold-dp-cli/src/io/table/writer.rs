@@ -7,6 +7,7 @@ use crate::io::output::Output;
 use anyhow::{Context, Result};
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, SchemaRef};
+use manifold_dp_arrow::zone::zoned_timestamps_as_text;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, Encoding};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
@@ -41,7 +42,8 @@ impl TableWriter {
                 let delimiter = format.delimiter(delimiter).unwrap_or(b',');
                 let mut w = arrow_csv::WriterBuilder::new().with_header(true).with_delimiter(delimiter).build(out);
                 // Writes the header even if no row follows.
-                w.write(&RecordBatch::new_empty(schema.clone())).context("cannot write the CSV header")?;
+                let header = RecordBatch::new_empty(schema.clone());
+                w.write(&zoned_timestamps_as_text(&header)?).context("cannot write the CSV header")?;
                 Ok(TableWriter::Csv(Box::new(w), stream))
             }
             FileFormat::Parquet => {
@@ -100,7 +102,7 @@ impl TableWriter {
     /// Appends a batch.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         match self {
-            TableWriter::Csv(w, _) => w.write(batch).context("cannot write CSV rows"),
+            TableWriter::Csv(w, _) => w.write(&zoned_timestamps_as_text(batch)?).context("cannot write CSV rows"),
             TableWriter::Parquet(w) => w.write(batch).context("cannot write Parquet rows"),
         }
     }
