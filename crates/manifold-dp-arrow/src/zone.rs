@@ -173,6 +173,15 @@ mod tests {
     }
 
     #[test]
+    fn a_copy_of_the_database_is_built_in_for_systems_without_one() {
+        // What jiff falls back to where neither TZDIR nor /usr/share/zoneinfo holds a database.
+        let bundled = jiff::tz::TimeZoneDatabase::bundled();
+        let paris = bundled.get("Europe/Paris").unwrap();
+        assert_eq!(paris.to_offset(jiff::Timestamp::from_second(1_721_044_800).unwrap()).seconds(), 7200);
+        assert!(bundled.get("Mars/Olympus_Mons").is_err());
+    }
+
+    #[test]
     fn named_zones_become_arrows_text_and_other_columns_are_shared() {
         let paris: ArrayRef = Arc::new(
             TimestampMillisecondArray::from(vec![Some(1_714_563_000_000), None, Some(1_705_320_000_010)])
