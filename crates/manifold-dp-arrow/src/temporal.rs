@@ -24,7 +24,7 @@ pub fn is_temporal(dt: &DataType) -> bool {
 }
 
 /// The raw integers of a time or timestamp column, whatever its unit (nulls as `None`).
-fn raw(array: &ArrayRef) -> Vec<Option<i64>> {
+pub(crate) fn raw(array: &ArrayRef) -> Vec<Option<i64>> {
     macro_rules! ints {
         ($t:ty) => {
             array.as_primitive::<$t>().iter().map(|v| v.map(i64::from)).collect()

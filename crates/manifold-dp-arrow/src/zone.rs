@@ -9,12 +9,8 @@
 //! CSV writer as text ([`zoned_timestamps_as_text`]), in the exact form Arrow would write.
 
 use crate::Error;
-use arrow_array::cast::AsArray;
 use arrow_array::timezone::Tz;
-use arrow_array::types::{
-    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType, TimestampSecondType,
-};
-use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
+use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use chrono::{DateTime, FixedOffset, NaiveDateTime, Offset, SecondsFormat, TimeZone};
 use std::sync::Arc;
@@ -74,23 +70,6 @@ pub(crate) fn utc_datetime(v: i64, unit: TimeUnit) -> Option<NaiveDateTime> {
     Some(DateTime::from_timestamp(v.div_euclid(per), nanos)?.naive_utc())
 }
 
-/// The raw integers of a timestamp column, whatever its unit (nulls as `None`).
-pub(crate) fn timestamp_values(array: &dyn Array) -> Vec<Option<i64>> {
-    match array.data_type() {
-        DataType::Timestamp(TimeUnit::Second, _) => array.as_primitive::<TimestampSecondType>().iter().collect(),
-        DataType::Timestamp(TimeUnit::Millisecond, _) => {
-            array.as_primitive::<TimestampMillisecondType>().iter().collect()
-        }
-        DataType::Timestamp(TimeUnit::Microsecond, _) => {
-            array.as_primitive::<TimestampMicrosecondType>().iter().collect()
-        }
-        DataType::Timestamp(TimeUnit::Nanosecond, _) => {
-            array.as_primitive::<TimestampNanosecondType>().iter().collect()
-        }
-        _ => Vec::new(),
-    }
-}
-
 /// Whether a column is a timestamp in a named zone, which Arrow alone cannot format.
 fn in_named_zone(dt: &DataType) -> bool {
     matches!(dt, DataType::Timestamp(_, Some(tz)) if tz.parse::<Tz>().is_err())
@@ -112,7 +91,7 @@ pub fn zoned_timestamps_as_text(batch: &RecordBatch) -> Result<RecordBatch, Erro
         match field.data_type() {
             DataType::Timestamp(unit, Some(tz)) if in_named_zone(field.data_type()) => {
                 let zone = Zone::parse(tz).map_err(|e| Error::Arrow(format!("column {:?}: {e}", field.name())))?;
-                let text = timestamp_values(column.as_ref())
+                let text = crate::temporal::raw(column)
                     .into_iter()
                     .enumerate()
                     .map(|(row, v)| {
@@ -151,7 +130,8 @@ fn rfc3339(v: i64, unit: TimeUnit, zone: &Zone) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arrow_array::{TimestampMicrosecondArray, TimestampMillisecondArray, TimestampSecondArray};
+    use arrow_array::cast::AsArray;
+    use arrow_array::{Array, TimestampMicrosecondArray, TimestampMillisecondArray, TimestampSecondArray};
 
     #[test]
     fn offsets_and_names_parse_and_give_the_offset_of_the_instant() {
