@@ -308,6 +308,8 @@ impl LaplaceManifold for SpdAffine {
         let whiten = unwhiten.clone().try_inverse().ok_or_else(not_pd)?;
         let footpoint_radius = radius + 0.5 * sensitivity;
         let margin = 0.25 * sensitivity;
+        // −ln(1 − tail), rounded up: what a tail of mass `tail` left out of the chart costs.
+        let tail_cost = |tail: f64| if tail > 0.0 { crate::privacy::rounding::fn_up(-(-tail).ln_1p()) } else { 0.0 };
         let chart = |ball: f64, tail: f64| -> Result<BallChart<DMatrix<f64>>, &'static str> {
             let noise_radius = (ball + footpoint_radius + margin).min(noise.t_max().unwrap_or(f64::INFINITY));
             let footpoint = footpoint_radius * (1.0 + 1e-12) + 1e-12;
@@ -324,20 +326,25 @@ impl LaplaceManifold for SpdAffine {
             if !fits {
                 return Err("the error of draws beyond the ball does not fit in a quarter of the sensitivity");
             }
-            let tail_cost = if tail > 0.0 { crate::privacy::rounding::fn_up(-(-tail).ln_1p()) } else { 0.0 };
+            let tail_cost = tail_cost(tail);
             let (whiten, unwhiten) = (whiten.clone(), unwhiten.clone());
             Ok(BallChart { rounding, whiten, unwhiten, footpoint_radius, ball, noise_radius, tail_cost })
         };
         let found = if conditioned {
             chart(radius, 0.0)
         } else {
-            let tail_cost = |level: f64| crate::privacy::rounding::fn_up(-(-(level + 1e-11)).ln_1p());
             let cost = |c: &BallChart<DMatrix<f64>>| c.rounding.additive_epsilon() + c.tail_cost;
-            cheapest_over_levels(&[1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2], tail_cost, cost, |level| {
-                // The radial CDF is accurate to ~1e-12: the mass beyond τ is below level + 1e-11.
-                let tau = noise.radial_law().quantile(1.0 - level)? * 1.001;
-                Ok(chart(footpoint_radius + tau + margin, level + 1e-11))
-            })?
+            let levels = [1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2];
+            cheapest_over_levels(
+                &levels,
+                |level| tail_cost(level + 1e-11),
+                cost,
+                |level| {
+                    // The radial CDF is accurate to ~1e-12: the mass beyond τ is below level + 1e-11.
+                    let tau = noise.radial_law().quantile(1.0 - level)? * 1.001;
+                    Ok(chart(footpoint_radius + tau + margin, level + 1e-11))
+                },
+            )?
         };
         found.map(Some).map_err(|why| {
             Error::NumericalLimit(format!(
