@@ -265,6 +265,8 @@ fn raw_bit_events_pass_float_safe_releases_and_flag_the_unsnapped_control() {
     for space in [AuditSpace::Real, circle, s2, AuditSpace::So3] {
         let r = audit_with(space, "control:unsnapped", 1.0, &config, 7);
         assert_eq!(r.verdict, Verdict::Violation, "raw bits: {}", describe(&r));
-        assert!(r.epsilon_lower_bound > 1.1, "raw bits: {}", describe(&r));
+        // 1.1 until the circle's angle was drawn at full precision (float_safety.md §3f): its raw path now
+        // shows 1.09 on this seed, still a violation at confidence 1 − α.
+        assert!(r.epsilon_lower_bound > 1.05, "raw bits: {}", describe(&r));
     }
 }

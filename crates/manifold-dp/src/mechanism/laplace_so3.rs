@@ -33,8 +33,10 @@ impl LaplaceSo3 {
     pub fn new(epsilon: f64) -> Fallible<Self> {
         let epsilon = crate::error::check_epsilon_range("epsilon", epsilon)?;
         let noise = LaplaceSo3Noise::new(epsilon)?;
-        // The output density e^{−εθ} is ε-log-Lipschitz per radian of θ.
-        Ok(LaplaceSo3 { noise, rounding: Rounding::for_rotations(epsilon, epsilon) })
+        // The output density e^{−εθ} is ε-log-Lipschitz per radian of θ; the sampler's acceptance test errs by a
+        // factor within e^{±α} (float_safety.md §3f).
+        let rounding = Rounding::for_rotations(epsilon, epsilon).with_acceptance_error(noise.acceptance_error());
+        Ok(LaplaceSo3 { noise, rounding })
     }
 
     /// ε per radian.

@@ -9,16 +9,18 @@ use crate::mechanism::Mechanism;
 use crate::mechanism::sphere::check_point_dim;
 use crate::privacy::float_safety::Rounding;
 use crate::privacy::{Guarantee, Metric};
-use crate::sample::open_unit;
+use crate::sample::uniform::TruncatedExp;
 use crate::space::sphere::surface_distance;
 use nalgebra::DVector;
 use rand::{CryptoRng, Rng, RngExt};
-use std::f64::consts::PI;
+use std::f64::consts::{PI, TAU};
 
 /// Wrapped Laplace noise on the circle, εd∠-private (ε per radian of circular distance).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WrappedLaplaceCircle {
     epsilon: f64,
+    /// The noise's magnitude modulo 2π.
+    wrapped: TruncatedExp,
     rounding: Rounding,
 }
 
@@ -35,7 +37,11 @@ impl WrappedLaplaceCircle {
     pub fn new(epsilon: f64) -> Fallible<Self> {
         let epsilon = crate::error::check_epsilon_range("epsilon", epsilon)?;
         // The wrapped density is ε-log-Lipschitz per radian (a sum of ε-log-Lipschitz terms).
-        Ok(WrappedLaplaceCircle { epsilon, rounding: Rounding::for_directions(2, epsilon, epsilon) })
+        Ok(WrappedLaplaceCircle {
+            epsilon,
+            wrapped: TruncatedExp::new(epsilon, TAU)?,
+            rounding: Rounding::for_directions(2, epsilon, epsilon),
+        })
     }
 
     /// ε per radian.
@@ -48,9 +54,13 @@ impl WrappedLaplaceCircle {
         WrappedLaplaceAngle::new(self.epsilon).expect("epsilon validated at construction")
     }
 
-    /// One Laplace(1/ε) draw: a signed exponential (exact inversion).
+    /// One Laplace(1/ε) draw reduced modulo 2π into (−2π, 2π): ±T with a fair sign and T ~ Exp(ε) truncated to
+    /// [0, 2π] (Exp(ε) mod 2π has that law, by memorylessness), drawn by inversion at full precision at both
+    /// ends, so the shift is within 52·2^-53·π of the exact one of the real uniform it reads for every ε,
+    /// where a Laplace draw wrapped afterwards would lose absolute accuracy for small ε and never reach its
+    /// tail for large ε (`docs/proofs/float_safety.md` §3f).
     pub fn sample_shift<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
-        let magnitude = -open_unit(rng).ln() / self.epsilon;
+        let magnitude = self.wrapped.sample(rng);
         if rng.random::<bool>() { magnitude } else { -magnitude }
     }
 }

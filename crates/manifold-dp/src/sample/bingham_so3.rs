@@ -14,8 +14,8 @@
 use crate::analysis::BinghamAngle;
 use crate::error::Fallible;
 use nalgebra::{Quaternion, UnitQuaternion};
+use rand::Rng;
 use rand::distr::Distribution;
-use rand::{Rng, RngExt};
 use rand_distr::StandardNormal;
 
 /// The Bingham noise distribution at the identity with concentration κ.
@@ -71,7 +71,7 @@ impl BinghamSo3Noise {
         let z2 = z[0] * z[0] + z[1] * z[1] + z[2] * z[2] + z[3] * z[3];
         // ln[exp(−xᵀAx)(xᵀΩx)²/M*] with xᵀAx = κ v²/‖y‖² and xᵀΩx = ‖z‖²/‖y‖².
         let log_ratio = -self.kappa * v2 / n2 + 2.0 * (z2 / n2).ln() - self.log_m_star;
-        let accept = open_unit_ln(rng) < log_ratio;
+        let accept = crate::sample::uniform::ln_unit(rng) < log_ratio;
         (y / n2.sqrt(), accept)
     }
 
@@ -79,11 +79,6 @@ impl BinghamSo3Noise {
     pub fn measure_acceptance<R: Rng + ?Sized>(&self, rng: &mut R, n: usize) -> f64 {
         (0..n).filter(|_| self.propose(rng).1).count() as f64 / n as f64
     }
-}
-
-#[inline]
-fn open_unit_ln<R: Rng + ?Sized>(rng: &mut R) -> f64 {
-    (1.0 - rng.random::<f64>()).ln()
 }
 
 impl Distribution<UnitQuaternion<f64>> for BinghamSo3Noise {

@@ -18,9 +18,10 @@
 use crate::analysis::laplace_so3::LaplaceAngle;
 use crate::error::{Error, Fallible, check_positive};
 use crate::sample::alias::AliasTable;
+use crate::sample::small_sin_cos;
 use crate::sample::sphere::uniform_s2;
 use crate::sample::trig::{self, HALF_STARTS, STEP, half_start, sin_cos_quarter};
-use crate::sample::{open_unit, small_sin_cos};
+use crate::sample::uniform::exp1;
 use nalgebra::{Quaternion, UnitQuaternion};
 use rand::distr::Distribution;
 use rand::{Rng, RngExt};
@@ -38,13 +39,20 @@ pub enum LaplaceProposal {
     Gamma,
 }
 
+/// Bound on |ln(â/a)| for one acceptance test, both proposals (float_safety.md §3f: the Gamma proposal's
+/// ≤ 80·2^-53; the stepped one's logarithmic test ≤ (14 + 5|ℓ|)·2^-53 with |ℓ| ≤ 1510 for every θ ≥ 2^-1074).
+const ACCEPTANCE_ERROR: f64 = 1e-12;
+
 /// The step-function envelope: on step k = [a_k, a_k + h] it is the constant c_k·e^{−εa_k} with
 /// c_k = sin²((a_k + h)/2), which bounds sin²(θ/2)e^{−εθ} there because both factors are monotone.
 #[derive(Debug, Clone)]
 struct SteppedEnvelope {
     pick: AliasTable,
-    /// 1/c_k.
-    inv_cap: Box<[f64; STEPS]>,
+    /// ln(1/c_k), for the acceptance test in logarithms where the squeeze fails.
+    ln_inv_cap: Box<[f64; STEPS]>,
+    /// max_k |ln(p̂_k/p_k)|: how far the alias table's exact step probabilities p̂_k (its thresholds are
+    /// rounded to 2^-53) are from the envelope's p_k ∝ c_k e^{−εa_k} (float_safety.md §3f).
+    alias_error: f64,
     /// sin²(a_k/2)·e^{−εh}/c_k: a lower bound of the acceptance probability on step k (squeeze).
     squeeze: Box<[f64; STEPS]>,
 }
@@ -66,10 +74,15 @@ impl SteppedEnvelope {
             value: epsilon,
             reason: "step weights underflow",
         })?;
-        let inv_cap = Box::new(std::array::from_fn(|k| (0.5 * STEP * (k + 1) as f64).sin().powi(-2)));
+        let inv_cap: [f64; STEPS] = std::array::from_fn(|k| (0.5 * STEP * (k + 1) as f64).sin().powi(-2));
         let decay = (-epsilon * STEP).exp();
         let squeeze = Box::new(std::array::from_fn(|k| half_start(k).sin().powi(2) * decay * inv_cap[k]));
-        Ok(SteppedEnvelope { pick, inv_cap, squeeze })
+        let ln_inv_cap = Box::new(inv_cap.map(f64::ln));
+        let weights = Self::weights(epsilon);
+        let total: f64 = weights.iter().sum();
+        let alias_error =
+            pick.probabilities().iter().zip(weights).map(|(p, w)| (p / (w / total)).ln().abs()).fold(0.0, f64::max);
+        Ok(SteppedEnvelope { pick, ln_inv_cap, squeeze, alias_error })
     }
 }
 
@@ -112,6 +125,13 @@ impl LaplaceSo3Noise {
         if self.stepped.is_some() { LaplaceProposal::Stepped } else { LaplaceProposal::Gamma }
     }
 
+    /// A bound on |ln(â/a)|, the computed acceptance against the exact one at every proposal, with the alias
+    /// table's own rounding for the stepped proposal (`docs/proofs/float_safety.md` §3f, Lemma R): 1e-12, plus
+    /// the table's deviation from the envelope.
+    pub fn acceptance_error(&self) -> f64 {
+        ACCEPTANCE_ERROR + self.stepped.as_ref().map_or(0.0, |env| 2.0 * env.alias_error)
+    }
+
     /// Probability that one proposal is accepted (exact, from the closed-form normaliser).
     pub fn acceptance_rate(&self) -> f64 {
         self.acceptance
@@ -128,8 +148,10 @@ impl LaplaceSo3Noise {
             let (sin_d, cos_d) = small_sin_cos(0.5 * delta);
             let s = sin_a * cos_d + cos_a * sin_d;
             let c = cos_a * cos_d - sin_a * sin_d;
-            let v: f64 = rng.random();
-            if v < env.squeeze[k] || v < s * s * (-self.epsilon * delta).exp() * env.inv_cap[k] {
+            // V at full precision, and the full test in logarithms: the acceptance sin²(θ/2)e^{−εδ}/c_k goes to 0
+            // at θ = 0, where a 53-bit V's comparison would be off by up to 2^-53/acceptance (§3f).
+            let v = crate::sample::uniform::unit(rng);
+            if v < env.squeeze[k] || v.ln() < 2.0 * s.ln() - self.epsilon * delta + env.ln_inv_cap[k] {
                 return (c, s);
             }
         }
@@ -139,7 +161,9 @@ impl LaplaceSo3Noise {
     #[inline]
     fn half_angle_gamma<R: Rng + ?Sized>(&self, rng: &mut R) -> (f64, f64) {
         loop {
-            let theta = -(open_unit(rng) * open_unit(rng) * open_unit(rng)).ln() / self.epsilon;
+            // Three exponentials with relative accuracy everywhere (§3f): the proposal reaches every θ ≤ π at every
+            // ε, where −ln(U₁U₂U₃) of 53-bit uniforms stopped at 110/ε.
+            let theta = (exp1(rng) + exp1(rng) + exp1(rng)) / self.epsilon;
             if theta > PI {
                 continue;
             }
@@ -161,5 +185,26 @@ impl Distribution<UnitQuaternion<f64>> for LaplaceSo3Noise {
             None => self.half_angle_gamma(rng),
         };
         UnitQuaternion::new_unchecked(Quaternion::from_parts(c, uniform_s2(rng) * s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The acceptance error reported to the guarantee (§3f) is small at every ε of the stepped proposal, and
+    /// the alias table's own deviation from the envelope is part of it (measured: below 1e-11).
+    #[test]
+    fn acceptance_error_counts_the_alias_table_and_stays_small() {
+        for epsilon in [1e-6, 0.1, 1.0, 3.0, 4.0] {
+            let noise = LaplaceSo3Noise::new(epsilon).unwrap();
+            assert_eq!(noise.proposal(), LaplaceProposal::Stepped, "{epsilon}");
+            let env = noise.stepped.as_ref().unwrap();
+            assert!(env.alias_error > 0.0 && env.alias_error < 1e-11, "{epsilon}: {}", env.alias_error);
+            assert!(noise.acceptance_error() > ACCEPTANCE_ERROR && noise.acceptance_error() < 1e-10);
+        }
+        let gamma = LaplaceSo3Noise::new(100.0).unwrap();
+        assert_eq!(gamma.proposal(), LaplaceProposal::Gamma);
+        assert_eq!(gamma.acceptance_error(), ACCEPTANCE_ERROR);
     }
 }

@@ -33,15 +33,17 @@ pub mod rounded_laplace;
 pub mod spd_laplace;
 pub mod sphere;
 pub mod trig;
+pub mod uniform;
 pub mod vmf;
 pub mod wishart;
 
-use rand::{Rng, RngExt};
+use rand::Rng;
 
-/// A uniform draw from (0, 1], safe to take the logarithm of.
+/// A uniform draw from (0, 1], safe to take the logarithm of: read at full precision
+/// ([`uniform::unit`], `docs/proofs/float_safety.md` §3f).
 #[inline]
 pub(crate) fn open_unit<R: Rng + ?Sized>(rng: &mut R) -> f64 {
-    1.0 - rng.random::<f64>()
+    uniform::unit(rng)
 }
 
 /// sin and cos of |x| ≤ π/254 (≈ 0.0124, the widest strip or step of the tabulated samplers) by their Taylor

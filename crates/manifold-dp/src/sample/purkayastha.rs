@@ -13,8 +13,9 @@ use crate::sample::log_concave::{Draw, LogConcave, LogConcaveTable, STRIPS};
 use crate::sample::small_sin_cos;
 use crate::sample::sphere::point_at_angle_into;
 use crate::sample::trig::sin_cos_half_turn;
+use crate::sample::uniform::TruncatedExp;
 use nalgebra::DVector;
-use rand::{Rng, RngExt};
+use rand::Rng;
 use std::f64::consts::PI;
 
 /// The angle's log-density h(θ) = k ln sin θ − κθ on [0, π], k = n − 2 ≥ 1.
@@ -46,8 +47,8 @@ pub struct PurkayasthaNoise {
     kappa: f64,
     /// `None` on the circle (k = 0).
     strips: Option<Strips>,
-    /// e^{−κπ} − 1, the circle's inversion constant (computed once: `exp_m1` cost a tenth of a circle release).
-    circle_scale: f64,
+    /// The circle's angle law, Exp(κ) truncated to [0, π], drawn by inversion at full precision (§3f).
+    circle: TruncatedExp,
 }
 
 impl PartialEq for PurkayasthaNoise {
@@ -88,7 +89,7 @@ impl PurkayasthaNoise {
         } else {
             None
         };
-        Ok(PurkayasthaNoise { dim, kappa, strips, circle_scale: (-kappa * PI).exp_m1() })
+        Ok(PurkayasthaNoise { dim, kappa, strips, circle: TruncatedExp::new(kappa, PI)? })
     }
 
     /// The concentration κ.
@@ -104,10 +105,10 @@ impl PurkayasthaNoise {
         }
     }
 
-    /// On the circle: the inverse CDF of e^{−κθ} on [0, π]; u < 1 keeps the logarithm finite.
+    /// On the circle: the inverse CDF of e^{−κθ} on [0, π], from a uniform read at full precision at both ends
+    /// (within 40·2^-53·π of the exact inverse of the real uniform, tails included: float_safety.md §3f).
     fn circle_angle<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
-        let u: f64 = rng.random();
-        (-(u * self.circle_scale).ln_1p() / self.kappa).min(PI)
+        self.circle.sample(rng)
     }
 
     /// (cos θ, sin θ) of one draw of θ: from the strip's tabulated start rotated by the offset, or from θ

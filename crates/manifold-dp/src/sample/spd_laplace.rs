@@ -31,8 +31,8 @@
 
 use crate::analysis::spd_radial::{SpdRadialLaw, pair_sum_max};
 use crate::error::{Error, Fallible};
-use crate::sample::open_unit;
 use crate::sample::sphere::{uniform_circle, uniform_s2, uniform_s3};
+use crate::sample::uniform::ln_unit;
 use nalgebra::{DMatrix, DVector};
 use rand::distr::Distribution;
 use rand::{Rng, RngExt};
@@ -271,11 +271,11 @@ impl SpdLaplaceNoise {
                 let gaps = &gaps[..n];
                 if j > 0 {
                     let log_p: f64 = gaps.iter().map(|g| g.ln()).sum();
-                    if open_unit(rng).ln() > w * (log_p - log_p_max) {
+                    if ln_unit(rng) > w * (log_p - log_p_max) {
                         return None;
                     }
                 }
-                let t = -(0..k + j).map(|_| open_unit(rng).ln()).sum::<f64>() / rate;
+                let t = -(0..k + j).map(|_| ln_unit(rng)).sum::<f64>() / rate;
                 if t > t_max {
                     return None;
                 }
@@ -297,7 +297,7 @@ impl SpdLaplaceNoise {
                 Some((r, log_acc))
             }
             Scheme::Chamber { q, xi, gamma, tilt } => {
-                let t = -(0..k).map(|_| open_unit(rng).ln()).sum::<f64>() / q;
+                let t = -(0..k).map(|_| ln_unit(rng)).sum::<f64>() / q;
                 let d = tilt_direction(k);
                 let mut u = self.uniform_direction(rng);
                 let mut c = d[0] * u[0] + d[1] * u[1] + d[2] * u[2];
@@ -338,7 +338,7 @@ impl SpdLaplaceNoise {
     pub fn sample_log_eigenvalues<R: Rng + ?Sized>(&self, rng: &mut R) -> DVector<f64> {
         loop {
             if let Some((r, log_acc)) = self.candidate(rng)
-                && open_unit(rng).ln() <= log_acc
+                && ln_unit(rng) <= log_acc
             {
                 return DVector::from_column_slice(&r[..self.k]);
             }
@@ -464,7 +464,7 @@ mod tests {
             for _ in 0..m {
                 if let Some((_, log_acc)) = noise.candidate(&mut rng) {
                     assert!(log_acc <= 1e-12, "k = {k} σ = {sigma}: acceptance ratio e^{log_acc} > 1");
-                    if open_unit(&mut rng).ln() <= log_acc {
+                    if ln_unit(&mut rng) <= log_acc {
                         accepted += 1;
                     }
                 }

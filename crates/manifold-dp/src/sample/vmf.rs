@@ -3,11 +3,9 @@
 //! direction orthogonal to μ is uniform. Everything is computed in terms of t = 1 − W, which keeps full
 //! relative accuracy when κ is large and X is close to μ.
 //!
-//! - n = 3: t = 1 − W has density ∝ e^{−κt} on [0, 2], an exponential truncated at 2. For κ ≥ 1/2, t = (E mod
-//!   2κ)/κ with E ~ Exp(1) (ziggurat, one 64-bit word per try), which is exactly that law (memorylessness); E is
-//!   redrawn when E ≥ 4κ (probability e^{−4κ} ≤ 0.14), so that the reduction is one exact subtraction. For
-//!   κ < 1/2, Jakob's inversion t = −ln(1 + (1 − U)(e^{−2κ} − 1))/κ, constants precomputed. Both exact, and
-//!   both compute t without cancellation near t = 0.
+//! - n = 3: t = 1 − W has density ∝ e^{−κt} on [0, 2], an exponential truncated at 2, drawn by Jakob's
+//!   inversion of a uniform read at full precision at both ends ([`TruncatedExp`]): within 52·2^-53 of the exact
+//!   inverse of the real uniform, tails included (`docs/proofs/float_safety.md` §3f).
 //! - n ≥ 4 (κ ≤ 1e100): t has density ∝ e^{−κt}(t(2 − t))^{(n−3)/2} on [0, 2], log-concave with mode
 //!   t* = (n − 3)/(κ + (n − 3)/2 + √(κ² + ((n − 3)/2)²)) (cancellation-free): exact rejection from the strip
 //!   table of [`crate::sample::log_concave`], about two 64-bit words per draw and no logarithm on the hot path.
@@ -23,10 +21,11 @@
 use crate::error::{Error, Fallible, check_positive};
 use crate::sample::log_concave::{LogConcave, LogConcaveTable};
 use crate::sample::sphere::{point_at_angle_into, s2_point_at_angle, uniform_circle};
+use crate::sample::uniform::{TruncatedExp, ln_unit, unit};
 use nalgebra::DVector;
 use rand::Rng;
 use rand::RngExt;
-use rand_distr::{Beta, Distribution, Exp1};
+use rand_distr::{Beta, Distribution};
 
 /// The VMF distribution's radial part on S^{n−1}: draws t = 1 − μ·X, and whole points around a mean.
 #[derive(Debug, Clone)]
@@ -39,10 +38,8 @@ pub struct VmfNoise {
 /// How t = 1 − μ·X is drawn.
 #[derive(Debug, Clone)]
 enum Radial {
-    /// n = 3, κ ≥ 1/2: t = (E mod 2κ)/κ, E ~ Exp(1) conditioned on E < 4κ.
-    TruncatedExp { two_kappa: f64, inv_kappa: f64 },
-    /// n = 3, κ < 1/2: inversion, t = −ln(1 + v(e^{−2κ} − 1))/κ with v ~ U(0, 1].
-    Inversion { expm1_minus_two_kappa: f64, inv_kappa: f64 },
+    /// n = 3: t ~ Exp(κ) truncated to [0, 2], by inversion of a full-precision uniform at both ends.
+    TruncatedExp(TruncatedExp),
     /// n ≥ 4, κ ≤ [`TABLE_MAX_KAPPA`]: the strip table.
     Table(Box<(Radial4, LogConcaveTable)>),
     /// n = 2, or κ > [`TABLE_MAX_KAPPA`]: Wood's rejection sampler.
@@ -83,26 +80,49 @@ struct Wood {
     /// 1 − x0 = 2b/(1 + b), without cancellation.
     one_minus_x0: f64,
     ln_one_plus_x0: f64,
-    beta: Beta<f64>,
+    /// Z ~ Beta(m/2, m/2): rand_distr's for n ≥ 4 (κ > 1e100 only), the arcsine law by inversion at full
+    /// precision on the circle.
+    beta: Option<Beta<f64>>,
 }
 
 impl Wood {
-    /// One draw of t (kept out of line: the S² samplers above are inlined into their callers).
+    /// One draw of (t, 2 − t) (kept out of line: the S² samplers above are inlined into their callers).
     #[inline(never)]
-    fn sample_t<R: Rng + ?Sized>(&self, kappa: f64, rng: &mut R) -> f64 {
+    fn sample_t<R: Rng + ?Sized>(&self, kappa: f64, rng: &mut R) -> (f64, f64) {
         loop {
-            let z: f64 = self.beta.sample(rng);
-            let t = 2.0 * self.b * z / (1.0 - (1.0 - self.b) * z);
+            let (z, one_minus_z) = match &self.beta {
+                Some(beta) => {
+                    let z: f64 = beta.sample(rng);
+                    (z, 1.0 - z)
+                }
+                None => arcsine(rng),
+            };
+            // t = 2bZ/(1 − (1 − b)Z) with the denominator as (1 − Z) + bZ, and 2 − t = 2(1 − Z)/(that): both
+            // without cancellation (Z and 1 − Z are each read accurately on the circle).
+            let den = one_minus_z + self.b * z;
+            let t = (2.0 * self.b * z / den).min(2.0);
+            let rest = (2.0 * one_minus_z / den).min(2.0);
             // Wood's test κW + m ln(1 − x0 W) − c ≥ ln U with c = κx0 + m ln(1 − x0²), in terms of t:
             // κ(1 − x0 − t) + m[ln(1 + x0 t/(1 − x0)) − ln(1 + x0)].
             let log_ratio = kappa * (self.one_minus_x0 - t)
                 + self.m * ((self.x0 * t / self.one_minus_x0).ln_1p() - self.ln_one_plus_x0);
-            let u = 1.0 - rng.random::<f64>();
-            if log_ratio >= u.ln() {
-                return t.clamp(0.0, 2.0);
+            // ln U at full precision: the test keeps its relative accuracy however small the acceptance (§3f).
+            if log_ratio >= ln_unit(rng) {
+                return (t, rest);
             }
         }
     }
+}
+
+/// (Z, 1 − Z) for Z ~ Beta(½, ½), the arcsine law: Z = sin²(πV/2) for V uniform, by inversion. A fair bit picks
+/// V's half, and the half's distance from its end, x ∈ (0, ½], is read at full precision: V = x gives
+/// Z = sin²(πx/2), 1 − Z = cos²(πx/2); V = 1 − x the same swapped. Both are then accurate to a few ulps of their
+/// own size, near 0 and near 1 (§3f).
+#[inline]
+fn arcsine<R: Rng + ?Sized>(rng: &mut R) -> (f64, f64) {
+    let (s, c) = (std::f64::consts::FRAC_PI_4 * unit(rng)).sin_cos();
+    let (small, large) = (s * s, c * c);
+    if rng.random::<bool>() { (small, large) } else { (large, small) }
 }
 
 impl VmfNoise {
@@ -111,11 +131,7 @@ impl VmfNoise {
         let kappa = check_positive("concentration", kappa)?;
         let dim = crate::space::sphere::check_dim(dim)?;
         let radial = if dim == 3 {
-            if kappa >= 0.5 {
-                Radial::TruncatedExp { two_kappa: 2.0 * kappa, inv_kappa: 1.0 / kappa }
-            } else {
-                Radial::Inversion { expm1_minus_two_kappa: (-2.0 * kappa).exp_m1(), inv_kappa: 1.0 / kappa }
-            }
+            Radial::TruncatedExp(TruncatedExp::new(kappa, 2.0)?)
         } else if let Some(table) = (dim >= 4 && kappa <= TABLE_MAX_KAPPA)
             .then(|| {
                 let shape = Radial4 { a: 0.5 * (dim - 3) as f64, kappa };
@@ -128,11 +144,15 @@ impl VmfNoise {
             let m = (dim - 1) as f64;
             let b = m / ((4.0 * kappa * kappa + m * m).sqrt() + 2.0 * kappa);
             let x0 = (1.0 - b) / (1.0 + b);
-            let beta = Beta::new(0.5 * m, 0.5 * m).map_err(|_| Error::InvalidParameter {
-                name: "dimension",
-                value: dim as f64,
-                reason: "too large",
-            })?;
+            let beta = if dim == 2 {
+                None
+            } else {
+                Some(Beta::new(0.5 * m, 0.5 * m).map_err(|_| Error::InvalidParameter {
+                    name: "dimension",
+                    value: dim as f64,
+                    reason: "too large",
+                })?)
+            };
             Radial::Wood(Wood { m, b, x0, one_minus_x0: 2.0 * b / (1.0 + b), ln_one_plus_x0: x0.ln_1p(), beta })
         };
         Ok(VmfNoise { dim, kappa, radial })
@@ -151,24 +171,27 @@ impl VmfNoise {
     /// One draw of t = 1 − μ·X ∈ [0, 2].
     #[inline(always)]
     pub fn sample_one_minus_cos<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+        self.sample_t_pair(rng).0
+    }
+
+    /// One draw of (t, 2 − t), the second without cancellation where the law's own sampler gives it (n = 2, 3).
+    #[inline(always)]
+    fn sample_t_pair<R: Rng + ?Sized>(&self, rng: &mut R) -> (f64, f64) {
         match &self.radial {
-            &Radial::TruncatedExp { two_kappa, inv_kappa } => loop {
-                // E mod 2κ is Exp(1) truncated to [0, 2κ) (memorylessness); it is taken for E < 4κ, where
-                // E − 2κ is exact (Sterbenz), without a branch. E ≥ 4κ (probability e^{−4κ}) is redrawn.
-                let e: f64 = Exp1.sample(rng);
-                let e = e - two_kappa * f64::from(u8::from(e >= two_kappa));
-                if e < two_kappa {
-                    return (e * inv_kappa).min(2.0);
-                }
-            },
-            &Radial::Inversion { expm1_minus_two_kappa, inv_kappa } => {
-                // Inverse CDF of W (density ∝ e^{κw} on [−1, 1]); 1 − U ∈ (0, 1] keeps the logarithm finite.
-                let v = 1.0 - rng.random::<f64>();
-                (-(v * expm1_minus_two_kappa).ln_1p() * inv_kappa).clamp(0.0, 2.0)
+            Radial::TruncatedExp(law) => law.sample_with_complement(rng),
+            Radial::Table(table) => {
+                let t = table.1.sample(&table.0, rng).x.clamp(0.0, 2.0);
+                (t, 2.0 - t)
             }
-            Radial::Table(table) => table.1.sample(&table.0, rng).x.clamp(0.0, 2.0),
             Radial::Wood(w) => w.sample_t(self.kappa, rng),
         }
+    }
+
+    /// (cos θ, sin θ) = (1 − t, √(t(2 − t))) of one draw, with 1 − t taken as (2 − t) − 1 beyond t = 1.
+    #[inline(always)]
+    fn sample_cos_sin<R: Rng + ?Sized>(&self, rng: &mut R) -> (f64, f64) {
+        let (t, rest) = self.sample_t_pair(rng);
+        (if t <= 1.0 { 1.0 - t } else { rest - 1.0 }, (t * rest).sqrt())
     }
 
     /// A draw of VMF(μ, κ); `mu` must be a unit vector of length n.
@@ -186,13 +209,13 @@ impl VmfNoise {
             // S²: point_at_angle_into's construction, with the direction drawn first (its arithmetic is the longer
             // chain, so it starts first and overlaps the radial draw).
             let dir = uniform_circle(rng);
-            let t = self.sample_one_minus_cos(rng);
-            let p = s2_point_at_angle([x, y, z], 1.0 - t, (t * (2.0 - t)).sqrt(), dir);
+            let (cos, sin) = self.sample_cos_sin(rng);
+            let p = s2_point_at_angle([x, y, z], cos, sin, dir);
             (*o0, *o1, *o2) = (p[0], p[1], p[2]);
         } else {
-            let t = self.sample_one_minus_cos(rng);
             // W = 1 − t and √(1 − W²) = √(t(2 − t)).
-            point_at_angle_into(mu, 1.0 - t, (t * (2.0 - t)).sqrt(), out, rng);
+            let (cos, sin) = self.sample_cos_sin(rng);
+            point_at_angle_into(mu, cos, sin, out, rng);
         }
     }
 }
