@@ -29,8 +29,10 @@ fn compose_totals_in_each_notion() {
     // GDP adds in quadrature; parallel takes the largest.
     let g = json(&["compose", "--notion", "gdp", "0.3", "0.4"]);
     assert!((g["total"]["mu"].as_f64().unwrap() - 0.5).abs() < 1e-12);
-    let p = json(&["compose", "--notion", "gdp", "0.3", "0.4", "--parallel"]);
+    let p = json(&["compose", "--notion", "gdp", "0.3", "0.4", "--parallel", "--partition-key", "site"]);
     assert_eq!(p["total"]["mu"].as_f64().unwrap(), 0.4);
+    assert_eq!(p["composition"], "parallel");
+    assert_eq!(p["partition_key"], "site");
     // Approximate values are epsilon,delta pairs.
     let a = json(&["compose", "--notion", "approx", "1,1e-6", "0.5,1e-7"]);
     assert!((a["total"]["epsilon"].as_f64().unwrap() - 1.5).abs() < 1e-12);
@@ -38,6 +40,25 @@ fn compose_totals_in_each_notion() {
     let m = json(&["compose", "--notion", "metric", "2", "3", "--metric", "sphere_surface", "--unit", "km"]);
     assert_eq!(m["total"]["metric"], "sphere_surface");
     assert_eq!(m["total"]["unit"], "km");
+}
+
+#[test]
+fn parallel_composition_needs_a_public_partition_key() {
+    // Without a public key the part of a record may depend on its values, and replacing one record can then
+    // change two parts: refused (exit 2), with what to change.
+    budget(&["compose", "--notion", "pure", "1", "1", "--parallel"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--partition-key").and(predicate::str::contains("without --parallel")));
+    budget(&["compose", "--notion", "pure", "1", "1", "--parallel", "--partition-key", " "]).assert().code(2);
+    // A key without --parallel is a mistake too.
+    budget(&["compose", "--notion", "pure", "1", "1", "--partition-key", "site"]).assert().code(2);
+    budget(&["compose", "--notion", "pure", "1", "1", "--parallel", "--partition-key", "site"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("parallel (parts split by the public key \"site\")"));
+    // Sequential JSON says there is no key.
+    assert_eq!(json(&["compose", "--notion", "pure", "1", "1"])["partition_key"], Value::Null);
 }
 
 #[test]

@@ -104,7 +104,7 @@ fn init_add_show_export_round_trip() {
         .clone();
     let check = &json_of(&out)["check"];
     assert_eq!(check["allowed"], false);
-    // ρ = 0.8 at the δ′ ≈ 9e-6 left costs ε ≈ 6.9 > 4 − 1.5 (and ρ 1.05 > 1): approx is checked first.
+    // ρ = 0.8 at δ = 1e-6 costs ε ≈ 7.45 > 4 − 1.5 (and ρ 1.05 > 1): approx is checked first.
     assert_eq!(check["refusal"]["notion"], "approx");
     // Export: a JSON document with everything, written atomically; an existing file needs --force.
     let report = dir.path().join("ledger.json");

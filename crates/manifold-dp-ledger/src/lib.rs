@@ -26,8 +26,14 @@
 //! **Accounting.** Totals come from `manifold_dp::privacy::accounting` (composition rounded up), in every
 //! notion at once: pure ε, approximate (ε, δ), zCDP ρ, GDP μ, Rao θ and metric ε per unit of each metric.
 //! Each total is shown with a standard guarantee beside it (see [`NotionSpent::standard`]), so a Rao number is
-//! never alone. The details (metric DP as pure DP through a space's diameter; the approximate total of
+//! never alone. The details (metric DP as pure DP through a space's diameter; the approximate charge of
 //! zCDP-type releases) are in [`accounts`].
+//!
+//! **Adaptivity.** Releases are admitted one by one against what is left, each chosen after the results of
+//! the ones before, so a budget is a privacy *filter*. Every account uses a rule proven valid as a filter:
+//! Σε for pure and metric DP, the basic (Σε, Σδ) for approximate DP (Rogers, Roth, Ullman & Vadhan 2016),
+//! Σρ for zCDP (the Rényi filter, Feldman & Zrnic 2021), √Σμ² for GDP (Smith & Thakurta 2022);
+//! `docs/proofs/accounting.md`, "The ledger is a filter". The ledger never composes in parallel.
 //!
 //! **Journal mode.** The default rollback journal, not WAL: the ledger stays one self-contained file that can be
 //! copied or backed up at any moment between transactions (a WAL file holds committed entries outside the main

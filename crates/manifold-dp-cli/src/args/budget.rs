@@ -9,8 +9,8 @@ use serde_json::json;
 /// `manifold-dp budget …`.
 #[derive(Debug, Subcommand)]
 pub enum BudgetCommand {
-    /// Total cost of several releases in one notion (sequential, or --parallel over disjoint data), with the
-    /// standard guarantees the total implies.
+    /// Total cost of several releases in one notion (sequential, or --parallel over parts split by a public
+    /// --partition-key), with the standard guarantees the total implies.
     Compose(ComposeArgs),
     /// Convert a guarantee to another notion where that holds (pure → zcdp, gdp, approx; metric → pure with a
     /// diameter; zcdp → approx; gdp → zcdp, approx and the exact (epsilon, delta) curve; Gaussian rao = gdp);
@@ -143,10 +143,16 @@ pub struct ComposeArgs {
     /// 1000000 releases in all.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=MAX_RELEASES as u64))]
     pub times: u64,
-    /// The releases use disjoint parts of the data (each record in at most one part): the total is the
-    /// largest cost, not the sum.
+    /// The releases use disjoint parts of the data, split by the public key given with --partition-key (each
+    /// record in one part, fixed by a value that is public and the same in neighbouring data sets): the total
+    /// is the largest cost, not the sum.
     #[arg(long)]
     pub parallel: bool,
+    /// With --parallel, required: the public key that splits the data into parts (a column whose values are
+    /// public and not changed by replacing a record's private values, such as a site or a day). A partition
+    /// by the records' own values is not parallel composition: compose those releases sequentially.
+    #[arg(long, value_name = "COLUMN", requires = "parallel")]
+    pub partition_key: Option<String>,
     /// The delta at which totals in zCDP and GDP (and Gaussian Rao) are also stated as (epsilon, delta), and
     /// the slack of advanced composition for approx.
     #[arg(long, default_value_t = 1e-6)]

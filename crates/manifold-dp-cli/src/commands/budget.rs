@@ -37,6 +37,7 @@ pub fn compose_cmd(args: ComposeArgs) -> Result<()> {
         ))
         .into());
     }
+    let partition_key = parallel_key(&args)?;
     let one_each: Vec<Guarantee> =
         args.values.iter().map(|v| args.context.parse(args.notion, v)).collect::<Result<_, _>>()?;
     let costs: Vec<Guarantee> = one_each.iter().flat_map(|g| std::iter::repeat_n(*g, times)).collect();
@@ -52,6 +53,7 @@ pub fn compose_cmd(args: ComposeArgs) -> Result<()> {
             "notion": args.notion.notion().as_str(),
             "releases": costs.len(),
             "composition": if args.parallel { "parallel" } else { "sequential" },
+            "partition_key": partition_key,
             "total": total,
             "implied": implied_json(&implied),
             "has_testing_meaning": args.notion.notion().has_testing_meaning(),
@@ -62,7 +64,10 @@ pub fn compose_cmd(args: ComposeArgs) -> Result<()> {
         writeln!(out, "{obj}")?;
         return Ok(());
     }
-    let how = if args.parallel { "parallel (disjoint data)" } else { "sequential" };
+    let how = match partition_key {
+        Some(key) => format!("parallel (parts split by the public key {key:?})"),
+        None => "sequential".to_string(),
+    };
     writeln!(out, "{} releases, {how} composition", costs.len())?;
     writeln!(out, "total:    {total}")?;
     if let Some(a) = advanced {
@@ -82,6 +87,28 @@ pub fn compose_cmd(args: ComposeArgs) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// The public key of a parallel composition: required with `--parallel`, because the largest cost bounds the
+/// total only when a record's part cannot change between neighbouring data sets. Under replace-one neighbours a
+/// partition by record values (latitude > 0) can move the replaced record from one part to another, so two
+/// parts change and the cost can be their sum (`docs/proofs/accounting.md`, "Parallel composition").
+fn parallel_key(args: &ComposeArgs) -> Result<Option<&str>> {
+    if !args.parallel {
+        return Ok(None);
+    }
+    match args.partition_key.as_deref().map(str::trim) {
+        Some(key) if !key.is_empty() => Ok(Some(key)),
+        _ => Err(BadInput(
+            "--parallel needs --partition-key COLUMN: the public key that splits the data into parts (a column \
+             whose values are public and stay the same when a record's private values are replaced, such as a \
+             site or a day). A partition by the records' own values (latitude > 0, an angle, a time of day) is \
+             not parallel composition: replacing one record can move it from one part to another, so both parts \
+             change and the cost can be the sum of theirs. Compose such releases without --parallel"
+                .into(),
+        )
+        .into()),
+    }
 }
 
 pub fn convert_cmd(args: ConvertArgs) -> Result<()> {

@@ -1,7 +1,7 @@
 //! Accounting: composing guarantees and converting between notions, rounding every result in the
 //! conservative direction (a reported cost is never below the true one).
 //!
-//! | notion | sequential composition | parallel (disjoint data) |
+//! | notion | sequential composition | parallel (parts split by a public key) |
 //! |---|---|---|
 //! | metric εd | Σε (same metric and unit only) | max ε |
 //! | pure ε | Σε | max ε |
@@ -14,6 +14,10 @@
 //! εd → pure ε·diameter; zCDP ρ → (ρ + 2√(ρ ln(1/δ)), δ); GDP μ → ρ = μ²/2 zCDP and the exact (ε, δ) curve;
 //! Rao θ in the Gaussian family = θ-GDP. Everything else is refused with [`Error::Inconvertible`] and the
 //! reason. Proofs and citations: `docs/proofs/accounting.md`.
+//!
+//! These are theorems for parameters fixed in advance. A ledger that admits releases one by one against what is
+//! left is a privacy filter, and uses only the rules proven valid as filters (`docs/proofs/accounting.md`, "The
+//! ledger is a filter").
 //!
 //! Rounding: IEEE 754 `+ − × ÷ √` are correctly rounded, so one step up ([`f64::next_up`]) after each bounds the
 //! exact result; `ln`, `exp` and Φ are not guaranteed correctly rounded, so their results are raised by a
@@ -228,8 +232,11 @@ pub fn compose(costs: &[Guarantee]) -> Fallible<Guarantee> {
     })
 }
 
-/// Parallel composition: releases on disjoint parts of the data (each record in at most one part) cost the
-/// largest of their costs, component by component.
+/// Parallel composition: releases on parts of the data split by a **public key** cost the largest of their
+/// costs, component by component: max cⱼ. The key must be public and unchanged between neighbouring data sets
+/// (a site, a day), so that replacing one record changes one part. A partition by the records' own values is not
+/// parallel: under replace-one neighbours the replaced record can move between two parts, and the cost is then
+/// the sum of those two (counterexample in `docs/proofs/accounting.md`, "Parallel composition").
 pub fn compose_parallel(costs: &[Guarantee]) -> Fallible<Guarantee> {
     let first = check_all(costs)?;
     let max = |f: &dyn Fn(&Guarantee) -> f64| costs.iter().map(f).fold(0.0, f64::max);
