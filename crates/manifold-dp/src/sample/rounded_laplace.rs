@@ -237,6 +237,33 @@ mod tests {
         assert_eq!(RoundedLaplace::default_grid_log2(0.75), -21);
     }
 
+    /// FNV-1a of the cells drawn, seed 21, for scales b across the allowed range, inputs in every branch of φ,
+    /// on the default grid and on grids up to h = 2^⌊log₂ b⌋ ≤ b (w = h/b ≤ 1, where the coin for w is drawn
+    /// directly). Pinned on the code before issue 37's coarse-grid fix, so these releases keep their bits.
+    fn fingerprint_of_fine_grids() -> u64 {
+        let mut rng = seeded_rng_for_experiments(21);
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for &b in &[1.0, 0.7, 3.0, 1e-5, 2f64.powi(-900), 1e200] {
+            let top = decompose(b).1 + 52;
+            for k in [RoundedLaplace::default_grid_log2(b), top - 7, top] {
+                let law = RoundedLaplace::new(b, k).unwrap();
+                for &x in &[0.0, 0.3 * b, -7.25 * b, 1e-300, 1e6 * b, -f64::MAX] {
+                    for _ in 0..200 {
+                        for byte in law.sample_cell(x, &mut rng).to_le_bytes() {
+                            hash = (hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3);
+                        }
+                    }
+                }
+            }
+        }
+        hash
+    }
+
+    #[test]
+    fn fine_grids_keep_their_bits() {
+        assert_eq!(fingerprint_of_fine_grids(), 0x5e12_b4d2_e0c9_1b40);
+    }
+
     #[test]
     fn releases_are_multiples_of_the_spacing() {
         let law = RoundedLaplace::new(0.3, RoundedLaplace::default_grid_log2(0.3)).unwrap();
