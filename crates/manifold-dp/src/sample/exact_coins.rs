@@ -15,9 +15,12 @@ fn random_u128<R: Rng + ?Sized>(rng: &mut R) -> u128 {
 
 /// A uniform integer in {0, …, d − 1} (d ≥ 1), by rejection from the smallest power of two ≥ d: exact, and
 /// fewer than two rounds on average.
+///
+/// # Panics
+/// If d = 0 (there is no such integer; answering 0 would be a wrong law).
 #[inline]
 pub fn uniform_below<R: Rng + ?Sized>(d: u128, rng: &mut R) -> u128 {
-    debug_assert!(d > 0);
+    assert!(d > 0, "uniform_below(0): no integer below 0");
     if d <= 1 {
         return 0;
     }
@@ -43,9 +46,12 @@ pub fn bernoulli_ratio<R: Rng + ?Sized>(n: u128, d: u128, rng: &mut R) -> bool {
 }
 
 /// Bernoulli(r/2^bits) for r < 2^bits, bits ≤ 128: `bits` uniform bits compared with r.
+///
+/// # Panics
+/// If bits > 128 or r ≥ 2^bits (r/2^bits would be no probability, and the comparison always true).
 #[inline]
 pub fn bernoulli_dyadic<R: Rng + ?Sized>(r: u128, bits: u32, rng: &mut R) -> bool {
-    debug_assert!(bits <= 128 && (bits == 128 || r < 1u128 << bits));
+    assert!(bits <= 128 && (bits == 128 || r < 1u128 << bits), "bernoulli_dyadic({r}, {bits}): not a probability");
     bits > 0 && random_u128(rng) >> (128 - bits) < r
 }
 
@@ -88,11 +94,15 @@ pub fn bernoulli_exp_neg_one<R: Rng + ?Sized>(rng: &mut R) -> bool {
     bernoulli_exp_neg(rng, |_| true)
 }
 
-/// G with P(G ≥ j) = e^{−j·s/t} for j = 0, 1, … (s, t ≥ 1; t ≤ 2^64): X = U + t·V with U uniform on
-/// {0, …, t − 1} kept with probability e^{−U/t} and V the number of Bernoulli(e^{−1}) successes before the
-/// first failure is geometric with P(X ≥ x) = e^{−x/t}, and G = ⌊X/s⌋ (CKS20 Algorithm 2, unsigned).
+/// G with P(G ≥ j) = e^{−j·s/t} for j = 0, 1, … (s, t ≥ 1; t ≤ 2^64; s/t may exceed 1): X = U + t·V with U
+/// uniform on {0, …, t − 1} kept with probability e^{−U/t} and V the number of Bernoulli(e^{−1}) successes
+/// before the first failure is geometric with P(X ≥ x) = e^{−x/t}, and G = ⌊X/s⌋ (CKS20 Algorithm 2,
+/// unsigned).
+///
+/// # Panics
+/// If s = 0, t = 0 or t > 2^64 (the last so that U + t·V cannot overflow).
 pub fn geometric_exp<R: Rng + ?Sized>(s: u128, t: u128, rng: &mut R) -> u128 {
-    debug_assert!(s >= 1 && (1..=1 << 64).contains(&t));
+    assert!(s >= 1 && (1..=1 << 64).contains(&t), "geometric_exp({s}, {t}): needs s, t ≥ 1 and t ≤ 2^64");
     loop {
         let u = uniform_below(t, rng);
         if !bernoulli_exp_neg(rng, |r| bernoulli_ratio(u, t, r)) {
@@ -176,6 +186,18 @@ mod tests {
     #[should_panic(expected = "not a probability")]
     fn ratio_above_one_is_refused() {
         bernoulli_ratio(3, 2, &mut seeded_rng_for_experiments(1));
+    }
+
+    #[test]
+    #[should_panic(expected = "not a probability")]
+    fn dyadic_above_one_is_refused() {
+        bernoulli_dyadic(9, 3, &mut seeded_rng_for_experiments(1));
+    }
+
+    #[test]
+    #[should_panic(expected = "no integer below 0")]
+    fn uniform_below_zero_is_refused() {
+        uniform_below(0, &mut seeded_rng_for_experiments(1));
     }
 
     #[test]
