@@ -180,12 +180,13 @@ impl RoundedLaplace {
         let k = self.grid.grid_log2;
         // |x/h| < 2^(101 + 20): n₀ is an i128, with room for the noise (G < 2^85).
         let (n0, fraction) = split_at_grid(x, k);
-        // w = h/b = s/t = 2^j/m_b with 32 ≤ j = k − e_b ≤ 60 and 2^52 ≤ m_b < 2^53, so w ∈ (2^-21, 2^8].
-        let j = (k - self.grid.exponent) as u32;
-        let (s, t) = (1u128 << j, u128::from(self.grid.mantissa));
+        // w = h/b = s/t = 2^q/m_b with 32 ≤ q = k − e_b ≤ 60 and 2^52 ≤ m_b < 2^53, so w ∈ (2^-21, 2^8].
+        let q = (k - self.grid.exponent) as u32;
+        let (s, t) = (1u128 << q, u128::from(self.grid.mantissa));
         // CKS20's coin needs (1 − φ)w ≤ 1: for w > 1 (h > b, never on the default grid) e^{−(1−φ)w} is the
-        // product of 2^p coins e^{−(1−φ)w′}, w′ = w/2^p = 2^52/m_b ≤ 1. p = 0 on fine grids: the same draws.
-        let p = j.saturating_sub(52);
+        // product of 2^p coins e^{−(1−φ)w′}, w′ = w/2^p = 2^(q−p)/m_b ≤ 1 as 2^(q−p) ≤ 2^52 ≤ m_b. p = 0 when
+        // q ≤ 52 (h ≤ 2^⌊log₂ b⌋, the default grid among them): one coin, the same draws as before.
+        let p = q.saturating_sub(52);
         let w_part = |rng: &mut R| bernoulli_ratio(s >> p, t, rng);
         if rng.next_u64() & 1 == 0 {
             // S = +1: leaves the cell when E ≥ (1 − φ)w.
