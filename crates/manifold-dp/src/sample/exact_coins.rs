@@ -1,7 +1,7 @@
 //! Exact coins in integer arithmetic: Bernoulli(n/d), Bernoulli(2^-i), Bernoulli(e^{−γ}) for a γ ∈ [0, 1]
-//! given as a coin of probability γ, and the geometric law P(G ≥ j) = e^{−j·s/t}. No floating point touches a
-//! probability, so each coin has exactly its stated law (Canonne, Kamath & Steinke 2020, Algorithms 1–2;
-//! `docs/proofs/float_safety.md` §8).
+//! given as a coin of probability γ (and Bernoulli(e^{−n·γ}) as n such coins), and the geometric law
+//! P(G ≥ j) = e^{−j·s/t}. No floating point touches a probability, so each coin has exactly its stated law
+//! (Canonne, Kamath & Steinke 2020, Algorithms 1–2; `docs/proofs/float_safety.md` §8).
 //!
 //! rand's `random_range` is not used: without its `unbiased` feature it may be biased by up to 2^-64.
 
@@ -15,9 +15,12 @@ fn random_u128<R: Rng + ?Sized>(rng: &mut R) -> u128 {
 
 /// A uniform integer in {0, …, d − 1} (d ≥ 1), by rejection from the smallest power of two ≥ d: exact, and
 /// fewer than two rounds on average.
+///
+/// # Panics
+/// If d = 0 (there is no such integer; answering 0 would be a wrong law).
 #[inline]
 pub fn uniform_below<R: Rng + ?Sized>(d: u128, rng: &mut R) -> u128 {
-    debug_assert!(d > 0);
+    assert!(d > 0, "uniform_below(0): no integer below 0");
     if d <= 1 {
         return 0;
     }
@@ -30,16 +33,25 @@ pub fn uniform_below<R: Rng + ?Sized>(d: u128, rng: &mut R) -> u128 {
     }
 }
 
-/// Bernoulli(n/d) for 0 ≤ n ≤ d, d ≥ 1.
+/// Bernoulli(n/d) for 0 ≤ n ≤ d, d ≥ 1: a uniform integer below d compared with n.
+///
+/// # Panics
+/// If n > d or d = 0: n/d is then no probability, and the comparison would silently answer as if it were
+/// min(n/d, 1) (the coarse-grid flaw of issue 37). A check, not a debug assertion, because the statistical
+/// tests run in release builds.
 #[inline]
 pub fn bernoulli_ratio<R: Rng + ?Sized>(n: u128, d: u128, rng: &mut R) -> bool {
+    assert!(n <= d && d >= 1, "bernoulli_ratio({n}, {d}): not a probability");
     uniform_below(d, rng) < n
 }
 
 /// Bernoulli(r/2^bits) for r < 2^bits, bits ≤ 128: `bits` uniform bits compared with r.
+///
+/// # Panics
+/// If bits > 128 or r ≥ 2^bits (r/2^bits would be no probability, and the comparison always true).
 #[inline]
 pub fn bernoulli_dyadic<R: Rng + ?Sized>(r: u128, bits: u32, rng: &mut R) -> bool {
-    debug_assert!(bits <= 128 && (bits == 128 || r < 1u128 << bits));
+    assert!(bits <= 128 && (bits == 128 || r < 1u128 << bits), "bernoulli_dyadic({r}, {bits}): not a probability");
     bits > 0 && random_u128(rng) >> (128 - bits) < r
 }
 
@@ -68,17 +80,29 @@ pub fn bernoulli_exp_neg<R: Rng + ?Sized>(rng: &mut R, mut gamma: impl FnMut(&mu
     k % 2 == 1
 }
 
+/// Bernoulli(e^{−n·γ}) for γ ∈ [0, 1] given, as in [`bernoulli_exp_neg`], a fresh Bernoulli(γ) coin per call:
+/// e^{−n·γ} = (e^{−γ})^n, so n independent Bernoulli(e^{−γ}) coins, all successes (stopping at the first
+/// failure). Reaches e^{−γ′} for γ′ = n·γ > 1, where CKS20 Algorithm 1 itself would need a coin of
+/// probability γ′ (`docs/proofs/float_safety.md` §8). n = 1 draws exactly what [`bernoulli_exp_neg`] draws.
+pub fn bernoulli_exp_neg_multiple<R: Rng + ?Sized>(rng: &mut R, n: u32, mut gamma: impl FnMut(&mut R) -> bool) -> bool {
+    (0..n).all(|_| bernoulli_exp_neg(rng, &mut gamma))
+}
+
 /// Bernoulli(e^{−1}).
 #[inline]
 pub fn bernoulli_exp_neg_one<R: Rng + ?Sized>(rng: &mut R) -> bool {
     bernoulli_exp_neg(rng, |_| true)
 }
 
-/// G with P(G ≥ j) = e^{−j·s/t} for j = 0, 1, … (s, t ≥ 1; t ≤ 2^64): X = U + t·V with U uniform on
-/// {0, …, t − 1} kept with probability e^{−U/t} and V the number of Bernoulli(e^{−1}) successes before the
-/// first failure is geometric with P(X ≥ x) = e^{−x/t}, and G = ⌊X/s⌋ (CKS20 Algorithm 2, unsigned).
+/// G with P(G ≥ j) = e^{−j·s/t} for j = 0, 1, … (s, t ≥ 1; t ≤ 2^64; s/t may exceed 1): X = U + t·V with U
+/// uniform on {0, …, t − 1} kept with probability e^{−U/t} and V the number of Bernoulli(e^{−1}) successes
+/// before the first failure is geometric with P(X ≥ x) = e^{−x/t}, and G = ⌊X/s⌋ (CKS20 Algorithm 2,
+/// unsigned).
+///
+/// # Panics
+/// If s = 0, t = 0 or t > 2^64 (the last so that U + t·V cannot overflow).
 pub fn geometric_exp<R: Rng + ?Sized>(s: u128, t: u128, rng: &mut R) -> u128 {
-    debug_assert!(s >= 1 && (1..=1 << 64).contains(&t));
+    assert!(s >= 1 && (1..=1 << 64).contains(&t), "geometric_exp({s}, {t}): needs s, t ≥ 1 and t ≤ 2^64");
     loop {
         let u = uniform_below(t, rng);
         if !bernoulli_exp_neg(rng, |r| bernoulli_ratio(u, t, r)) {
@@ -128,6 +152,52 @@ mod tests {
             assert!(close(hits, n, (-(j as f64) * 0.6).exp()), "P(G >= {j})");
         }
         assert!(!close(draws.iter().filter(|&&g| g >= 1).count(), n, (-0.5f64).exp()));
+        // s > t: P(G ≥ 1) = e^{−8/3}.
+        let hits = (0..n).filter(|_| geometric_exp(8, 3, &mut rng) >= 1).count();
+        assert!(close(hits, n, (-8.0f64 / 3.0).exp()));
+    }
+
+    /// Bernoulli(e^{−n·γ}) past γ′ = n·γ = 1: e^{−3·(5/6)} = e^{−2.5} and e^{−256·(1/2)·(3/4)} = e^{−96} (never
+    /// a success in 2·10^5 draws unless the law is wrong: P(any) < 10^-36). Same Hoeffding bound as above;
+    /// negative control: reading γ′ as min(γ′, 1), the pre-issue-37 coin, gives e^{−1}, refused.
+    #[test]
+    fn exp_neg_multiple_reaches_gamma_above_one() {
+        let mut rng = seeded_rng_for_experiments(9);
+        let n = 200_000;
+        let hits = (0..n).filter(|_| bernoulli_exp_neg_multiple(&mut rng, 3, |r| bernoulli_ratio(5, 6, r))).count();
+        assert!(close(hits, n, (-2.5f64).exp()));
+        assert!(!close(hits, n, (-1.0f64).exp()));
+        let hits = (0..n)
+            .filter(|_| {
+                bernoulli_exp_neg_multiple(&mut rng, 256, |r| bernoulli_ratio(1, 2, r) && bernoulli_ratio(3, 4, r))
+            })
+            .count();
+        assert_eq!(hits, 0);
+        // n = 1 is bernoulli_exp_neg, draw for draw.
+        let (mut a, mut b) = (seeded_rng_for_experiments(10), seeded_rng_for_experiments(10));
+        for _ in 0..1000 {
+            let coin = |r: &mut ReleaseRng| bernoulli_ratio(2, 7, r);
+            assert_eq!(bernoulli_exp_neg_multiple(&mut a, 1, coin), bernoulli_exp_neg(&mut b, coin));
+        }
+        assert_eq!(a.next_u64(), b.next_u64());
+    }
+
+    #[test]
+    #[should_panic(expected = "not a probability")]
+    fn ratio_above_one_is_refused() {
+        bernoulli_ratio(3, 2, &mut seeded_rng_for_experiments(1));
+    }
+
+    #[test]
+    #[should_panic(expected = "not a probability")]
+    fn dyadic_above_one_is_refused() {
+        bernoulli_dyadic(9, 3, &mut seeded_rng_for_experiments(1));
+    }
+
+    #[test]
+    #[should_panic(expected = "no integer below 0")]
+    fn uniform_below_zero_is_refused() {
+        uniform_below(0, &mut seeded_rng_for_experiments(1));
     }
 
     #[test]

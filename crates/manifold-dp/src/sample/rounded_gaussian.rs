@@ -314,6 +314,37 @@ mod tests {
         }
     }
 
+    /// Grids coarser than the noise (h/σ = 2, 2^8 and 8/3, the allowed top 2^8 included), which the Laplace
+    /// of §8 got wrong before issue 37: the cell here is decided in integers from K + U's digits (no coin of
+    /// probability h/σ), and follows the exact law. Inputs just below, on and off a cell boundary (at h = 2^8 σ
+    /// every input far from one lands in its own cell). 11 checks at α = 10^-8: false failure ≤ 1.1·10^-7.
+    /// Negative control: draws for the input moved by h/8 (h/σ = 2) or h/2^9 (h/σ = 2^8) are refused.
+    #[test]
+    fn coarse_grids_follow_the_exact_law() {
+        let n = 200_000;
+        let threshold = dkw_threshold(n, 1e-8) + CDF_SLACK;
+        let mut rng = seeded_rng_for_experiments(37);
+        let cases: [(f64, i32, &[f64]); 3] = [
+            (1.0, 1, &[0.0, 1.0 - 2f64.powi(-29), 1.0, -0.75]),
+            (1.0, 8, &[128.0 - 2f64.powi(-22), 128.0, -127.5, -128.25]),
+            (3.0, 3, &[0.0, 4.0 - 2f64.powi(-27), -3.0]),
+        ];
+        for &(sigma, k, inputs) in &cases {
+            let law = RoundedGaussian::new(sigma, k).unwrap();
+            for &x in inputs {
+                let mut cells: Vec<i128> = (0..n).map(|_| law.sample_cell(x, &mut rng)).collect();
+                let gap = max_cell_cdf_gap(&law, x, &mut cells);
+                assert!(gap < threshold, "sigma = {sigma}, h = 2^{k}, x = {x}: gap {gap} >= {threshold}");
+            }
+        }
+        for &(k, x, shift) in &[(1, 0.0, 0.25), (8, 128.0, -0.5)] {
+            let law = RoundedGaussian::new(1.0, k).unwrap();
+            let mut cells: Vec<i128> = (0..n).map(|_| law.sample_cell(x + shift, &mut rng)).collect();
+            let gap = max_cell_cdf_gap(&law, x, &mut cells);
+            assert!(gap > threshold, "control h = 2^{k}, x = {x} + {shift}: gap {gap} <= {threshold}");
+        }
+    }
+
     /// Negative controls: the same check (same n, same threshold) refuses draws for x + h/2 and x + h/8 taken
     /// as draws of x's law, and a sampler whose σ is 5 % too large.
     #[test]

@@ -392,6 +392,39 @@ mod tests {
         }
     }
 
+    /// Grids coarser than the noise (h/s = 2, 2^8 and 8/3, the allowed top 2^8 included), which the Laplace
+    /// of §8 got wrong before issue 37: the cell here is decided in integers from T's digits (no coin of
+    /// probability h/s), and follows the exact law. Inputs just below, on and off a cell boundary (at h = 2^8 s
+    /// every input far from one lands in its own cell). 5 degrees × 11 checks at α = 5·10^-11: false failure
+    /// ≤ 2.8·10^-9. Negative control: draws for the input moved by h/2^9 (h/s = 2^8) or h/8 are refused.
+    #[test]
+    fn coarse_grids_follow_the_exact_law() {
+        let threshold = dkw_threshold(CELL_DRAWS, 5e-11) + CDF_SLACK;
+        let mut rng = seeded_rng_for_experiments(37);
+        let cases: [(f64, i32, &[f64]); 3] = [
+            (1.0, 1, &[0.0, 1.0 - 2f64.powi(-29), 1.0, -0.75]),
+            (1.0, 8, &[128.0 - 2f64.powi(-22), 128.0, -127.5, -128.25]),
+            (3.0, 3, &[0.0, 4.0 - 2f64.powi(-27), -3.0]),
+        ];
+        for order in ORDERS {
+            let sampler = move |r: &mut ReleaseRng| unit_magnitude(order, r);
+            for &(s, k, inputs) in &cases {
+                let law = RoundedGeneralizedGaussian::new(order, s, k).unwrap();
+                for &x in inputs {
+                    let mut sample = cells(&law, x, CELL_DRAWS, &sampler, &mut rng);
+                    let g = gap(&law, x, &mut sample);
+                    assert!(g < threshold, "N = {order}, s = {s}, h = 2^{k}, x = {x}: gap {g} >= {threshold}");
+                }
+            }
+            for &(s, k, x, shift) in &[(1.0, 1, 0.0, 0.25), (1.0, 8, 128.0, -0.5)] {
+                let law = RoundedGeneralizedGaussian::new(order, s, k).unwrap();
+                let mut sample = cells(&law, x + shift, CELL_DRAWS, &sampler, &mut rng);
+                let g = gap(&law, x, &mut sample);
+                assert!(g > threshold, "control N = {order}, h = 2^{k}, x = {x} + {shift}: gap {g} <= {threshold}");
+            }
+        }
+    }
+
     /// The samplers of T with one acceptance step dropped, at every N where that moves the law of T by more than
     /// twice the tests' thresholds (the negative controls of the tests below).
     const DROPPED_STEPS: [(u32, &str, DrawT); 11] = [

@@ -6,10 +6,14 @@
 //!
 //! With L = S·b·E (S = ±1 fair, E ~ Exp(1)) and x/h + ½ = n₀ + φ (n₀ integer, φ ∈ [0, 1)): for S = +1 the cell
 //! is n₀ when E < (1 − φ)·w (w = h/b), else n₀ + 1 + G with P(G ≥ j) = e^{−jw} (memorylessness of E); for
-//! S = −1 it is n₀ when E < φ·w, else n₀ − 1 − G.
+//! S = −1 it is n₀ when E < φ·w, else n₀ − 1 − G. The cell is left with probability e^{−(1−φ)w} (S = +1),
+//! drawn by CKS20's coin, which needs (1 − φ)w ≤ 1; on grids coarser than the noise (w up to 2^8) it is the
+//! product of 2^p coins e^{−(1−φ)w/2^p} with w/2^p ≤ 1, so every allowed grid has the exact law.
 
 use crate::error::{Error, Fallible};
-use crate::sample::exact_coins::{bernoulli_dyadic, bernoulli_exp_neg, bernoulli_pow2, bernoulli_ratio, geometric_exp};
+use crate::sample::exact_coins::{
+    bernoulli_dyadic, bernoulli_exp_neg_multiple, bernoulli_pow2, bernoulli_ratio, geometric_exp,
+};
 use rand::Rng;
 
 /// Scales b outside [2^-900, 2^900] are refused, so that every grid of spacing 2^(⌊log₂ b⌋ + j), −20 ≤ j ≤ 8,
@@ -136,6 +140,8 @@ pub(crate) fn split_at_grid(x: f64, k: i32) -> (i128, Fraction) {
 impl RoundedLaplace {
     /// The law for scale `scale` = b ∈ [2^-900, 2^900] on the grid of spacing 2^`grid_log2`, which must lie
     /// between 2^-20·b and 2^8·b (the default grid, [`RoundedLaplace::default_grid_log2`], is 2^-20 of b).
+    /// The cells have the exact law on every grid accepted, coarser than b included (`docs/proofs/float_safety.md`
+    /// §8).
     pub fn new(scale: f64, grid_log2: i32) -> Fallible<Self> {
         Ok(RoundedLaplace { grid: ScaledGrid::new("scale", scale, grid_log2)? })
     }
@@ -166,25 +172,30 @@ impl RoundedLaplace {
         self.grid.clamp
     }
 
-    /// The cell index c of x + L: the release is c·h. `x` must be finite.
+    /// The cell index c = ⌊(x̄ + L)/h + ½⌋ of x̄ + L, x̄ = clamp(x, ±2^100·b), drawn exactly: the release is
+    /// c·h. `x` must be finite. (`docs/proofs/float_safety.md` §8.)
     pub fn sample_cell<R: Rng + ?Sized>(&self, x: f64, rng: &mut R) -> i128 {
         debug_assert!(x.is_finite());
         let x = x.clamp(-self.grid.clamp, self.grid.clamp);
         let k = self.grid.grid_log2;
         // |x/h| < 2^(101 + 20): n₀ is an i128, with room for the noise (G < 2^85).
         let (n0, fraction) = split_at_grid(x, k);
-        // w = h/b = 2^(k − e_b)/m_b with 32 ≤ k − e_b ≤ 60.
-        let s = 1u128 << (k - self.grid.exponent);
-        let t = u128::from(self.grid.mantissa);
-        let w = |rng: &mut R| bernoulli_ratio(s, t, rng);
+        // w = h/b = s/t = 2^q/m_b with 32 ≤ q = k − e_b ≤ 60 and 2^52 ≤ m_b < 2^53, so w ∈ (2^-21, 2^8].
+        let q = (k - self.grid.exponent) as u32;
+        let (s, t) = (1u128 << q, u128::from(self.grid.mantissa));
+        // CKS20's coin needs (1 − φ)w ≤ 1: for w > 1 (h > b, never on the default grid) e^{−(1−φ)w} is the
+        // product of 2^p coins e^{−(1−φ)w′}, w′ = w/2^p = 2^(q−p)/m_b ≤ 1 as 2^(q−p) ≤ 2^52 ≤ m_b. p = 0 when
+        // q ≤ 52 (h ≤ 2^⌊log₂ b⌋, the default grid among them): one coin, the same draws as before.
+        let p = q.saturating_sub(52);
+        let w_part = |rng: &mut R| bernoulli_ratio(s >> p, t, rng);
         if rng.next_u64() & 1 == 0 {
             // S = +1: leaves the cell when E ≥ (1 − φ)w.
-            if bernoulli_exp_neg(rng, |r| !fraction.coin(r) && w(r)) {
+            if bernoulli_exp_neg_multiple(rng, 1 << p, |r| !fraction.coin(r) && w_part(r)) {
                 n0 + 1 + geometric_exp(s, t, rng) as i128
             } else {
                 n0
             }
-        } else if bernoulli_exp_neg(rng, |r| fraction.coin(r) && w(r)) {
+        } else if bernoulli_exp_neg_multiple(rng, 1 << p, |r| fraction.coin(r) && w_part(r)) {
             n0 - 1 - geometric_exp(s, t, rng) as i128
         } else {
             n0
@@ -214,7 +225,8 @@ impl RoundedLaplace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sample::rng::seeded_rng_for_experiments;
+    use crate::sample::exact_coins::{bernoulli_exp_neg, uniform_below};
+    use crate::sample::rng::{ReleaseRng, seeded_rng_for_experiments};
 
     #[test]
     fn decomposes_exactly() {
@@ -235,6 +247,33 @@ mod tests {
         assert!(RoundedLaplace::new(1.0, RoundedLaplace::default_grid_log2(1.0)).is_ok());
         assert_eq!(RoundedLaplace::default_grid_log2(1.0), -20);
         assert_eq!(RoundedLaplace::default_grid_log2(0.75), -21);
+    }
+
+    /// FNV-1a of the cells drawn, seed 21, for scales b across the allowed range, inputs in every branch of φ,
+    /// on the default grid and on grids up to h = 2^⌊log₂ b⌋ ≤ b (w = h/b ≤ 1, where the coin for w is drawn
+    /// directly). Pinned on the code before issue 37's coarse-grid fix, so these releases keep their bits.
+    fn fingerprint_of_fine_grids() -> u64 {
+        let mut rng = seeded_rng_for_experiments(21);
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for &b in &[1.0, 0.7, 3.0, 1e-5, 2f64.powi(-900), 1e200] {
+            let top = decompose(b).1 + 52;
+            for k in [RoundedLaplace::default_grid_log2(b), top - 7, top] {
+                let law = RoundedLaplace::new(b, k).unwrap();
+                for &x in &[0.0, 0.3 * b, -7.25 * b, 1e-300, 1e6 * b, -f64::MAX] {
+                    for _ in 0..200 {
+                        for byte in law.sample_cell(x, &mut rng).to_le_bytes() {
+                            hash = (hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3);
+                        }
+                    }
+                }
+            }
+        }
+        hash
+    }
+
+    #[test]
+    fn fine_grids_keep_their_bits() {
+        assert_eq!(fingerprint_of_fine_grids(), 0x5e12_b4d2_e0c9_1b40);
     }
 
     #[test]
@@ -308,6 +347,57 @@ mod tests {
                 })
                 .fold(0.0, f64::max);
             assert!(gap < threshold, "default grid, x = {x}: gap {gap}");
+        }
+    }
+
+    /// The sampler before issue 37, kept as the negative control of the coarse-grid test: its coin for w = h/b
+    /// was uniform_below(t) < s, which is always true once w > 1, so the cell was left with probability
+    /// e^{−(1−φ)·min(w, 1)} instead of e^{−(1−φ)w}.
+    fn capped_coin_cell(law: &RoundedLaplace, x: f64, rng: &mut ReleaseRng) -> i128 {
+        let x = x.clamp(-law.grid.clamp, law.grid.clamp);
+        let (n0, fraction) = split_at_grid(x, law.grid.grid_log2);
+        let s = 1u128 << (law.grid.grid_log2 - law.grid.exponent);
+        let t = u128::from(law.grid.mantissa);
+        let w = |rng: &mut ReleaseRng| uniform_below(t, rng) < s;
+        if rng.next_u64() & 1 == 0 {
+            if bernoulli_exp_neg(rng, |r| !fraction.coin(r) && w(r)) {
+                n0 + 1 + geometric_exp(s, t, rng) as i128
+            } else {
+                n0
+            }
+        } else if bernoulli_exp_neg(rng, |r| fraction.coin(r) && w(r)) {
+            n0 - 1 - geometric_exp(s, t, rng) as i128
+        } else {
+            n0
+        }
+    }
+
+    /// Grids coarser than the noise (w = h/b = 2, 2^8, 8/3 and 2^7/0.7 ≈ 182.9, the last two not dyadic):
+    /// the cells of inputs in every branch of φ (½; dyadic; just below a cell boundary, φ ≈ 1; on one, φ = 0;
+    /// near ½) follow the exact law, e.g. P(cell 0 | x = 0) = 1 − e^{−1} at b = 1, h = 2. DKW at α = 10^-9 per
+    /// check, 24 checks: false failure ≤ 2.4·10^-8. Negative control: the pre-issue-37 sampler, whose coin
+    /// for w was capped at 1, is refused by the same check on every law.
+    #[test]
+    fn coarse_grids_follow_the_exact_law() {
+        let n = 100_000;
+        // The reference is evaluated in f64 (error far below 10^-12); the slack keeps the bound a true bound.
+        let threshold = ((2.0f64 / 1e-9).ln() / (2.0 * n as f64)).sqrt() + 1e-9;
+        let mut rng = seeded_rng_for_experiments(37);
+        let reference = RoundedLaplace::new(1.0, 1).unwrap();
+        assert!((reference.cell_probability(0.0, 0) - (1.0 - (-1.0f64).exp())).abs() < 1e-15);
+        for &(b, k) in &[(1.0, 1), (1.0, 8), (3.0, 3), (0.7, 7)] {
+            let law = RoundedLaplace::new(b, k).unwrap();
+            let h = law.spacing();
+            for &x in &[0.0, 0.15 * h, (0.5 - 2f64.powi(-30)) * h, 0.5 * h, -0.375 * h, 1e-300] {
+                let mut cells: Vec<i128> = (0..n).map(|_| law.sample_cell(x, &mut rng)).collect();
+                let gap = max_cdf_gap(&law, x, &mut cells);
+                assert!(gap < threshold, "b = {b}, h = 2^{k}, x = {x}: gap {gap} >= {threshold}");
+            }
+            for &x in &[0.0, 0.15 * h] {
+                let mut cells: Vec<i128> = (0..n).map(|_| capped_coin_cell(&law, x, &mut rng)).collect();
+                let gap = max_cdf_gap(&law, x, &mut cells);
+                assert!(gap > threshold, "control b = {b}, h = 2^{k}, x = {x}: gap {gap} <= {threshold}");
+            }
         }
     }
 }
