@@ -14,8 +14,10 @@ use crate::space::grid::{round_tangent, round_to_grid, snap_direction, snap_quat
 use nalgebra::UnitQuaternion;
 use std::f64::consts::{FRAC_PI_2, TAU};
 
-/// Bound η on the chordal distance between a release's f64 value (before rounding) and the exact point the
-/// same draws define: 2^-48 ≈ 3.6e-15, sixteen units in the last place of 1 (§4 of the proof).
+/// Bound η on the chordal distance between a release's f64 value (before rounding), or a positive multiple of
+/// it where the chart is scale-invariant, and the exact point the same draws define: 2^-48 ≈ 3.6e-15, sixteen
+/// units in the last place of 1 (§4 of the proof; on S^{n−1}, n ≥ 3, proven in §4a for every n up to the
+/// dimension cap: at most 25.3·2^-53).
 pub const PIPELINE_ERROR: f64 = 3.552713678800501e-15;
 
 /// Cells narrower than this fraction of the noise scale (1/ε for ε ≥ 1, 1 otherwise) buy no utility:
@@ -57,7 +59,8 @@ fn chart_error(chart: Chart, dim: usize) -> f64 {
     match chart {
         // A chordal error η moves the chart by at most: 1/(2π) turns per radian on the circle (an arc of
         // chordal length η is at most πη/2 radians, i.e. η/4 turns; plus atan2's few ulps); n per unit on the
-        // cube map of S^{n−1} (the chart's smallest stretch is 1/(1 + |u|²) ≥ 1/n).
+        // cube map of S^{n−1} (the chart's smallest stretch is 1/(1 + |u|²) ≥ 1/n). Per coordinate the stretch
+        // is at most √(2n), and n − √(2n) ≥ 0.55 leaves room for the chart's own division, γ₂ (§4a, tested).
         Chart::Turns => (0.25 + 1e-3) * PIPELINE_ERROR,
         Chart::CubeMap | Chart::QuaternionCubeMap => (dim as f64 + 1e-3) * PIPELINE_ERROR,
         // Below 4 + 1 in magnitude (the grid is uniform there; it widens beyond, as this error does).
