@@ -14,8 +14,10 @@ use crate::space::grid::{round_tangent, round_to_grid, snap_direction, snap_quat
 use nalgebra::UnitQuaternion;
 use std::f64::consts::{FRAC_PI_2, TAU};
 
-/// Bound η on the chordal distance between a release's f64 value (before rounding) and the exact point the
-/// same draws define: 2^-48 ≈ 3.6e-15, sixteen units in the last place of 1 (§4 of the proof).
+/// Bound η on the chordal distance between a release's f64 value (before rounding), or a positive multiple of
+/// it where the chart is scale-invariant, and the exact point the same draws define: 2^-48 ≈ 3.6e-15, sixteen
+/// units in the last place of 1 (§4 of the proof; on S^{n−1}, n ≥ 3, proven in §4a for every n up to the
+/// dimension cap: at most 25.3·2^-53).
 pub const PIPELINE_ERROR: f64 = 3.552713678800501e-15;
 
 /// Bound, in the chart's chordal units, on the distance between a noise sampler's computed draw and the exact
@@ -71,7 +73,8 @@ fn chart_error(chart: Chart, dim: usize) -> f64 {
     match chart {
         // A chordal error η moves the chart by at most: 1/(2π) turns per radian on the circle (an arc of
         // chordal length η is at most πη/2 radians, i.e. η/4 turns; plus atan2's few ulps); n per unit on the
-        // cube map of S^{n−1} (the chart's smallest stretch is 1/(1 + |u|²) ≥ 1/n).
+        // cube map of S^{n−1} (the chart's smallest stretch is 1/(1 + |u|²) ≥ 1/n). Per coordinate the stretch
+        // is at most √(2n), and n − √(2n) ≥ 0.55 leaves room for the chart's own division, γ₂ (§4a, tested).
         // The sampler's own error is an angle, so at most that much chord: it adds to η (§3f).
         Chart::Turns => (0.25 + 1e-3) * (PIPELINE_ERROR + sampler_error(chart)),
         Chart::CubeMap | Chart::QuaternionCubeMap => (dim as f64 + 1e-3) * (PIPELINE_ERROR + sampler_error(chart)),
@@ -157,6 +160,76 @@ pub fn additive_epsilon(grid: Grid, dim: usize, lipschitz: f64) -> f64 {
         Chart::LogDomain | Chart::SpdLogAtCenter => unreachable!("SPD grids' ε₀ is computed by their constructors"),
     };
     add_up(add_up(mul_up(lipschitz, diameter), jacobian), volume)
+}
+
+/// The proven chordal error bounds of the sphere pipelines (`docs/proofs/float_safety.md` §4a), as functions of
+/// the ambient dimension n, each a bound on the distance from the exact point of the draws to the nearest
+/// positive multiple of the computed one (the cube map is scale-invariant). They are evaluated in f64 from
+/// positive terms, a relative error of a few ulps of themselves, far inside the slack below η = 2^-48; the tests
+/// check them against [`PIPELINE_ERROR`] and [`chart_error`] for every n up to the dimension cap.
+#[cfg(test)]
+pub(crate) mod sphere_error {
+    const U: f64 = f64::EPSILON / 2.0;
+
+    fn gamma(k: f64) -> f64 {
+        k * U / (1.0 - k * U)
+    }
+
+    /// cos θ and sin θ as the samplers give them for n ≥ 3, each within 7u (3.5 ulps of 1) of the exact
+    /// values: Purkayastha's strips (the worst; libm in its tails, within u), VMF's 1 − t and √(t(2 − t))
+    /// (u and 2u). μ ⊥ v and ‖v‖ = 1 exactly in the exact point, so the chord is √(Δc² + Δs²).
+    pub(crate) const TRIG: f64 = 9.9 * U;
+
+    /// The direction (cos φ, sin φ) of [`crate::sample::sphere::uniform_circle`], as a vector: √2·2.07u from
+    /// the table entries (libm's ulp plus the argument's rounding, π/4·1.36u), 0.52u from the rotation's short
+    /// polynomials, u from each of the two rounded products and u from the difference.
+    pub(crate) const CIRCLE_DIRECTION: f64 = 5.5 * U;
+
+    /// The given cos θ, sin θ (within 7u of a unit pair) bound c² + s² by 1 + 20u.
+    const UNIT_PAIR: f64 = 1.0 + 20.0 * U;
+
+    /// The Householder path (n ≥ 4) with cos θ, sin θ taken as given: §4a, steps (1)–(8).
+    pub(crate) fn reflection(n: usize) -> f64 {
+        assert!(n >= 4);
+        let g2 = gamma((n - 2) as f64).powi(2);
+        // (1) ‖g‖² and (3) μ·g: Sum2 of rounded products.
+        let alpha = 2.0 * U + U * U + (1.0 + U) * g2;
+        let eps_p = alpha;
+        // (4) 1/(1 + |μ_n|), (5) t = P̂·inv_w.
+        let omega = 2.0 * U / (1.0 - U);
+        let lambda = (1.0 + omega) * (1.0 + U) - 1.0;
+        let t_err = lambda + eps_p * (1.0 + lambda);
+        // (6) cos θ·fl(√Ĝ), then four roundings on cos θ·‖g‖·μ_j.
+        let phi_c = (2.0 - (1.0 - alpha).sqrt()) * (1.0 + U).powi(4) - 1.0;
+        // (7) sin θ·s·(t·w − g): the t̂·w part four roundings, the g part three.
+        let b = std::f64::consts::SQRT_2 * (t_err + (1.0 + t_err) * gamma(4.0)) + gamma(3.0);
+        let y = phi_c.hypot(b) * UNIT_PAIR;
+        // (8) the final product by 1/‖g‖: its common factor is free, its rounding u per coordinate.
+        y + U * (UNIT_PAIR + y)
+    }
+
+    /// S² ([`crate::sample::sphere::s2_point_at_angle`]) with cos θ, sin θ taken as given and the direction
+    /// (c, s) within `direction` of the exact one (0: taken as given too).
+    pub(crate) fn s2(direction: f64) -> f64 {
+        let phi3 = (1.0 + U).powi(2) * (1.0 + 2.0 * U / (1.0 - U)) - 1.0;
+        // The computed frame (e₁, e₂) applied to a unit (c, s): its error matrix's largest row sum.
+        let frame = U * (1.0 + phi3) + phi3 * (1.0 + std::f64::consts::SQRT_2) / 2.0;
+        let d = 1.0 + direction;
+        let b = direction + frame * d + gamma(4.0).hypot(gamma(3.0)) * d * (1.0 + frame);
+        gamma(3.0).hypot(b) * UNIT_PAIR
+    }
+
+    /// The whole chordal bound of a release's raw point on S^{n−1}, n ≥ 3.
+    pub(crate) fn chordal(n: usize) -> f64 {
+        TRIG + if n == 3 { s2(CIRCLE_DIRECTION) } else { reflection(n) }
+    }
+
+    /// The error of one cube-map chart coordinate of S^{n−1}: √(2n)·η/(1 − η(1 + √n)) for a point within η
+    /// (chordal) of the exact one, plus γ₂ for the chart's division (§4a, "The chart").
+    pub(crate) fn chart(n: usize, eta: f64) -> f64 {
+        let rn = (n as f64).sqrt();
+        std::f64::consts::SQRT_2 * rn * eta / (1.0 - eta * (1.0 + rn)) + gamma(2.0)
+    }
 }
 
 /// The backward-error constant c_E assumed of the symmetric eigensolver (nalgebra's `SymmetricEigen`) on
@@ -444,6 +517,62 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The pipeline's share of the cube map's η_c on S^{n−1}: (n + 1e-3)·η.
+    fn pipeline_share(n: usize) -> f64 {
+        (n as f64 + 1e-3) * PIPELINE_ERROR
+    }
+
+    #[test]
+    fn the_sphere_bounds_fit_eta_and_the_chart_error_for_every_dimension() {
+        use crate::space::sphere::MAX_SPHERE_DIM;
+        let u = f64::EPSILON / 2.0;
+        let mut worst = 0.0f64;
+        for n in 3..=MAX_SPHERE_DIM {
+            let eta = sphere_error::chordal(n);
+            worst = worst.max(eta);
+            assert!(eta <= PIPELINE_ERROR, "n = {n}: {} u", eta / u);
+            // The chart's stretch and its division, inside the pipeline's share of the η_c that ε₀ and the grid
+            // are computed from (the sampler's share, §3f, comes on top: chart_error is the sum).
+            let chart = sphere_error::chart(n, PIPELINE_ERROR);
+            assert!(chart <= pipeline_share(n), "n = {n}: {chart} vs {}", pipeline_share(n));
+            assert!(pipeline_share(n) < chart_error(Chart::CubeMap, n));
+        }
+        // The numbers §4a states: 25.3u at most (15.4u of it arithmetic, n-independent), 24.2u on S².
+        assert!(worst <= 25.3 * u && sphere_error::reflection(MAX_SPHERE_DIM) <= 15.4 * u, "{}", worst / u);
+        assert!(sphere_error::chordal(3) <= 24.2 * u, "{}", sphere_error::chordal(3) / u);
+        // The control: the cube map's stretch taken as n (the proof's earlier accounting) leaves no room for
+        // the chart's division, so the check above would fail without the √(2n) stretch.
+        assert!(3.0 * PIPELINE_ERROR + 2.0 * u > pipeline_share(3));
+        // Plain sums' worst case, ~2(n − 1)u (the compensation's reason), would not fit η at the cap.
+        assert!(2.0 * (MAX_SPHERE_DIM - 1) as f64 * u > PIPELINE_ERROR);
+    }
+
+    #[test]
+    fn epsilon0_on_spheres_grows_with_the_dimension_as_the_proof_says() {
+        // §4: on a fixed grid, ε₀ = L·(π/2)·√m·w + (n/2)·√m·w + m·ln(w/w′), w = h + 2η_c, w′ = h − 2η_c,
+        // η_c = (n + 1e-3)·(η + the sampler's error, §3f), m = n − 1: every term grows with n.
+        let grid = Grid { chart: Chart::CubeMap, spacing_log2: -30 };
+        let (h, l) = (grid.spacing(), 10.0);
+        let mut last = 0.0;
+        for n in [3usize, 4, 10, 100, 1000, 10_000] {
+            let eta_c = (n as f64 + 1e-3) * (PIPELINE_ERROR + sampler_error(Chart::CubeMap));
+            let m = (n - 1) as f64;
+            let (w, w2) = (h + 2.0 * eta_c, h - 2.0 * eta_c);
+            let want = l * FRAC_PI_2 * m.sqrt() * w + n as f64 / 2.0 * m.sqrt() * w + m * (w / w2).ln();
+            let got = additive_epsilon(grid, n, l);
+            assert!(got >= want && got <= want * (1.0 + 1e-9), "n = {n}: {got} vs {want}");
+            assert!(got > last, "n = {n}");
+            last = got;
+        }
+        // The default grids' ε₀ grows with n too (its grid is chosen from n as well).
+        let mut last = 0.0;
+        for n in [3usize, 10, 100, 1000, 10_000] {
+            let e0 = additive_epsilon(default_grid(Chart::CubeMap, n, 1.0, 1.0), n, 1.0);
+            assert!(e0 > last, "n = {n}: {e0}");
+            last = e0;
         }
     }
 

@@ -93,37 +93,98 @@ fn circle_point_at_angle<R: Rng + ?Sized>(mu: &[f64], cos: f64, sin: f64, out: &
 /// The general construction of [`point_at_angle_into`], for n ≥ 4: u = g/‖g‖ with g a standard Gaussian vector
 /// in the first n − 1 coordinates (uniform on the unit sphere of e_n^⊥), carried onto μ^⊥ by the Householder
 /// reflection that maps e_n to μ: with s = sign(μ_n) and w = μ + s·e_n, −s·R_w sends e_n to μ and e_n^⊥ onto
-/// μ^⊥, and v = −s·R_w u = s(k·w − u) with k = 2(μ·u)/‖w‖² = (μ·u)/(1 + |μ_n|). ‖w‖² = 2(1 + |μ_n|) ≥ 2, so
-/// nothing is ill-conditioned anywhere on the sphere. n − 1 Gaussians and two passes; the result has unit norm
-/// to within a few ulps (it is not renormalised: the float-safe release's cube-map chart does not depend on the
-/// norm).
+/// μ^⊥, and v = −s·R_w u = s·(t·w − g)/‖g‖ with t = (μ·g)/(1 + |μ_n|) (‖w‖² = 2(1 + |μ_n|) ≥ 2, so nothing is
+/// ill-conditioned anywhere on the sphere). n − 1 Gaussians and two passes.
+///
+/// ‖g‖² and μ·g are compensated sums ([`Sums`]) and ‖g‖ is a common factor of the whole point
+/// ([`reflect`]), so a positive multiple of the result is within 15.4·2^-53 of the exact point of the same
+/// draws for every n up to [`crate::space::sphere::MAX_SPHERE_DIM`] (`docs/proofs/float_safety.md` §4a).
 fn point_at_angle_by_reflection<R: Rng + ?Sized>(mu: &[f64], cos: f64, sin: f64, out: &mut [f64], rng: &mut R) {
     let (&mu_n, head) = mu.split_last().expect("a sphere has n ≥ 2 coordinates");
     let (last, out_head) = out.split_last_mut().expect("out has the length of mu");
-    let s = 1.0f64.copysign(mu_n);
     // Depends on μ only: divided while the Gaussians are drawn.
     let inv_w = 1.0 / (1.0 + mu_n.abs());
     loop {
-        let (mut gg, mut gm) = (0.0, 0.0);
+        let mut sums = Sums::default();
         for (o, &m) in out_head.iter_mut().zip(head) {
             // Called through the trait, which LLVM inlines here (through `rng.sample` it did not: 7 % slower).
             let g: f64 = StandardNormal.sample(rng);
             *o = g;
-            gg += g * g;
-            gm += g * m;
+            sums.add(g, m);
         }
         // g = 0 has probability 0; redraw rather than divide by it.
-        if gg > 0.0 {
-            let r = 1.0 / gg.sqrt();
-            let k = r * gm * inv_w;
-            let (sk, sr) = (sin * s * k, sin * s * r);
-            for (o, &m) in out_head.iter_mut().zip(head) {
-                *o = cos * m + (sk * m - sr * *o);
-            }
-            *last = cos * mu_n + sk * (mu_n + s);
+        if sums.gg() > 0.0 {
+            reflect(head, mu_n, inv_w, cos, sin, sums.gg(), sums.gm(), out_head, last);
             return;
         }
     }
+}
+
+/// ‖g‖² and μ·g accumulated by Ogita, Rump and Oishi's Sum2 (2005; Neumaier's compensation with a branch-free
+/// TwoSum): each is within u·|sum| + γ²_{n−2}·Σ|terms| of the sum of the rounded products, so the error does
+/// not grow with n as a plain sum's γ_{n−2} does (up to ~2(n − 1)·2^-53; 38.6·2^-53 measured at n = 10⁵).
+#[derive(Default, Clone, Copy)]
+struct Sums {
+    gg: f64,
+    gg_err: f64,
+    gm: f64,
+    gm_err: f64,
+}
+
+impl Sums {
+    #[inline(always)]
+    fn add(&mut self, g: f64, m: f64) {
+        let e;
+        (self.gg, e) = two_sum(self.gg, g * g);
+        self.gg_err += e;
+        let e;
+        (self.gm, e) = two_sum(self.gm, g * m);
+        self.gm_err += e;
+    }
+
+    #[inline(always)]
+    fn gg(&self) -> f64 {
+        self.gg + self.gg_err
+    }
+
+    #[inline(always)]
+    fn gm(&self) -> f64 {
+        self.gm + self.gm_err
+    }
+}
+
+/// a + b = s + e exactly, s = fl(a + b) (Knuth's TwoSum: no branch, no condition on |a|, |b|).
+#[inline(always)]
+fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb))
+}
+
+/// The point from the Gaussians (in `out_head`) and their sums `gg` = ‖g‖², `gm` = μ·g: y = cos θ·‖g‖·μ +
+/// sin θ·s·(t·w − g), t = gm/(1 + |μ_n|), then multiplied by 1/‖g‖. The error of ‖g‖ falls on cos θ·μ only
+/// and that of 1/‖g‖ on every coordinate alike, which the scale-invariant charts do not see (§4a).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn reflect(
+    head: &[f64],
+    mu_n: f64,
+    inv_w: f64,
+    cos: f64,
+    sin: f64,
+    gg: f64,
+    gm: f64,
+    out_head: &mut [f64],
+    last: &mut f64,
+) {
+    let s = 1.0f64.copysign(mu_n);
+    let norm = gg.sqrt();
+    let t = gm * inv_w;
+    let (c, sn, r) = (cos * norm, sin * s, 1.0 / norm);
+    for (o, &m) in out_head.iter_mut().zip(head) {
+        *o = (c * m + sn * (t * m - *o)) * r;
+    }
+    *last = (c * mu_n + sn * (t * (mu_n + s))) * r;
 }
 
 /// cos θ·μ + sin θ·(c·e₁ + s·e₂) on S², where (e₁, e₂) is the orthonormal basis of the plane ⊥ μ of Duff et al.
@@ -271,6 +332,252 @@ mod tests {
         for (i, &k) in arcs.iter().enumerate() {
             assert!((k as f64 - mean).abs() < 6.0 * sd, "arc {i}: {k} vs {mean}");
         }
+    }
+
+    /// Double-double numbers (hi + lo, |lo| ≤ ulp(hi)/2) for the references of the error tests: each operation
+    /// errs by a few 2^-104 relative, so a reference over 10⁴ terms is within ~2^-90 of the exact value,
+    /// negligible against the ulps measured.
+    mod dd {
+        use super::two_sum;
+
+        #[derive(Clone, Copy, Debug)]
+        pub struct Dd(pub f64, pub f64);
+
+        fn quick(a: f64, b: f64) -> Dd {
+            let s = a + b;
+            Dd(s, b - (s - a))
+        }
+
+        pub fn dd(x: f64) -> Dd {
+            Dd(x, 0.0)
+        }
+
+        pub fn add(a: Dd, b: Dd) -> Dd {
+            let (s, e) = two_sum(a.0, b.0);
+            let (t, f) = two_sum(a.1, b.1);
+            let r = quick(s, e + t);
+            quick(r.0, r.1 + f)
+        }
+
+        pub fn neg(a: Dd) -> Dd {
+            Dd(-a.0, -a.1)
+        }
+
+        pub fn sub(a: Dd, b: Dd) -> Dd {
+            add(a, neg(b))
+        }
+
+        pub fn mul(a: Dd, b: Dd) -> Dd {
+            let p = a.0 * b.0;
+            let e = a.0.mul_add(b.0, -p);
+            quick(p, e + (a.0 * b.1 + a.1 * b.0))
+        }
+
+        pub fn div(a: Dd, b: Dd) -> Dd {
+            let q1 = a.0 / b.0;
+            let r = sub(a, mul(b, dd(q1)));
+            let q2 = r.0 / b.0;
+            let r = sub(r, mul(b, dd(q2)));
+            add(quick(q1, q2), dd(r.0 / b.0))
+        }
+
+        pub fn sqrt(a: Dd) -> Dd {
+            let x = a.0.sqrt();
+            let r = sub(a, mul(dd(x), dd(x)));
+            add(dd(x), dd(r.0 / (2.0 * x)))
+        }
+
+        pub fn dot(a: &[Dd], b: &[Dd]) -> Dd {
+            a.iter().zip(b).fold(dd(0.0), |s, (&x, &y)| add(s, mul(x, y)))
+        }
+
+        /// The distance from `exact` to the nearest multiple of `z` (the cube map sees nothing else), and the
+        /// plain distance ‖z − exact‖.
+        pub fn ray_and_plain(z: &[f64], exact: &[Dd]) -> (f64, f64) {
+            let zd: Vec<Dd> = z.iter().map(|&x| dd(x)).collect();
+            let t = div(dot(exact, &zd), dot(&zd, &zd));
+            let dist = |t: Dd| zd.iter().zip(exact).map(|(&x, &e)| sub(mul(t, x), e).0.powi(2)).sum::<f64>().sqrt();
+            (dist(t), dist(dd(1.0)))
+        }
+
+        /// (cos x, sin x) by Taylor series, |x| ≤ 1.6: 30 terms leave below 2^-100.
+        pub fn cos_sin(x: Dd) -> (Dd, Dd) {
+            let x2 = mul(x, x);
+            let (mut c, mut s, mut tc, mut ts) = (dd(1.0), x, dd(1.0), x);
+            for k in 1..30 {
+                let k = k as f64;
+                tc = neg(div(mul(tc, x2), dd((2.0 * k - 1.0) * (2.0 * k))));
+                ts = neg(div(mul(ts, x2), dd((2.0 * k) * (2.0 * k + 1.0))));
+                (c, s) = (add(c, tc), add(s, ts));
+            }
+            (c, s)
+        }
+
+        /// π/256 to double-double accuracy.
+        pub fn pi_over_256() -> Dd {
+            Dd(std::f64::consts::PI / 256.0, 1.2246467991473532e-16 / 256.0)
+        }
+    }
+
+    use dd::{Dd, add, dd, div, mul, sub};
+
+    /// The exact point of the Householder path for the given μ, g (first n − 1 entries), cos and sin.
+    fn reflection_reference(mu: &[f64], g: &[f64], cos: f64, sin: f64) -> Vec<Dd> {
+        let (&mu_n, head) = mu.split_last().unwrap();
+        let s = 1.0f64.copysign(mu_n);
+        let gd: Vec<Dd> = g.iter().map(|&x| dd(x)).collect();
+        let md: Vec<Dd> = head.iter().map(|&x| dd(x)).collect();
+        let norm = dd::sqrt(dd::dot(&gd, &gd));
+        let t = div(dd::dot(&gd, &md), add(dd(1.0), dd(mu_n.abs())));
+        let tangent = div(dd(sin * s), norm);
+        let mut z: Vec<Dd> =
+            md.iter().zip(&gd).map(|(&m, &g)| add(mul(dd(cos), m), mul(tangent, sub(mul(t, m), g)))).collect();
+        z.push(add(mul(dd(cos), dd(mu_n)), mul(tangent, mul(t, add(dd(mu_n), dd(s))))));
+        z
+    }
+
+    /// The Householder path on given Gaussians, its sums plain (the old code's, the control) or compensated.
+    fn reflection_from(mu: &[f64], g: &[f64], cos: f64, sin: f64, compensated: bool) -> Vec<f64> {
+        let (&mu_n, head) = mu.split_last().unwrap();
+        let (mut gg, mut gm) = (0.0, 0.0);
+        let mut sums = Sums::default();
+        for (&g, &m) in g.iter().zip(head) {
+            sums.add(g, m);
+            gg += g * g;
+            gm += g * m;
+        }
+        if compensated {
+            (gg, gm) = (sums.gg(), sums.gm());
+        }
+        let mut out = g.to_vec();
+        let mut last = 0.0;
+        reflect(head, mu_n, 1.0 / (1.0 + mu_n.abs()), cos, sin, gg, gm, &mut out, &mut last);
+        out.push(last);
+        out
+    }
+
+    fn unit_gaussian<R: Rng + ?Sized>(n: usize, rng: &mut R) -> Vec<f64> {
+        let g: Vec<f64> = (0..n).map(|_| StandardNormal.sample(rng)).collect();
+        let norm = g.iter().map(|x| x * x).sum::<f64>().sqrt();
+        g.iter().map(|x| x / norm).collect()
+    }
+
+    #[test]
+    fn householder_points_are_within_the_proven_bound_at_every_dimension() {
+        use crate::privacy::float_safety::sphere_error;
+        let u = f64::EPSILON / 2.0;
+        for (n, draws) in [(4usize, 20_000), (100, 5000), (10_000, 2500)] {
+            let bound = sphere_error::reflection(n);
+            let mut rng = seeded_rng_for_experiments(40 + n as u64);
+            let (mut worst_ray, mut worst_plain) = (0.0f64, 0.0f64);
+            for i in 0..draws {
+                // The poles ±e_n (where w is largest and smallest), e₁, a signed-zero μ_n, random centres.
+                let mut mu = vec![0.0; n];
+                match i {
+                    0 => mu[n - 1] = 1.0,
+                    1 => mu[n - 1] = -1.0,
+                    2 => mu[0] = 1.0,
+                    3 => (mu[0], mu[n - 1]) = (1.0, -0.0),
+                    _ => mu = unit_gaussian(n, &mut rng),
+                }
+                let theta = std::f64::consts::PI * rng.random::<f64>();
+                let (sin, cos) = theta.sin_cos();
+                // The production path, and the same Gaussians replayed from the same seed.
+                let seed = rng.next_u64();
+                let (mut draws, mut replay) = (seeded_rng_for_experiments(seed), seeded_rng_for_experiments(seed));
+                let mut z = vec![0.0; n];
+                point_at_angle_by_reflection(&mu, cos, sin, &mut z, &mut draws);
+                let g: Vec<f64> = (0..n - 1).map(|_| StandardNormal.sample(&mut replay)).collect();
+                assert_eq!(z, reflection_from(&mu, &g, cos, sin, true), "the helpers are the production path");
+                let (ray, plain) = dd::ray_and_plain(&z, &reflection_reference(&mu, &g, cos, sin));
+                worst_ray = worst_ray.max(ray);
+                worst_plain = worst_plain.max(plain);
+            }
+            eprintln!(
+                "n = {n}: max {:.2}u to the ray, {:.2}u plain, bound {:.2}u",
+                worst_ray / u,
+                worst_plain / u,
+                bound / u
+            );
+            assert!(worst_ray <= bound, "n = {n}: {} u > {} u", worst_ray / u, bound / u);
+        }
+        // The control: Gaussians all fl(√0.1) at the cap, where the rounding of a plain running sum drifts one
+        // way (Σ 0.1 ten thousand times is off by ~1.6e-13 relative). The same check fails the plain sums by
+        // hundreds of ulps and passes the compensated ones.
+        let n = 10_000;
+        let g = vec![0.1f64.sqrt(); n - 1];
+        let mut rng = seeded_rng_for_experiments(41);
+        let mu = unit_gaussian(n, &mut rng);
+        let (sin, cos) = 1.0f64.sin_cos();
+        let exact = reflection_reference(&mu, &g, cos, sin);
+        let bound = sphere_error::reflection(n);
+        let (plain_sums, _) = dd::ray_and_plain(&reflection_from(&mu, &g, cos, sin, false), &exact);
+        let (compensated, _) = dd::ray_and_plain(&reflection_from(&mu, &g, cos, sin, true), &exact);
+        eprintln!(
+            "constant Gaussians at n = {n}: plain sums {:.1}u, compensated {:.2}u",
+            plain_sums / u,
+            compensated / u
+        );
+        assert!(plain_sums > 10.0 * bound, "{}", plain_sums / u);
+        assert!(compensated <= bound, "{}", compensated / u);
+    }
+
+    /// The exact point of the S² path for the given centre, cos, sin and direction (c, s): Duff's frame at μ.
+    fn s2_reference(mu: [f64; 3], cos: f64, sin: f64, (c, s): (f64, f64)) -> Vec<Dd> {
+        let [x, y, z] = mu.map(dd);
+        let sigma = 1.0f64.copysign(mu[2]);
+        let a = dd::neg(div(dd(1.0), add(dd(sigma), z)));
+        let b = mul(mul(x, y), a);
+        let e1 = [add(dd(1.0), mul(dd(sigma), mul(mul(x, x), a))), mul(dd(sigma), b), mul(dd(-sigma), x)];
+        let e2 = [b, add(dd(sigma), mul(mul(y, y), a)), dd::neg(y)];
+        let (c, s) = (mul(dd(sin), dd(c)), mul(dd(sin), dd(s)));
+        (0..3).map(|i| add(add(mul(dd(cos), [x, y, z][i]), mul(c, e1[i])), mul(s, e2[i]))).collect()
+    }
+
+    #[test]
+    fn s2_points_and_circle_directions_are_within_the_proven_bounds() {
+        use crate::privacy::float_safety::sphere_error;
+        let u = f64::EPSILON / 2.0;
+        // The direction: uniform_circle against (cos φ, sin φ) of the exact angle its bits define.
+        let (mut rng, mut replay) = (seeded_rng_for_experiments(43), seeded_rng_for_experiments(43));
+        let mut worst_dir = 0.0f64;
+        for _ in 0..200_000 {
+            let (c, s) = uniform_circle(&mut rng);
+            let bits = replay.next_u64();
+            let (j, f) = ((bits >> 55) as usize, (((bits << 9) as i64) >> 11) as f64 / (1u64 << 53) as f64);
+            // Quarter turns are exact; the rest, in [−π/512, π/2 + π/512), by Taylor series.
+            let (q, j) = (j / 128, (j % 128) as f64);
+            let (mut ec, mut es) = dd::cos_sin(mul(add(dd(j), dd(f)), dd::pi_over_256()));
+            for _ in 0..q {
+                (ec, es) = (dd::neg(es), ec);
+            }
+            worst_dir = worst_dir.max(sub(dd(c), ec).0.hypot(sub(dd(s), es).0));
+        }
+        eprintln!("uniform_circle: max {:.2}u, bound {:.2}u", worst_dir / u, sphere_error::CIRCLE_DIRECTION / u);
+        assert!(worst_dir <= sphere_error::CIRCLE_DIRECTION, "{} u", worst_dir / u);
+        // The point, with cos θ, sin θ and (c, s) taken as given.
+        let mut rng = seeded_rng_for_experiments(44);
+        let bound = sphere_error::s2(0.0);
+        let mut worst = 0.0f64;
+        let mut mus: Vec<[f64; 3]> = vec![[0.0, 0.0, 1.0], [0.0, 0.0, -1.0], [1.0, 0.0, 0.0], [0.6, 0.8, -0.0]];
+        mus.extend((0..20_000).map(|_| {
+            let v = uniform_s2(&mut rng);
+            [v.x, v.y, v.z]
+        }));
+        for mu in mus {
+            // Only centres the sampler takes as they are (within 4 ulps of unit norm squared).
+            if ((mu[0] * mu[0] + mu[1] * mu[1]) + mu[2] * mu[2] - 1.0).abs() > 4.0 * f64::EPSILON {
+                continue;
+            }
+            let theta = std::f64::consts::PI * rng.random::<f64>();
+            let (sin, cos) = theta.sin_cos();
+            let dir = uniform_circle(&mut rng);
+            let z = s2_point_at_angle(mu, cos, sin, dir);
+            let (_, plain) = dd::ray_and_plain(&z, &s2_reference(mu, cos, sin, dir));
+            worst = worst.max(plain);
+        }
+        eprintln!("S²: max {:.2}u, bound {:.2}u", worst / u, bound / u);
+        assert!(worst <= bound, "{} u", worst / u);
     }
 
     #[test]
