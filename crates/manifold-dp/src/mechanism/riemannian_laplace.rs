@@ -32,8 +32,8 @@ use crate::manifold::{
     KarcherOptions, Manifold, So3, SpdAffine, SpdLogEuclidean, Sphere, check_ball, frechet_mean, frechet_sensitivity,
 };
 use crate::mechanism::Mechanism;
-use crate::privacy::Guarantee;
 use crate::privacy::float_safety::{Rounding, spd_log_chart_error};
+use crate::privacy::{Guarantee, Metric};
 use crate::sample::k_norm::EuclideanLaplace;
 use crate::sample::laplace_so3::LaplaceSo3Noise;
 use crate::sample::purkayastha::PurkayasthaNoise;
@@ -96,6 +96,13 @@ pub trait LaplaceManifold: Manifold {
 
     /// E[ρ(η, Y)] for the law at η, conditioned on ρ(η, Y) ≤ `within` if given.
     fn mean_distance(&self, noise: &Self::Noise, within: Option<f64>) -> f64;
+
+    /// The metric a release's metric-DP guarantee is stated in: the manifold's own, except where the proof
+    /// bounds the loss per unit of coordinates computed in f64 (SPD(k), log-Euclidean:
+    /// [`Metric::SpdComputedLogCoordinates`], `docs/proofs/float_safety.md` §3d).
+    fn guarantee_metric(&self) -> Metric {
+        self.metric()
+    }
 
     /// Checks that a drawn point is a valid point in double precision ([`Error::Unrepresentable`] if not).
     /// Always true on the compact manifolds; on SPD(k) it fails for draws whose condition number exceeds ~2⁵³.
@@ -562,6 +569,13 @@ impl LaplaceManifold for SpdLogEuclidean {
     fn check_representable(&self, y: &DMatrix<f64>) -> Fallible<()> {
         spd::check_representable(y)
     }
+
+    /// ε = 1/σ per unit of ‖ĉ(P) − ĉ(P′)‖, ĉ = [`SpdLogEuclidean::log_coordinates`]: the exact law of
+    /// ĉ(P) + noise is (1/σ)-DP in it with no input error, while ĉ's error against the exact log (up to
+    /// ~c_E·u·√k·cond(P) under (E)) is not bounded over all inputs (`docs/proofs/float_safety.md` §3d).
+    fn guarantee_metric(&self) -> Metric {
+        Metric::SpdComputedLogCoordinates
+    }
 }
 
 /// The Riemannian Laplace mechanism on single points (unconditioned): εd-private with ε = 1/σ per unit of the
@@ -664,12 +678,12 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
         match (self.rounding, &self.ball_chart) {
             (Some(r), Some(chart)) => Guarantee::snapped_metric_dp(
                 1.0 / self.sigma,
-                self.manifold.metric(),
+                self.manifold.guarantee_metric(),
                 crate::privacy::rounding::add_up(r.additive_epsilon(), chart.tail_cost),
                 r.grid(),
             ),
-            (Some(r), None) => r.guarantee(1.0 / self.sigma, self.manifold.metric()),
-            (None, _) => Guarantee::metric_dp(1.0 / self.sigma, self.manifold.metric()),
+            (Some(r), None) => r.guarantee(1.0 / self.sigma, self.manifold.guarantee_metric()),
+            (None, _) => Guarantee::metric_dp(1.0 / self.sigma, self.manifold.guarantee_metric()),
         }
     }
 
@@ -1254,6 +1268,59 @@ mod log_domain_tests {
         let grid = rounding.grid();
         let k = c.map(|v| crate::space::grid::round_to_grid(v, grid.spacing_log2));
         (&k - &c).amax() < grid.spacing() / 4.0 && expm(&coords_to_sym(&k, le.k())) == *z
+    }
+
+    /// The isometric log coordinates of a 2×2 SPD matrix [[a, b], [b, d]] to a few ulps, however ill-conditioned:
+    /// the small eigenvalue as det/λ_max with the determinant from exact products (fma), the eigenvectors from
+    /// the angle ½·atan2(2b, a − d), well conditioned because the gap is ≈ λ_max.
+    fn reference_log_coordinates(p: &DMatrix<f64>) -> [f64; 3] {
+        let (a, b, d) = (p[(0, 0)], p[(0, 1)], p[(1, 1)]);
+        let big = 0.5 * (a + d) + (0.5 * (a - d)).hypot(b);
+        let (ad, bb) = (a * d, b * b);
+        let det = (ad - bb) + (a.mul_add(d, -ad) - b.mul_add(b, -bb));
+        let (l1, l2) = (big.ln(), (det / big).ln());
+        let (s, c) = (0.5 * (2.0 * b).atan2(a - d)).sin_cos();
+        [l1 * c * c + l2 * s * s, (l1 - l2) * c * s * std::f64::consts::SQRT_2, l1 * s * s + l2 * c * c]
+    }
+
+    /// The log-Euclidean Laplace's guarantee is per unit of the computed log coordinates ĉ (§3d), and says so:
+    /// for inputs of condition number 1e12, accepted by the input checks, ĉ misses the exact log coordinates
+    /// by far more than ε₀/(2ε), so a label in the exact metric ‖log P − log Q‖_F would leave out a loss
+    /// ε·(e(P) + e(P′)) larger than the ε₀ it states. Fails on the old label (`spd_log_euclidean`).
+    #[test]
+    fn the_log_euclidean_guarantee_is_per_unit_of_the_computed_log_coordinates() {
+        let le = SpdLogEuclidean::new(2).unwrap();
+        let sigma = 0.5;
+        let mech = RiemannianLaplace::new(le, sigma).unwrap();
+        let g = mech.guarantee();
+        let json = serde_json::to_value(g).unwrap();
+        assert_eq!(json["metric"], "spd_computed_log_coordinates", "{json}");
+        assert!(g.to_string().contains("computed log coordinates"), "{g}");
+        // The reference is exact to a few ulps: on well-conditioned matrices ĉ agrees with it to 1e-14.
+        let worst = |cond: f64| {
+            (0..400)
+                .map(|i| {
+                    let (s, c) = (0.0137 * i as f64).sin_cos();
+                    let p = spd(c * c + s * s / cond, c * s * (1.0 - 1.0 / cond), s * s + c * c / cond);
+                    crate::space::spd::check_positive_definite(&p).unwrap();
+                    let r = reference_log_coordinates(&p);
+                    let e = le.log_coordinates(&p);
+                    ((e[0] - r[0]).powi(2) + (e[1] - r[1]).powi(2) + (e[2] - r[2]).powi(2)).sqrt()
+                })
+                .fold(0.0, f64::max)
+        };
+        assert!(worst(4.0) < 1e-14, "{}", worst(4.0));
+        // Just inside the input checks' limit (smallest eigenvalue above 1e-12 times the largest).
+        let cond = 0.999e12;
+        let e = worst(cond);
+        let (epsilon, eps0) = (1.0 / sigma, g.additive_epsilon());
+        println!("cond {cond:e}: e(P) up to {e:.3e}; 2ε·e = {:.3e} against ε₀ = {eps0:.3e}", 2.0 * epsilon * e);
+        assert!(2.0 * epsilon * e > eps0, "e = {e:e}, ε₀ = {eps0:e}");
+        // Within (E)'s bound δ/(1 − δ) + assembly, δ = c_E·u·√k·cond (float_safety.md §3d).
+        let u = f64::EPSILON / 2.0;
+        let delta = crate::privacy::float_safety::EIGEN_BACKWARD_ERROR * u * 2f64.sqrt() * cond;
+        let assembly = u * (2.0 * 64.0 + 12.0) * 2f64.sqrt() * (cond.ln() + 1.0);
+        assert!(e <= delta / (1.0 - delta) + assembly, "{e:e}");
     }
 
     #[test]
