@@ -63,7 +63,7 @@ pub struct GuaranteeContext {
     #[arg(long, default_value = "gaussian")]
     pub family: String,
     /// Metric DP only: the metric (so3_geodesic, sphere_surface, sphere_chordal, tangent_plane,
-    /// spd_affine_invariant, spd_log_euclidean).
+    /// spd_affine_invariant, spd_log_euclidean, spd_computed_log_coordinates).
     #[arg(long, default_value = "so3_geodesic")]
     pub metric: String,
     /// Metric DP only: the unit epsilon is per (rad, deg, h, km, min, unit); default: the metric's own.
@@ -91,7 +91,7 @@ impl GuaranteeContext {
         let metric: Metric = serde_json::from_value(json!(name)).map_err(|_| {
             BadInput(format!(
                 "unknown --metric {:?}: use so3_geodesic, sphere_surface, sphere_chordal, tangent_plane, \
-                 spd_affine_invariant or spd_log_euclidean",
+                 spd_affine_invariant, spd_log_euclidean or spd_computed_log_coordinates",
                 self.metric
             ))
         })?;

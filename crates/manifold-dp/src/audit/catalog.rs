@@ -181,7 +181,8 @@ fn sphere_metric(m: Metric, a: &DVector<f64>, b: &DVector<f64>) -> f64 {
 
 fn spd_metric(m: Metric, a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
     match m {
-        Metric::SpdLogEuclidean => log_euclidean_distance(a, b),
+        // ‖log a − log b‖_F from the computed logarithms: the computed log coordinates' distance.
+        Metric::SpdLogEuclidean | Metric::SpdComputedLogCoordinates => log_euclidean_distance(a, b),
         _ => affine_invariant_distance(a, b),
     }
 }

@@ -32,8 +32,8 @@ use crate::manifold::{
     KarcherOptions, Manifold, So3, SpdAffine, SpdLogEuclidean, Sphere, check_ball, frechet_mean, frechet_sensitivity,
 };
 use crate::mechanism::Mechanism;
-use crate::privacy::Guarantee;
 use crate::privacy::float_safety::{Rounding, spd_log_chart_error};
+use crate::privacy::{Guarantee, Metric};
 use crate::sample::k_norm::EuclideanLaplace;
 use crate::sample::laplace_so3::LaplaceSo3Noise;
 use crate::sample::purkayastha::PurkayasthaNoise;
@@ -96,6 +96,13 @@ pub trait LaplaceManifold: Manifold {
 
     /// E[ρ(η, Y)] for the law at η, conditioned on ρ(η, Y) ≤ `within` if given.
     fn mean_distance(&self, noise: &Self::Noise, within: Option<f64>) -> f64;
+
+    /// The metric a release's metric-DP guarantee is stated in: the manifold's own, except where the proof
+    /// bounds the loss per unit of coordinates computed in f64 (SPD(k), log-Euclidean:
+    /// [`Metric::SpdComputedLogCoordinates`], `docs/proofs/float_safety.md` §3d).
+    fn guarantee_metric(&self) -> Metric {
+        self.metric()
+    }
 
     /// Checks that a drawn point is a valid point in double precision ([`Error::Unrepresentable`] if not).
     /// Always true on the compact manifolds; on SPD(k) it fails for draws whose condition number exceeds ~2⁵³.
@@ -173,11 +180,12 @@ pub trait LaplaceManifold: Manifold {
         unreachable!("sample_in_chart without a ball chart")
     }
 
-    /// A lower bound, from public parameters only, on the probability that one draw of `noise` at any
-    /// footpoint η within `radius` of the centre lands within `radius` of the centre (the ball-conditioned
-    /// release rejects the others), or `None` where it needs no bound. Compact manifolds: `None` (the proposal
-    /// is already truncated to a ball of radius at most 3r + Δ, whose volume ratio to B_r bounds the rate).
-    fn ball_acceptance_lower_bound(&self, _noise: &Self::Noise, _radius: f64) -> Option<f64> {
+    /// A lower bound, from public parameters only, on the probability that one draw of `noise` is kept by the
+    /// release conditioned on the ball of `radius` r (the others are drawn again), at any footpoint that
+    /// release may draw at for a mean of this `sensitivity` Δ, or `None` where it needs no bound. Compact
+    /// manifolds: `None` (the proposal is already truncated to a ball of radius at most 3r + Δ, whose volume
+    /// ratio to B_r bounds the rate).
+    fn ball_acceptance_lower_bound(&self, _noise: &Self::Noise, _radius: f64, _sensitivity: f64) -> Option<f64> {
         None
     }
 }
@@ -407,17 +415,30 @@ impl LaplaceManifold for SpdAffine {
         noise.sample_around(&sqrt_and_inv_sqrt(eta).0, rng)
     }
 
-    /// max over s ∈ {r/8, 2r/8, …, r} ∪ {σ·2^{i/2} ≤ r} of e^{−2s/σ}·P(ρ(η, Y) ≤ s). With d = ρ(η, m0) ≤ r, let
-    /// z be the point at distance max(0, d − (r − s)) from η on the geodesic towards m0. Then B_s(z) lies in B_r(m0), and
-    /// within 2s of η (inside the proposal's ball of radius 2r + Δ), where the proposal's density is at least
-    /// e^{−2s/σ}/Z; its volume is that of B_s(η) (SPD(k) is homogeneous), whose probability is at most vol/Z.
+    /// max of e^{−(2s + a)/σ}·P(ρ(η, Y) ≤ s) over s ∈ {r′/8, 2r′/8, …, r′} ∪ {σ·2^{i/2} ≤ r′} with 2s + a ≤
+    /// 2r + 3Δ/4, where r′ = r − Δ/4 and a = d_max − r′, d_max = (r + Δ/2)(1 + 10⁻¹²) + 10⁻¹² the farthest a
+    /// footpoint lies from the chart's centre (§3e: the whitened mean is moved onto the ball of radius
+    /// r + Δ/2). Every exact point within r′ of the centre is kept (the chart's rounding moves it by less than
+    /// the margin Δ/4). With d ≤ d_max, let z be the point at distance max(0, d − (r′ − s)) ≤ s + a from η
+    /// towards the centre: B_s(z) lies in B_{r′}, and within 2s + a of η (inside the truncation 2r + Δ and
+    /// the chart's redraw radius 2r + 3Δ/4), where the proposal's density is at least e^{−(2s + a)/σ}/Z; its
+    /// volume is that of B_s(η) (SPD(k) is homogeneous), whose probability is at most vol/Z.
     /// (`docs/proofs/mean_outside_ball.md` §4.) Evaluated on the law the noise was set up with.
-    fn ball_acceptance_lower_bound(&self, noise: &SpdLaplaceNoise, radius: f64) -> Option<f64> {
+    fn ball_acceptance_lower_bound(&self, noise: &SpdLaplaceNoise, radius: f64, sensitivity: f64) -> Option<f64> {
         let law = noise.radial_law();
-        // s = jr/8, and s = σ·2^{i/2} within the radius (where σ ≪ r, e^{−2s/σ} at s = r/8 underflows).
-        let steps = (1..=8).map(|j| radius * j as f64 / 8.0);
-        let scales = (0..60).map(|i| noise.sigma() * 2f64.powf(i as f64 / 2.0)).take_while(|&s| s <= radius);
-        steps.chain(scales).map(|s| (-2.0 * s / noise.sigma()).exp() * law.cdf(s)).reduce(f64::max)
+        let inner = radius - 0.25 * sensitivity;
+        let farthest = (radius + 0.5 * sensitivity) * (1.0 + 1e-12) + 1e-12;
+        let reach = farthest - inner;
+        let redraw = 2.0 * radius + 0.75 * sensitivity;
+        // s = jr′/8, and s = σ·2^{i/2} within r′ (where σ ≪ r, e^{−2s/σ} at s = r′/8 underflows).
+        let steps = (1..=8).map(|j| inner * j as f64 / 8.0);
+        let scales = (0..60).map(|i| noise.sigma() * 2f64.powf(i as f64 / 2.0)).take_while(|&s| s <= inner);
+        let rate = steps
+            .chain(scales)
+            .filter(|&s| s > 0.0 && 2.0 * s + reach <= redraw)
+            .map(|s| (-(2.0 * s + reach) / noise.sigma()).exp() * law.cdf(s))
+            .fold(0.0, f64::max);
+        Some(rate)
     }
 
     fn mean_distance(&self, noise: &SpdLaplaceNoise, within: Option<f64>) -> f64 {
@@ -548,6 +569,13 @@ impl LaplaceManifold for SpdLogEuclidean {
     fn check_representable(&self, y: &DMatrix<f64>) -> Fallible<()> {
         spd::check_representable(y)
     }
+
+    /// ε = 1/σ per unit of ‖ĉ(P) − ĉ(P′)‖, ĉ = [`SpdLogEuclidean::log_coordinates`]: the exact law of
+    /// ĉ(P) + noise is (1/σ)-DP in it with no input error, while ĉ's error against the exact log (up to
+    /// ~c_E·u·√k·cond(P) under (E)) is not bounded over all inputs (`docs/proofs/float_safety.md` §3d).
+    fn guarantee_metric(&self) -> Metric {
+        Metric::SpdComputedLogCoordinates
+    }
 }
 
 /// The Riemannian Laplace mechanism on single points (unconditioned): εd-private with ε = 1/σ per unit of the
@@ -650,12 +678,12 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
         match (self.rounding, &self.ball_chart) {
             (Some(r), Some(chart)) => Guarantee::snapped_metric_dp(
                 1.0 / self.sigma,
-                self.manifold.metric(),
+                self.manifold.guarantee_metric(),
                 crate::privacy::rounding::add_up(r.additive_epsilon(), chart.tail_cost),
                 r.grid(),
             ),
-            (Some(r), None) => r.guarantee(1.0 / self.sigma, self.manifold.metric()),
-            (None, _) => Guarantee::metric_dp(1.0 / self.sigma, self.manifold.metric()),
+            (Some(r), None) => r.guarantee(1.0 / self.sigma, self.manifold.guarantee_metric()),
+            (None, _) => Guarantee::metric_dp(1.0 / self.sigma, self.manifold.guarantee_metric()),
         }
     }
 
@@ -804,7 +832,7 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         let plan = |conditioned: bool| -> Fallible<Plan<M>> {
             let (sigma, noise) = if conditioned { ball(())? } else { unconditioned(())? };
             if conditioned
-                && let Some(rate) = manifold.ball_acceptance_lower_bound(&noise, radius)
+                && let Some(rate) = manifold.ball_acceptance_lower_bound(&noise, radius, sensitivity)
                 && (rate.is_nan() || rate < MIN_BALL_ACCEPTANCE)
             {
                 let error = manifold.mean_distance(&noise, Some(radius));
@@ -1115,28 +1143,42 @@ mod tests {
         assert!(PrivateFrechetMean::new(spd, id, 2.0, 2, 1.0, Conditioning::Ball).is_ok());
     }
 
+    /// `docs/proofs/mean_outside_ball.md` §4: the release draws at the whitened mean moved onto the ball of
+    /// radius R_P = r + Δ/2 (§3e of float_safety.md) and keeps a draw by its rounded point. At the edge of that
+    /// ball the rate of kept draws must not fall below the public bound (Chernoff: if the rate is at least b,
+    /// it is measured below b·(1 − √(2·ln 10⁸/(bN))) with probability at most 10⁻⁸). Negative control: the
+    /// earlier bound, max e^{−2s/σ}·F(s) over s ≤ r (proven for footpoints within r, rounding left out),
+    /// claims 1.06e-2 at r = 1, n = 1, ε = 20 where 4e-3 of the draws are kept.
     #[test]
-    fn the_ball_acceptance_bound_holds_at_the_edge_of_the_ball() {
-        // η on the boundary of B_r(I) is the worst place; the observed rate of draws landing in the ball must
-        // not fall below the public bound (Hoeffding, 20 000 draws: false failure ≤ e^{−2·20000·0.02²} ≈ 1e-7).
-        // Negative control: a bound 5 times too high is caught.
+    fn the_ball_acceptance_bound_holds_where_the_footpoint_may_lie() {
         let spd = SpdAffine::new(2).unwrap();
         let id = DMatrix::identity(2, 2);
-        let (radius, n) = (1.5, 1);
-        let mech = PrivateFrechetMean::new(spd, id.clone(), radius, n, 1.0, Conditioning::Ball).unwrap();
-        let bound = spd.ball_acceptance_lower_bound(&mech.noise, radius).unwrap();
-        let e = (radius * FRAC_1_SQRT_2).exp();
-        let eta = DMatrix::from_row_slice(2, 2, &[e, 0.0, 0.0, 1.0 / e]);
-        assert!((spd.distance(&id, &eta) - radius).abs() < 1e-12);
+        let draws = 200_000;
+        let consistent =
+            |rate: f64, claimed: f64| rate >= claimed * (1.0 - (2.0 * 1e8f64.ln() / (claimed * draws as f64)).sqrt());
         let mut rng = seeded_rng_for_experiments(5);
-        let draws = 20_000;
-        let kept = (0..draws)
-            .filter(|_| spd.distance(&id, &spd.sample_laplace(&mech.noise, &eta, &mut rng)) <= radius)
-            .count();
-        let rate = kept as f64 / draws as f64;
-        let consistent = |claimed: f64| rate + 0.02 >= claimed;
-        assert!(consistent(bound), "rate {rate} below the bound {bound}");
-        assert!(!consistent(5.0 * bound), "control: rate {rate}, 5 × bound {}", 5.0 * bound);
+        for (radius, n, epsilon) in [(1.5, 1, 1.0), (1.0, 1, 20.0)] {
+            let mech = PrivateFrechetMean::new(spd, id.clone(), radius, n, epsilon, Conditioning::Ball).unwrap();
+            let chart = mech.ball_chart.as_ref().unwrap();
+            let bound = spd.ball_acceptance_lower_bound(&mech.noise, radius, mech.sensitivity).unwrap();
+            let e = (chart.footpoint_radius * FRAC_1_SQRT_2).exp();
+            let eta = DMatrix::from_row_slice(2, 2, &[e, 0.0, 0.0, 1.0 / e]);
+            assert!((spd.distance(&id, &eta) - chart.footpoint_radius).abs() < 1e-12);
+            let kept = (0..draws)
+                .filter(|_| spd.sample_in_chart(&mech.noise, &eta, chart, &mut rng).unwrap().is_some())
+                .count();
+            let rate = kept as f64 / draws as f64;
+            assert!(consistent(rate, bound), "r = {radius}, ε = {epsilon}: rate {rate} below the bound {bound}");
+            let (sigma, law) = (mech.sigma, mech.noise.radial_law());
+            let earlier = (1..=8)
+                .map(|j| radius * j as f64 / 8.0)
+                .chain((0..60).map(|i| sigma * 2f64.powf(i as f64 / 2.0)).take_while(|&s| s <= radius))
+                .map(|s| (-2.0 * s / sigma).exp() * law.cdf(s))
+                .fold(0.0, f64::max);
+            if epsilon == 20.0 {
+                assert!(!consistent(rate, earlier), "control: rate {rate}, earlier bound {earlier}");
+            }
+        }
     }
 
     /// Conditioned on the ball, a draw is kept when its rounded point is in the ball: a raw draw just inside
@@ -1226,6 +1268,59 @@ mod log_domain_tests {
         let grid = rounding.grid();
         let k = c.map(|v| crate::space::grid::round_to_grid(v, grid.spacing_log2));
         (&k - &c).amax() < grid.spacing() / 4.0 && expm(&coords_to_sym(&k, le.k())) == *z
+    }
+
+    /// The isometric log coordinates of a 2×2 SPD matrix [[a, b], [b, d]] to a few ulps, however ill-conditioned:
+    /// the small eigenvalue as det/λ_max with the determinant from exact products (fma), the eigenvectors from
+    /// the angle ½·atan2(2b, a − d), well conditioned because the gap is ≈ λ_max.
+    fn reference_log_coordinates(p: &DMatrix<f64>) -> [f64; 3] {
+        let (a, b, d) = (p[(0, 0)], p[(0, 1)], p[(1, 1)]);
+        let big = 0.5 * (a + d) + (0.5 * (a - d)).hypot(b);
+        let (ad, bb) = (a * d, b * b);
+        let det = (ad - bb) + (a.mul_add(d, -ad) - b.mul_add(b, -bb));
+        let (l1, l2) = (big.ln(), (det / big).ln());
+        let (s, c) = (0.5 * (2.0 * b).atan2(a - d)).sin_cos();
+        [l1 * c * c + l2 * s * s, (l1 - l2) * c * s * std::f64::consts::SQRT_2, l1 * s * s + l2 * c * c]
+    }
+
+    /// The log-Euclidean Laplace's guarantee is per unit of the computed log coordinates ĉ (§3d), and says so:
+    /// for inputs of condition number 1e12, accepted by the input checks, ĉ misses the exact log coordinates
+    /// by far more than ε₀/(2ε), so a label in the exact metric ‖log P − log Q‖_F would leave out a loss
+    /// ε·(e(P) + e(P′)) larger than the ε₀ it states. Fails on the old label (`spd_log_euclidean`).
+    #[test]
+    fn the_log_euclidean_guarantee_is_per_unit_of_the_computed_log_coordinates() {
+        let le = SpdLogEuclidean::new(2).unwrap();
+        let sigma = 0.5;
+        let mech = RiemannianLaplace::new(le, sigma).unwrap();
+        let g = mech.guarantee();
+        let json = serde_json::to_value(g).unwrap();
+        assert_eq!(json["metric"], "spd_computed_log_coordinates", "{json}");
+        assert!(g.to_string().contains("computed log coordinates"), "{g}");
+        // The reference is exact to a few ulps: on well-conditioned matrices ĉ agrees with it to 1e-14.
+        let worst = |cond: f64| {
+            (0..400)
+                .map(|i| {
+                    let (s, c) = (0.0137 * i as f64).sin_cos();
+                    let p = spd(c * c + s * s / cond, c * s * (1.0 - 1.0 / cond), s * s + c * c / cond);
+                    crate::space::spd::check_positive_definite(&p).unwrap();
+                    let r = reference_log_coordinates(&p);
+                    let e = le.log_coordinates(&p);
+                    ((e[0] - r[0]).powi(2) + (e[1] - r[1]).powi(2) + (e[2] - r[2]).powi(2)).sqrt()
+                })
+                .fold(0.0, f64::max)
+        };
+        assert!(worst(4.0) < 1e-14, "{}", worst(4.0));
+        // Just inside the input checks' limit (smallest eigenvalue above 1e-12 times the largest).
+        let cond = 0.999e12;
+        let e = worst(cond);
+        let (epsilon, eps0) = (1.0 / sigma, g.additive_epsilon());
+        println!("cond {cond:e}: e(P) up to {e:.3e}; 2ε·e = {:.3e} against ε₀ = {eps0:.3e}", 2.0 * epsilon * e);
+        assert!(2.0 * epsilon * e > eps0, "e = {e:e}, ε₀ = {eps0:e}");
+        // Within (E)'s bound δ/(1 − δ) + assembly, δ = c_E·u·√k·cond (float_safety.md §3d).
+        let u = f64::EPSILON / 2.0;
+        let delta = crate::privacy::float_safety::EIGEN_BACKWARD_ERROR * u * 2f64.sqrt() * cond;
+        let assembly = u * (2.0 * 64.0 + 12.0) * 2f64.sqrt() * (cond.ln() + 1.0);
+        assert!(e <= delta / (1.0 - delta) + assembly, "{e:e}");
     }
 
     #[test]

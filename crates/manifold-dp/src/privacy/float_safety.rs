@@ -17,7 +17,9 @@ use std::f64::consts::{FRAC_PI_2, TAU};
 /// Bound η on the chordal distance between a release's f64 value (before rounding), or a positive multiple of
 /// it where the chart is scale-invariant, and the exact point the same draws define: 2^-48 ≈ 3.6e-15, sixteen
 /// units in the last place of 1 (§4 of the proof; on S^{n−1}, n ≥ 3, proven in §4a for every n up to the
-/// dimension cap: at most 25.3·2^-53).
+/// dimension cap: at most 25.3·2^-53). SO(3): the rotation's product (2γ₄ ≈ 8·2^-53) plus the noise
+/// quaternion's own rounding (Laplace ≤ 14·2^-53, Bingham ≤ 2.01·2^-53), and in the chart one more 2^-53 per
+/// coordinate for its division.
 pub const PIPELINE_ERROR: f64 = 3.552713678800501e-15;
 
 /// Bound, in the chart's chordal units, on the distance between a noise sampler's computed draw and the exact
@@ -573,6 +575,22 @@ mod tests {
             let e0 = additive_epsilon(default_grid(Chart::CubeMap, n, 1.0, 1.0), n, 1.0);
             assert!(e0 > last, "n = {n}: {e0}");
             last = e0;
+        }
+    }
+
+    /// §4's SO(3) budget: the product fl(x∘n̂) moves the direction by at most 2γ₄ (times 1 + 10⁻¹⁵ for
+    /// chord against sine), the noise quaternion's own rounding by its stated bound (measured in
+    /// `sample::laplace_so3` and `sample::bingham_so3`), and the chart's division adds 2^-53 per coordinate: the
+    /// chord fits η = 2^-48, and n times it plus the division fits the chart's allowance (n + 10⁻³)·η.
+    #[test]
+    fn the_so3_error_budget_fits_the_pipeline_error() {
+        use crate::sample::{bingham_so3, laplace_so3};
+        let u = f64::EPSILON / 2.0;
+        let gamma4 = 4.0 * u / (1.0 - 4.0 * u);
+        for noise in [laplace_so3::NOISE_QUATERNION_ERROR, bingham_so3::NOISE_QUATERNION_ERROR] {
+            let chord = (2.0 * gamma4 + noise) * (1.0 + 1e-15);
+            assert!(chord <= 23.0 * u && chord <= PIPELINE_ERROR, "{}", chord / u);
+            assert!(4.0 * chord + u <= chart_error(Chart::QuaternionCubeMap, 4), "{}", chord / u);
         }
     }
 

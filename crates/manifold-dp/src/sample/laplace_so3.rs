@@ -18,11 +18,10 @@
 use crate::analysis::laplace_so3::LaplaceAngle;
 use crate::error::{Error, Fallible, check_positive};
 use crate::sample::alias::AliasTable;
-use crate::sample::small_sin_cos;
 use crate::sample::sphere::uniform_s2;
-use crate::sample::trig::{self, HALF_STARTS, STEP, half_start, sin_cos_quarter};
+use crate::sample::trig::{self, STEP, half_start, sin_cos_from_start, sin_cos_quarter};
 use crate::sample::uniform::exp1;
-use nalgebra::{Quaternion, UnitQuaternion};
+use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 use rand::distr::Distribution;
 use rand::{Rng, RngExt};
 use std::f64::consts::PI;
@@ -144,10 +143,8 @@ impl LaplaceSo3Noise {
         loop {
             let k = env.pick.sample(rng);
             let delta = STEP * rng.random::<f64>();
-            let (sin_a, cos_a) = HALF_STARTS[k];
-            let (sin_d, cos_d) = small_sin_cos(0.5 * delta);
-            let s = sin_a * cos_d + cos_a * sin_d;
-            let c = cos_a * cos_d - sin_a * sin_d;
+            // θ/2 = A_k + δ/2 exactly (the drawn angle); its sine and cosine within 3.6·2^-53.
+            let (s, c) = sin_cos_from_start(k, 0.5 * delta);
             // V at full precision, and the full test in logarithms: the acceptance sin²(θ/2)e^{−εδ}/c_k goes to 0
             // at θ = 0, where a 53-bit V's comparison would be off by up to 2^-53/acceptance (§3f).
             let v = crate::sample::uniform::unit(rng);
@@ -184,12 +181,104 @@ impl Distribution<UnitQuaternion<f64>> for LaplaceSo3Noise {
             Some(env) => self.half_angle_stepped(env, rng),
             None => self.half_angle_gamma(rng),
         };
-        UnitQuaternion::new_unchecked(Quaternion::from_parts(c, uniform_s2(rng) * s))
+        noise_quaternion(c, s, uniform_s2(rng))
+    }
+}
+
+/// The noise rotation (cos(θ/2), sin(θ/2)·a) from the computed half-angle cosine `c` and sine `s` and the axis
+/// `a` (unit up to its rounding). Against the exact point (cos(θ/2), sin(θ/2)·a/‖a‖) it errs by at most
+/// [`NOISE_QUATERNION_ERROR`] (`docs/proofs/float_safety.md` §4).
+#[inline]
+pub(crate) fn noise_quaternion(c: f64, s: f64, axis: Vector3<f64>) -> UnitQuaternion<f64> {
+    UnitQuaternion::new_unchecked(Quaternion::from_parts(c, axis * s))
+}
+
+/// A bound on ‖n̂ − n*‖ for the Laplace noise quaternion n̂ and its exact point n* = (cos(θ/2), sin(θ/2)·a/‖a‖):
+/// 14·2^-53. With c, s within e = 3.6·2^-53 of cos(θ/2), sin(θ/2) ([`trig::sin_cos_from_start`]), the axis's
+/// norm within ν = 8.1·2^-53 of 1 (`uniform_s2`: the circle's point within 5.5·2^-53 of a unit vector, the
+/// radius 2√(x(1 − x)) within 1.51·2^-53 relative, one rounding per product, the height within 2^-53
+/// relative), and one rounding per product a_i·s: the scalar part errs by e, the vector part by at most
+/// 2^-53(1 + ν)(1 + e) + (1 + ν)e + ν ≤ 12.8·2^-53, together √(3.6² + 12.8²)·2^-53 ≤ 14·2^-53. The non-unit norm
+/// of n̂ is part of this error; the rotation's product adds its own (`docs/proofs/float_safety.md` §4).
+pub const NOISE_QUATERNION_ERROR: f64 = 14.0 * (f64::EPSILON / 2.0);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample::double_double::{Dd, norm};
+    use crate::sample::rng::seeded_rng_for_experiments;
+    use crate::sample::trig::STEPS;
+
+    const U: f64 = f64::EPSILON / 2.0;
+
+    /// (‖n̂ − n*‖, the chord between n̂/‖n̂‖ and n*) in units of 2^-53, for n* the exact point of the half angle
+    /// A_k + r (a real sum) and the axis a/‖a‖, computed in double-double.
+    fn error(n: [f64; 4], k: usize, r: f64, axis: &Vector3<f64>) -> (f64, f64) {
+        let (sin, cos) = Dd::sum(half_start(k), r).sin_cos();
+        let a: Vec<Dd> = axis.iter().map(|&x| Dd::new(x)).collect();
+        let len = norm(&a);
+        let exact = [cos, sin.mul(a[0]).div(len), sin.mul(a[1]).div(len), sin.mul(a[2]).div(len)];
+        let distance = exact.iter().zip(n).map(|(e, x)| e.minus_from(x).powi(2)).sum::<f64>().sqrt();
+        let computed: Vec<Dd> = n.iter().map(|&x| Dd::new(x)).collect();
+        let n_len = norm(&computed);
+        let chord = exact.iter().zip(&computed).map(|(e, x)| x.div(n_len).sub(*e).hi.powi(2)).sum::<f64>().sqrt();
+        (distance / U, chord / U)
+    }
+
+    /// Half angles as both proposals form them: (k, r) with r = δ/2, δ uniform on [0, h) (stepped), and r = t − A_k
+    /// for t uniform on [0, π/2] and at every step boundary and its neighbours (Gamma, `sin_cos_quarter`).
+    fn half_angles(rng: &mut impl Rng, draws: usize) -> Vec<(usize, f64)> {
+        let mut out: Vec<(usize, f64)> = (0..draws).map(|i| (i % STEPS, 0.5 * (STEP * rng.random::<f64>()))).collect();
+        let quarter = |t: f64| {
+            let k = ((t * (2.0 / STEP)) as usize).min(STEPS - 1);
+            (k, t - half_start(k))
+        };
+        out.extend((0..draws).map(|_| quarter(rng.random::<f64>() * std::f64::consts::FRAC_PI_2)));
+        out.extend((0..=STEPS).flat_map(|k| {
+            let a = half_start(k).min(std::f64::consts::FRAC_PI_2);
+            [quarter(a), quarter(a.next_up()), quarter(a.next_down().max(0.0))]
+        }));
+        out
+    }
+
+    /// The noise quaternion the sampler forms, (c, s·a) from `sin_cos_from_start` and `uniform_s2`'s axis, is
+    /// within [`NOISE_QUATERNION_ERROR`] (14·2^-53) of its exact point, non-unit norm included, and so is its
+    /// direction; the pieces are within their stated bounds (c, s: 3.6·2^-53; |‖a‖ − 1|: 8.1·2^-53). Negative control: the
+    /// same quaternion with its sine taken as √(1 − c²), a common shortcut, fails the bound.
+    #[test]
+    fn the_noise_quaternion_is_within_its_stated_error() {
+        let mut rng = seeded_rng_for_experiments(37);
+        let (mut worst, mut worst_chord, mut worst_trig, mut worst_axis, mut worst_control) =
+            (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
+        for (k, r) in half_angles(&mut rng, 200_000) {
+            let (s, c) = sin_cos_from_start(k, r);
+            let (sin, cos) = Dd::sum(half_start(k), r).sin_cos();
+            worst_trig = worst_trig.max(sin.minus_from(s).abs().max(cos.minus_from(c).abs()) / U);
+            let axis = uniform_s2(&mut rng);
+            let a: Vec<Dd> = axis.iter().map(|&x| Dd::new(x)).collect();
+            worst_axis = worst_axis.max(norm(&a).minus_from(1.0).abs() / U);
+            let q = noise_quaternion(c, s, axis).into_inner();
+            let (e, chord) = error([q.w, q.i, q.j, q.k], k, r, &axis);
+            worst = worst.max(e);
+            worst_chord = worst_chord.max(chord);
+            let shortcut = noise_quaternion(c, (1.0 - c * c).sqrt(), axis).into_inner();
+            worst_control = worst_control.max(error([shortcut.w, shortcut.i, shortcut.j, shortcut.k], k, r, &axis).0);
+        }
+        println!(
+            "noise quaternion (units of 2^-53): ‖n̂ − n*‖ ≤ {worst:.3}, chord ≤ {worst_chord:.3}, c and s ≤ \
+             {worst_trig:.3}, |‖a‖ − 1| ≤ {worst_axis:.3}; control {worst_control:.3e}"
+        );
+        assert!(worst_trig <= 3.6 && worst_axis <= 8.1, "{worst_trig} {worst_axis}");
+        assert!(
+            worst * U <= NOISE_QUATERNION_ERROR && worst_chord * U <= NOISE_QUATERNION_ERROR,
+            "{worst} {worst_chord}"
+        );
+        assert!(worst_control * U > NOISE_QUATERNION_ERROR, "the control was not caught: {worst_control}");
     }
 }
 
 #[cfg(test)]
-mod tests {
+mod acceptance_tests {
     use super::*;
 
     /// The acceptance error reported to the guarantee (§3f) is small at every ε of the stepped proposal, and

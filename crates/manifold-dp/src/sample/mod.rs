@@ -18,6 +18,8 @@
 
 mod alias;
 pub mod bingham_so3;
+#[cfg(test)]
+pub(crate) mod double_double;
 mod exact_cell;
 pub mod exact_coins;
 pub mod generalized_gaussian;

@@ -32,8 +32,18 @@ pub(crate) fn half_start(k: usize) -> f64 {
 #[inline]
 pub(crate) fn sin_cos_quarter(t: f64) -> (f64, f64) {
     let k = ((t * (2.0 / STEP)) as usize).min(STEPS - 1);
+    sin_cos_from_start(k, t - half_start(k))
+}
+
+/// (sin, cos) of A_k + r (the real sum; A_k = fl(k·h/2), |r| ≤ h/2 + a few ulps): the table's entry rotated by
+/// r. Each component is within 3.6·2^-53 of the exact value: the errors of the table (libm, within one ulp, so
+/// within 2^-53 below one) and of the polynomials (cos r within 2^-54, sin r within 0.01·2^-53) carried through
+/// the rotation (≤ 1.52·2^-53), plus its two products and one sum (≤ γ₂·(1 + 2^-52) ≤ 2.01·2^-53); see
+/// `docs/proofs/float_safety.md` §4.
+#[inline]
+pub(crate) fn sin_cos_from_start(k: usize, r: f64) -> (f64, f64) {
     let (sin_a, cos_a) = HALF_STARTS[k];
-    let (sin_r, cos_r) = small_sin_cos(t - half_start(k));
+    let (sin_r, cos_r) = small_sin_cos(r);
     (sin_a * cos_r + cos_a * sin_r, cos_a * cos_r - sin_a * sin_r)
 }
 
