@@ -479,7 +479,7 @@ def mean(
     if ledger is not None:
         ledger._check(dataset, {"notion": "pure_dp", "epsilon": float(epsilon)}, request_id, allow_unbudgeted)
     try:
-        at, (_, used, dropped, clipped, problem) = plan.fit(batch)
+        at, (_, used, dropped, clipped, problem, _) = plan.fit(batch)
     except ValueError as e:
         raise BadInputError(str(e)) from None
     if problem is not None:

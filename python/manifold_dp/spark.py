@@ -149,10 +149,11 @@ _PASS_SCHEMA = pa.schema(
         ("col", pa.string()),
         ("reason", pa.string()),
         ("ident", pa.string()),
+        ("depth", pa.int64()),
     ]
 )
 _PASS_DDL = ("part int, sum array<double>, used long, dropped long, clipped long, row long, col string, "
-             "reason string, ident string")
+             "reason string, ident string, depth long")
 
 
 def mean(
@@ -218,9 +219,10 @@ def mean(
                     return
                 passes.append(p)
                 offset += batch.num_rows
-            total, used, dropped, clipped, _ = _native.MeanPlan.merge(passes)
+            total, used, dropped, clipped, _, depth = _native.MeanPlan.merge(passes)
             yield pa.RecordBatch.from_pylist(
-                [{"part": part, "sum": total, "used": used, "dropped": dropped, "clipped": clipped}], _PASS_SCHEMA
+                [{"part": part, "sum": total, "used": used, "dropped": dropped, "clipped": clipped, "depth": depth}],
+                _PASS_SCHEMA,
             )
 
         rows = sorted(data.mapInArrow(partial, _PASS_DDL).collect(), key=lambda r: r["part"])
@@ -230,7 +232,8 @@ def mean(
                 col = f", column {r['col']!r}" if r["col"] else ""
                 raise BadInputError(f"{where}{col}: {r['reason']}", column=r["col"])
         return _native.MeanPlan.merge(
-            [(list(r["sum"]) if r["sum"] is not None else None, r["used"], r["dropped"], r["clipped"], None)
+            [(list(r["sum"]) if r["sum"] is not None else None, r["used"], r["dropped"], r["clipped"], None,
+              r["depth"] or 0)
              for r in rows]
         )
 
@@ -247,7 +250,7 @@ def mean(
             base, iterations = following, iterations + 1
     finally:
         data.unpersist()
-    _, used, dropped, clipped, _ = summed
+    _, used, dropped, clipped, _, _ = summed
     out = _release_mean(plan, base, (used, dropped, clipped), epsilon, conditioning, seed, ledger, dataset,
                         request_id, allow_unbudgeted, f"spark mean {space}")
     m = np.asarray(out["mean"], dtype=np.float64)

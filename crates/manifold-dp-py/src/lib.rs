@@ -322,18 +322,18 @@ fn problem_tuple(problem: &Option<(usize, manifold_dp_arrow::Problem)>) -> Optio
     problem.as_ref().map(|(row, p)| (*row, p.column.clone(), p.reason.clone()))
 }
 
-/// A pass as Python holds it: (sum or None, used, dropped, clipped, problem or None).
-type PassTuple = (Option<Vec<f64>>, u64, u64, u64, Option<Rejected>);
+/// A pass as Python holds it: (sum or None, used, dropped, clipped, problem or None, summation depth).
+type PassTuple = (Option<Vec<f64>>, u64, u64, u64, Option<Rejected>, u32);
 
 fn pass_tuple(p: MeanPass) -> PassTuple {
     let problem = problem_tuple(&p.problem);
-    (p.sum, p.used, p.dropped, p.clipped, problem)
+    (p.sum, p.used, p.dropped, p.clipped, problem, p.depth)
 }
 
 fn pass_from(t: PassTuple) -> MeanPass {
-    let (sum, used, dropped, clipped, problem) = t;
+    let (sum, used, dropped, clipped, problem, depth) = t;
     let problem = problem.map(|(row, column, reason)| (row, manifold_dp_arrow::Problem { column, reason }));
-    MeanPass { sum, used, dropped, clipped, problem, outside_distance: None }
+    MeanPass { sum, used, dropped, clipped, problem, outside_distance: None, depth }
 }
 
 fn conditioning(name: &str) -> PyResult<Conditioning> {
@@ -401,20 +401,17 @@ impl MeanPlan {
         self.inner.start()
     }
 
-    /// One pass over `batch` at `base`: (sum, used, dropped, clipped, problem).
+    /// One pass over `batch` at `base`: (sum, used, dropped, clipped, problem, depth).
     fn run_pass(&self, py: Python<'_>, batch: PyArrowType<RecordBatch>, base: Vec<f64>) -> PyResult<PassTuple> {
         let batch = batch.0;
         py.detach(|| self.inner.pass(&batch, &base)).map(pass_tuple).map_err(bad)
     }
 
-    /// The passes of the parts of the data, added in the order given.
+    /// The passes of consecutive parts of the data, added pairwise in the order given (the Karcher stop test
+    /// bounds the sum's error by its depth, which pairwise merging keeps near log₂ of the number of parts).
     #[staticmethod]
     fn merge(passes: Vec<PassTuple>) -> PassTuple {
-        let mut total = MeanPass::default();
-        for p in passes {
-            total.merge(pass_from(p));
-        }
-        pass_tuple(total)
+        pass_tuple(MeanPass::merge_all(passes.into_iter().map(pass_from).collect()))
     }
 
     /// The Karcher step at `base` after `iterations` steps: (converged, next base or None).

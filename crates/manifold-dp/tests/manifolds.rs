@@ -148,11 +148,14 @@ fn frechet_mean_is_accurate_and_equivariant() {
         let spd = SpdAffine::new(k).unwrap();
         let ps: Vec<_> = (0..100).map(|_| random_spd(k, 1.5, &mut rng)).collect();
         let mean = frechet_mean(&spd, &ps, &DMatrix::identity(k, k), opts).unwrap();
-        assert!(mean.gradient_norm <= 1e-12, "{mean:?}");
+        // On SPD the certified tolerance is above 1e-12: the eigensolvers' proven error dominates it.
+        assert!(mean.gradient_norm <= mean.gradient_bound && mean.gradient_bound <= 1e-10, "{mean:?}");
         let g = DMatrix::from_fn(k, k, |i, j| if i == j { 2.0 } else { 0.3 * (i + 2 * j) as f64 });
         let moved: Vec<_> = ps.iter().map(|p| &g * p * g.transpose()).collect();
         let moved_mean = frechet_mean(&spd, &moved, &moved[0], opts).unwrap();
-        assert!(spd.distance(&moved_mean.mean, &(&g * &mean.mean * g.transpose())) < 1e-10);
+        // Each is within its certified bound (h = 1) of its exact mean, and congruence is an isometry.
+        let apart = spd.distance(&moved_mean.mean, &(&g * &mean.mean * g.transpose()));
+        assert!(apart <= mean.gradient_bound + moved_mean.gradient_bound + 1e-12, "{apart:e}");
         // The log-Euclidean mean is exp(mean log X) in one step.
         let le = SpdLogEuclidean::new(k).unwrap();
         let le_mean = frechet_mean(&le, &ps, &ps[0], opts).unwrap();

@@ -1,22 +1,26 @@
 //! The Fréchet (Karcher) mean x̄ = argmin_m Σ ρ²(m, x_i) by Riemannian gradient descent:
-//! m ← exp_m(α·(1/n) Σ log_m x_i), stopped when the gradient norm ‖(1/n) Σ log_m x_i‖ is at most the stated
-//! tolerance. Inside a ball of radius r < r* the Fréchet function is strictly geodesically convex with
-//! second derivative ≥ h(r, κ), so a gradient norm g places m within g/h of the exact mean (see
-//! `docs/proofs/frechet_mean_sensitivity.md`, which also accounts for that residual in the sensitivity). Only
-//! the gradient norm at the returned point matters there, not the path: the step length α is 1 (the classic
-//! Karcher step) or, where the curvature is ≤ 0, Barzilai–Borwein's ([`StepLengths`]), which takes 5–6 passes
-//! where the unit step takes 9 on SPD data, whose Hessian (≥ 1 in negative curvature) makes the unit step
-//! overshoot by a nearly constant factor.
+//! m ← exp_m(α·(1/n) Σ log_m x_i), stopped when a **certified** upper bound on the exact gradient norm at the
+//! computed iterate is at most the tolerance τ ([`KarcherStop`]): the computed norm plus the proven f64 error
+//! of the logs and of their sum (e_ℓ + γ_d·T, [`super::float_error`]). Inside a ball of radius r < r* the
+//! Fréchet function is strictly geodesically convex with second derivative ≥ h(r, κ), so an exact gradient
+//! norm g places m within g/h of the exact mean (see `docs/proofs/frechet_mean_sensitivity.md`, which also
+//! accounts for that residual in the sensitivity). Only the gradient norm at the returned point matters there,
+//! not the path: the step length α is 1 (the classic Karcher step) or, where the curvature is ≤ 0,
+//! Barzilai–Borwein's ([`StepLengths`]), which takes 5–6 passes where the unit step takes 9 on SPD data, whose
+//! Hessian (≥ 1 in negative curvature) makes the unit step overshoot by a nearly constant factor.
 
 use super::Manifold;
+use super::float_error::{certified_gradient_bound, public_depth, sum_log_pairwise};
 use crate::Fallible;
 use crate::error::{Error, check_positive};
+use crate::privacy::rounding::add_up;
 use nalgebra::DVector;
 
-/// Stopping rule of the Karcher iteration.
+/// Stopping rule of the Karcher iteration, as asked for; [`KarcherStop`] is the rule as run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KarcherOptions {
-    /// Stop when ‖(1/n) Σ log_m x_i‖ ≤ tolerance (in the manifold's distance unit).
+    /// Stop when a certified bound on the exact ‖(1/n) Σ log_m x_i‖ is ≤ tolerance (in the manifold's distance
+    /// unit); raised where double precision cannot certify it ([`KarcherStop::in_ball`]).
     pub tolerance: f64,
     /// Give up with [`Error::NotConverged`] after this many iterations (the result is then never released).
     pub max_iterations: usize,
@@ -36,8 +40,113 @@ pub struct FrechetMean<P> {
     pub mean: P,
     /// Iterations used.
     pub iterations: usize,
-    /// ‖(1/n) Σ log_mean x_i‖ at the returned mean.
+    /// ‖(1/n) Σ log_mean x_i‖ at the returned mean, as computed.
     pub gradient_norm: f64,
+    /// A proven upper bound on the exact gradient norm there (≤ the tolerance [`KarcherStop::tolerance`]).
+    pub gradient_bound: f64,
+}
+
+/// The Karcher stop test as run for data in the ball B_r(m0) (`docs/proofs/frechet_mean_sensitivity.md`,
+/// "The computed mean is not the exact mean"): stop at the first iterate m̂ whose certified bound
+///
+///   ĝ·(1 + 2(len + 8)u) + e_ℓ + γ_d·T ≤ τ
+///
+/// (ĝ the computed gradient norm, d the depth of the sum of the logs, e_ℓ and T from
+/// [`Manifold::log_error`] for points within ρ̂(m0, m̂) + e_ρ + r′ of m̂) bounds the exact gradient norm at m̂.
+/// r′ = r + e_ρ(m0, r) is the ball widened by the distance computation's error: a row accepted because its
+/// computed distance is ≤ r lies within r′. τ = max(tolerance asked, 4·the floor e_ℓ + γ_d·T at any
+/// m̂ within r′ of m0 and the public depth of n rows), a function of public parameters only.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KarcherStop<P> {
+    center: P,
+    radius: f64,
+    tolerance: f64,
+    requested: f64,
+    max_iterations: usize,
+}
+
+impl<P: Clone> KarcherStop<P> {
+    /// The stop test for n rows whose computed distance from `center` is at most `radius`.
+    /// [`Error::NumericalLimit`] where no finite tolerance can be certified (a sphere's reach of π, an SPD
+    /// centre too ill-conditioned for the whitening to be bounded), or the tolerance it needs would move the
+    /// mean by more than 1 % of the radius.
+    pub fn in_ball<M: Manifold<Point = P> + ?Sized>(
+        m: &M,
+        center: &P,
+        radius: f64,
+        n: usize,
+        options: KarcherOptions,
+    ) -> Fallible<Self> {
+        let requested = check_positive("tolerance", options.tolerance)?;
+        if !(radius >= 0.0 && radius.is_finite()) {
+            return Err(Error::InvalidParameter { name: "radius", value: radius, reason: "must be finite and ≥ 0" });
+        }
+        let widened = add_up(radius, m.distance_error(center, 0.0, radius));
+        // The stopping iterate lies within τ/h of the exact mean, which lies in B_r′(m0): within `offset` of m0
+        // once τ/h and the error of ρ̂(m0, m̂) fit in the slack (checked below).
+        let slack = 0.01 * widened + 1e-6;
+        let offset = widened + slack;
+        let floor = m.log_error(center, offset, offset + widened).floor(public_depth(n));
+        let tolerance = requested.max(4.0 * floor);
+        let h = super::sensitivity::h_factor(widened, m.curvature_bound());
+        let fits = tolerance / h <= 0.5 * slack && m.distance_error(center, 0.0, offset) <= 0.5 * slack;
+        if !(tolerance.is_finite() && widened.is_finite() && fits) {
+            return Err(Error::NumericalLimit(format!(
+                "the Fréchet mean of {n} points within {radius} of this centre cannot be certified in double \
+                 precision: the proven error of the logs and of their sum (at least {floor:.3e}) or of the \
+                 distances is too large; use a smaller radius or (SPD) a better-conditioned centre"
+            )));
+        }
+        Ok(KarcherStop {
+            center: center.clone(),
+            radius: widened,
+            tolerance,
+            requested,
+            max_iterations: options.max_iterations,
+        })
+    }
+
+    /// τ: the certified bound the iteration stops at (≥ the tolerance asked for).
+    pub fn tolerance(&self) -> f64 {
+        self.tolerance
+    }
+
+    /// The tolerance asked for.
+    pub fn requested(&self) -> f64 {
+        self.requested
+    }
+
+    /// r′ = r + e_ρ: a row whose computed distance from the centre is ≤ r lies within r′ of it.
+    pub fn radius(&self) -> f64 {
+        self.radius
+    }
+
+    /// The iteration limit.
+    pub fn max_iterations(&self) -> usize {
+        self.max_iterations
+    }
+
+    /// (The certified bound on the exact gradient norm at `base`, its floor e_ℓ + γ_d·T) for a gradient whose
+    /// computed norm is `computed_norm`, with `len` coordinates, summed to depth `depth`; ∞ where `base` is
+    /// too far from the ball for the logs to be bounded.
+    pub fn certify<M: Manifold<Point = P> + ?Sized>(
+        &self,
+        m: &M,
+        base: &P,
+        computed_norm: f64,
+        len: usize,
+        depth: u32,
+    ) -> (f64, f64) {
+        let d = m.distance(&self.center, base);
+        let within = 2.0 * d + 1e-6;
+        let to_center = add_up(d, m.distance_error(&self.center, 0.0, within));
+        if to_center.is_nan() || to_center > within {
+            return (f64::INFINITY, f64::INFINITY);
+        }
+        // ρ(m̂, x_i) ≤ ρ(m̂, m0) + ρ(m0, x_i) ≤ to_center + r′.
+        let logs = m.log_error(base, 0.0, add_up(to_center, self.radius));
+        (certified_gradient_bound(computed_norm, len, depth, logs), logs.floor(depth))
+    }
 }
 
 /// Checks that every point is within `radius` of `center` (Assumption 1 of Reimherr et al.), naming the first
@@ -54,7 +163,8 @@ pub fn check_ball<M: Manifold + ?Sized>(m: &M, xs: &[M::Point], center: &M::Poin
 }
 
 /// The Fréchet mean of `xs` by the Karcher iteration started at `start` (a point near the data: the ball's
-/// centre, or the first point).
+/// centre, or the first point), stopped by [`KarcherStop::in_ball`] around `start` with the data's largest
+/// computed distance from it as the radius (one pass of distances).
 pub fn frechet_mean<M: Manifold + ?Sized>(
     m: &M,
     xs: &[M::Point],
@@ -64,16 +174,33 @@ pub fn frechet_mean<M: Manifold + ?Sized>(
     if xs.is_empty() {
         return Err(Error::InvalidParameter { name: "n", value: 0.0, reason: "a mean needs at least one point" });
     }
-    check_positive("tolerance", options.tolerance)?;
+    let radius = xs.iter().map(|x| m.distance(start, x)).fold(0.0, |a: f64, d| if d.is_nan() { d } else { a.max(d) });
+    let stop = KarcherStop::in_ball(m, start, radius, xs.len(), options)?;
+    frechet_mean_within(m, xs, start, &stop)
+}
+
+/// The Fréchet mean of `xs` (each within the stop test's ball) from `start`, stopped by `stop`. The logs are
+/// summed by [`sum_log_pairwise`] (blocks of rows, block sums added pairwise), whose depth the test uses.
+pub fn frechet_mean_within<M: Manifold + ?Sized>(
+    m: &M,
+    xs: &[M::Point],
+    start: &M::Point,
+    stop: &KarcherStop<M::Point>,
+) -> Fallible<FrechetMean<M::Point>> {
+    if xs.is_empty() {
+        return Err(Error::InvalidParameter { name: "n", value: 0.0, reason: "a mean needs at least one point" });
+    }
     let mut lengths = StepLengths::for_curvature(m.curvature_bound());
     let mut mean = start.clone();
     let mut iterations = 0;
     loop {
-        let gradient = m.mean_log(&mean, xs);
-        let (base, gradient, length) = lengths.next(mean, gradient, options.tolerance);
-        match karcher_step_of_length(m, &base, &gradient, length, iterations, options)? {
-            KarcherStep::Converged { gradient_norm } => {
-                return Ok(FrechetMean { mean: base, iterations, gradient_norm });
+        let (sum, depth) = sum_log_pairwise(m, &mean, xs);
+        let gradient = sum / xs.len() as f64;
+        // An undone step goes back to the previous point, whose sum had the same depth (same rows, same order).
+        let (base, gradient, length) = lengths.next(mean, gradient, stop.tolerance());
+        match karcher_step_of_length(m, &base, &gradient, depth, length, iterations, stop)? {
+            KarcherStep::Converged { gradient_norm, bound } => {
+                return Ok(FrechetMean { mean: base, iterations, gradient_norm, gradient_bound: bound });
             }
             KarcherStep::Next(next) => mean = next,
         }
@@ -144,26 +271,32 @@ impl<P: Clone> StepLengths<P> {
 /// The outcome of one Karcher step.
 #[derive(Debug, Clone, PartialEq)]
 pub enum KarcherStep<P> {
-    /// ‖(1/n) Σ log_base x_i‖ ≤ tolerance: the base point is the mean.
+    /// The certified bound on the exact gradient norm at the base point is within the tolerance: the base
+    /// point is the mean.
     Converged {
-        /// ‖(1/n) Σ log_base x_i‖.
+        /// ‖(1/n) Σ log_base x_i‖ as computed.
         gradient_norm: f64,
+        /// The certified bound ([`KarcherStop::certify`]).
+        bound: f64,
     },
     /// The next point, exp_base(α·(1/n) Σ log_base x_i) (α = 1 in [`karcher_step`]).
     Next(P),
 }
 
-/// One step of the Karcher iteration at `base` from its gradient (1/n) Σ log_base(x_i) (however it was
-/// summed: [`Manifold::mean_log`] on one machine, [`Manifold::sum_log`] per chunk on many), after `iterations`
-/// earlier steps. [`Error::NotConverged`] once `options.max_iterations` steps did not reach the tolerance.
+/// One step of the Karcher iteration at `base` from its gradient (1/n) Σ log_base(x_i), whose sum has
+/// summation depth `depth` (however it was summed: [`sum_log_pairwise`] on one machine, chunk sums merged on
+/// many), after `iterations` earlier steps. [`Error::NotConverged`] once `stop`'s iteration limit is reached;
+/// [`Error::NumericalLimit`] where the computed gradient is within the tolerance but the bound's floor is not
+/// (double precision cannot certify this sum: iterating further would not help).
 pub fn karcher_step<M: Manifold + ?Sized>(
     m: &M,
     base: &M::Point,
     gradient: &DVector<f64>,
+    depth: u32,
     iterations: usize,
-    options: KarcherOptions,
+    stop: &KarcherStop<M::Point>,
 ) -> Fallible<KarcherStep<M::Point>> {
-    karcher_step_of_length(m, base, gradient, 1.0, iterations, options)
+    karcher_step_of_length(m, base, gradient, depth, 1.0, iterations, stop)
 }
 
 /// [`karcher_step`] with the step exp_base(`length`·gradient) (see [`StepLengths`]); the stopping test is the
@@ -172,16 +305,29 @@ pub fn karcher_step_of_length<M: Manifold + ?Sized>(
     m: &M,
     base: &M::Point,
     gradient: &DVector<f64>,
+    depth: u32,
     length: f64,
     iterations: usize,
-    options: KarcherOptions,
+    stop: &KarcherStop<M::Point>,
 ) -> Fallible<KarcherStep<M::Point>> {
-    let tolerance = check_positive("tolerance", options.tolerance)?;
+    let tolerance = stop.tolerance();
     let gradient_norm = gradient.norm();
+    // The bound is never below the computed norm: certify only once that is within the tolerance.
     if gradient_norm <= tolerance {
-        return Ok(KarcherStep::Converged { gradient_norm });
+        let (bound, floor) = stop.certify(m, base, gradient_norm, gradient.len(), depth);
+        if bound <= tolerance {
+            return Ok(KarcherStep::Converged { gradient_norm, bound });
+        }
+        if floor >= tolerance {
+            return Err(Error::NumericalLimit(format!(
+                "the Karcher iteration reached a computed gradient norm of {gradient_norm:.3e}, but the proven error \
+                 of its logs and of their sum (summation depth {depth}) is {floor:.3e}, above the tolerance \
+                 {tolerance:.3e}: double precision cannot certify this mean (sum the passes pairwise, or use \
+                 fewer rows per merge)"
+            )));
+        }
     }
-    if iterations >= options.max_iterations || !gradient_norm.is_finite() {
+    if iterations >= stop.max_iterations() || !gradient_norm.is_finite() {
         return Err(Error::NotConverged { iterations, gradient_norm, tolerance });
     }
     if length == 1.0 {
@@ -203,11 +349,15 @@ mod tests {
 
     /// The classic Karcher iteration (unit steps only), for comparison.
     fn unit_steps<M: Manifold>(m: &M, xs: &[M::Point], start: &M::Point) -> FrechetMean<M::Point> {
-        let options = KarcherOptions::default();
+        let radius = xs.iter().map(|x| m.distance(start, x)).fold(0.0, f64::max);
+        let stop = KarcherStop::in_ball(m, start, radius, xs.len(), KarcherOptions::default()).unwrap();
         let (mut mean, mut iterations) = (start.clone(), 0);
         loop {
-            match karcher_step(m, &mean, &m.mean_log(&mean, xs), iterations, options).unwrap() {
-                KarcherStep::Converged { gradient_norm } => return FrechetMean { mean, iterations, gradient_norm },
+            let (sum, depth) = sum_log_pairwise(m, &mean, xs);
+            match karcher_step(m, &mean, &(sum / xs.len() as f64), depth, iterations, &stop).unwrap() {
+                KarcherStep::Converged { gradient_norm, bound } => {
+                    return FrechetMean { mean, iterations, gradient_norm, gradient_bound: bound };
+                }
                 KarcherStep::Next(next) => mean = next,
             }
             iterations += 1;
@@ -229,14 +379,19 @@ mod tests {
             let start = xs.iter().fold(DMatrix::zeros(k, k), |acc, x| acc + x) / xs.len() as f64;
             let (fast, unit) =
                 (frechet_mean(&m, &xs, &start, KarcherOptions::default()).unwrap(), unit_steps(&m, &xs, &start));
-            assert!(fast.gradient_norm <= 1e-12 && unit.gradient_norm <= 1e-12);
+            // The certified tolerance on SPD is above 1e-12 (the eigensolvers' proven error dominates).
+            let radius = xs.iter().map(|x| m.distance(&start, x)).fold(0.0, f64::max);
+            let tolerance =
+                KarcherStop::in_ball(&m, &start, radius, xs.len(), KarcherOptions::default()).unwrap().tolerance();
+            assert!(fast.gradient_norm <= fast.gradient_bound && fast.gradient_bound <= tolerance);
+            assert!(unit.gradient_norm <= unit.gradient_bound && unit.gradient_bound <= tolerance);
             assert!(
                 fast.iterations + 2 <= unit.iterations,
                 "SPD({k}): {} vs {} steps",
                 fast.iterations,
                 unit.iterations
             );
-            assert!(m.distance(&fast.mean, &unit.mean) <= 2e-12, "SPD({k})");
+            assert!(m.distance(&fast.mean, &unit.mean) <= fast.gradient_bound + unit.gradient_bound, "SPD({k})");
         }
         let s2 = Sphere::new(3).unwrap();
         let xs: Vec<DVector<f64>> = (0..400)
@@ -257,6 +412,49 @@ mod tests {
         for (i, g) in [1.0, 0.1, -0.01, 0.001].into_iter().enumerate() {
             assert_eq!(lengths.next(i, DVector::from_vec(vec![g]), 1e-12).2, 1.0);
         }
+    }
+
+    /// A data set on the circle whose rows summed one after another (as `mean_log`, and the stop test before
+    /// it, did) give a gradient of exactly 0 at the start, while the exact gradient there is 1.67e-12 > τ:
+    /// 2^20 rows at angle +θ, 2^20 at 5e-12 rad (each absorbed by the partial sum 2^20·θ ≈ 98304, whose half
+    /// ulp is 7.3e-12), 2^20 at −θ. θ = 3/32 is an exact log (found by nudging sin θ), so ±θ cancel exactly
+    /// in any order and the exact mean is at 5e-12/3 rad. The old test stopped at the start (angle 0, 1.67e-12
+    /// from the exact mean); the certified one sums pairwise and stops within τ/h = 1e-12 of it.
+    #[test]
+    fn the_stop_test_certifies_the_exact_gradient() {
+        let circle = Sphere::new(2).unwrap();
+        let start = DVector::from_vec(vec![1.0, 0.0]);
+        let theta = 3.0 / 32.0;
+        let mut up = DVector::from_vec(vec![f64::cos(theta), f64::sin(theta)]);
+        for step in 0..2000 {
+            if circle.log(&start, &up)[1] == theta {
+                break;
+            }
+            assert!(step < 1999, "no exact log near θ");
+            let s = up[1];
+            up[1] = if circle.log(&start, &up)[1] < theta { s.next_up() } else { s.next_down() };
+        }
+        let down = DVector::from_vec(vec![up[0], -up[1]]);
+        assert_eq!(circle.log(&start, &down)[1], -theta);
+        let tiny = DVector::from_vec(vec![1.0, 5e-12]);
+        assert_eq!(circle.log(&start, &tiny)[1], 5e-12);
+        let block = 1 << 20;
+        let xs: Vec<DVector<f64>> = std::iter::repeat_n(up, block)
+            .chain(std::iter::repeat_n(tiny, block))
+            .chain(std::iter::repeat_n(down, block))
+            .collect();
+        // Summed one after another, the computed gradient at the start is exactly 0: the old stop test passed.
+        assert_eq!(circle.mean_log(&start, &xs).norm(), 0.0);
+        let exact_mean_angle = 5e-12 / 3.0;
+        let mean = frechet_mean(&circle, &xs, &start, KarcherOptions::default()).unwrap();
+        let stop = KarcherStop::in_ball(&circle, &start, 0.1, xs.len(), KarcherOptions::default()).unwrap();
+        assert_eq!(stop.tolerance(), 1e-12);
+        // On the circle (h = 1) the exact gradient at angle φ is the exact mean angle minus φ.
+        let angle = mean.mean[1].atan2(mean.mean[0]);
+        let exact_gradient = (exact_mean_angle - angle).abs();
+        assert!(exact_gradient <= mean.gradient_bound, "{exact_gradient:e} > {:e}", mean.gradient_bound);
+        assert!(mean.gradient_bound <= 1e-12, "{:e}", mean.gradient_bound);
+        assert!(mean.iterations >= 1);
     }
 
     /// Two unit steps, then secant lengths (clamped to [1/2, 2]); a step of length ≠ 1 after which the gradient

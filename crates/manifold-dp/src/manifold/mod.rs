@@ -8,6 +8,7 @@
 
 pub mod ball;
 pub mod fixed;
+pub mod float_error;
 pub mod frechet;
 pub mod sensitivity;
 pub mod so3;
@@ -15,9 +16,10 @@ pub mod spd;
 pub mod sphere;
 
 pub use ball::{Outside, Placed};
+pub use float_error::LogError;
 pub use frechet::{
-    FrechetMean, KarcherOptions, KarcherStep, StepLengths, check_ball, frechet_mean, karcher_step,
-    karcher_step_of_length,
+    FrechetMean, KarcherOptions, KarcherStep, KarcherStop, StepLengths, check_ball, frechet_mean, frechet_mean_within,
+    karcher_step, karcher_step_of_length,
 };
 pub use sensitivity::{empirical_log_spread, frechet_sensitivity, h_factor, max_radius};
 pub use so3::So3;
@@ -82,6 +84,15 @@ pub trait Manifold: Send + Sync {
     fn extrinsic_mean(&self, _sum: &DVector<f64>, _n: usize) -> Option<Self::Point> {
         None
     }
+
+    /// A proven bound on |ρ̂(b, x) − ρ(b, x)|, the error of [`Manifold::distance`], for every base b within
+    /// `offset` of `near` and every x with ρ(b, x) ≤ `reach` (∞ where none can be given; the bounds are in
+    /// [`float_error`], their proofs in `docs/proofs/frechet_mean_sensitivity.md`).
+    fn distance_error(&self, near: &Self::Point, offset: f64, reach: f64) -> f64;
+
+    /// The bounds on the computed logs a certified Karcher stop test needs ([`LogError`]), for every base
+    /// within `offset` of `near` and every point within `reach` of that base.
+    fn log_error(&self, near: &Self::Point, offset: f64, reach: f64) -> LogError;
 
     /// The injectivity radius (∞ for Hadamard manifolds such as SPD(k)).
     fn injectivity_radius(&self) -> f64;

@@ -62,6 +62,19 @@ impl Manifold for So3 {
         (norm > 0.0 && norm.is_finite() && sum.len() == 4).then(|| UnitQuaternion::new_normalize(q))
     }
 
+    /// The angle is 4·atan2(‖a − b‖, ‖a + b‖) of unit quaternions: twice the sphere's distance on S³, at half
+    /// the reach (counted with D = 8 to cover the quaternion product of the log as well).
+    fn distance_error(&self, _near: &UnitQuaternion<f64>, _offset: f64, reach: f64) -> f64 {
+        2.0 * super::float_error::sphere_distance_error(8, 0.5 * reach)
+    }
+
+    /// The rotation vector is twice the log on S³ of q⁻¹x at the identity ([`So3::log`]); q⁻¹x is a product
+    /// of four-term dot products (absolute error ≤ 2γ₄, inside the D = 8 allowance).
+    fn log_error(&self, _near: &UnitQuaternion<f64>, _offset: f64, reach: f64) -> super::LogError {
+        let per_log = 2.0 * super::float_error::sphere_log_error(8, 0.5 * reach).per_log;
+        super::LogError { per_log, term: crate::privacy::rounding::add_up(reach, per_log) }
+    }
+
     fn injectivity_radius(&self) -> f64 {
         std::f64::consts::PI
     }

@@ -11,6 +11,7 @@
 
 use super::Manifold;
 use super::fixed;
+use super::float_error;
 use crate::Fallible;
 use crate::error::Error;
 use crate::privacy::Metric;
@@ -132,6 +133,16 @@ impl Manifold for SpdAffine {
         arithmetic_mean(self.k, sum, n)
     }
 
+    /// cond(b) ≤ cond(near)·e^{√2·offset} (congruence by near^{-½} is an isometry and the whitened b has
+    /// log-eigenvalues spread over at most √2·offset), then [`float_error::spd_affine_distance_error`].
+    fn distance_error(&self, near: &DMatrix<f64>, offset: f64, reach: f64) -> f64 {
+        float_error::spd_affine_distance_error(self.k, condition_within(near, offset), reach)
+    }
+
+    fn log_error(&self, near: &DMatrix<f64>, offset: f64, reach: f64) -> super::LogError {
+        float_error::spd_affine_log_error(self.k, condition_within(near, offset), reach)
+    }
+
     fn injectivity_radius(&self) -> f64 {
         f64::INFINITY
     }
@@ -224,6 +235,27 @@ impl Manifold for SpdLogEuclidean {
         arithmetic_mean(self.k, sum, n)
     }
 
+    /// ‖log b‖_F ≤ ‖log near‖_F + offset and ‖log x‖_F ≤ that + reach; each computed log errs by
+    /// [`float_error::spd_logm_error`], the difference and its norm by u·(k² + 4)·reach.
+    fn distance_error(&self, near: &DMatrix<f64>, offset: f64, reach: f64) -> f64 {
+        let base = log_norm_within(near, offset);
+        let e = float_error::spd_logm_error(self.k, base) + float_error::spd_logm_error(self.k, base + reach);
+        crate::privacy::rounding::fn_up(
+            (e + float_error::U * ((self.k * self.k) as f64 + 4.0) * reach) * float_error::SLACK,
+        )
+    }
+
+    /// The gradient sums log X_i and subtracts n·log P (block by block, [`Manifold::sum_log`]): each term
+    /// errs by the two logs' errors, and the terms added are as large as ‖log P‖ + ‖log X‖.
+    fn log_error(&self, near: &DMatrix<f64>, offset: f64, reach: f64) -> super::LogError {
+        let base = log_norm_within(near, offset);
+        let per_log = crate::privacy::rounding::fn_up(
+            (float_error::spd_logm_error(self.k, base) + float_error::spd_logm_error(self.k, base + reach))
+                * float_error::SLACK,
+        );
+        super::LogError { per_log, term: 2.0 * base + reach + per_log }
+    }
+
     fn injectivity_radius(&self) -> f64 {
         f64::INFINITY
     }
@@ -249,4 +281,19 @@ fn arithmetic_mean(k: usize, sum: &DVector<f64>, n: usize) -> Option<DMatrix<f64
     }
     let mean = unflatten(sum, k) / n as f64;
     crate::space::spd::check_representable(&mean).ok().map(|()| mean)
+}
+
+/// An upper bound on cond(b) for every b within `offset` (affine-invariant) of `near`.
+fn condition_within(near: &DMatrix<f64>, offset: f64) -> f64 {
+    float_error::spd_condition_bound(near) * (std::f64::consts::SQRT_2 * offset).exp() * float_error::SLACK
+}
+
+/// An upper bound on ‖log b‖_F for every b within `offset` (log-Euclidean) of `near`: the computed norm of
+/// the computed log, plus that log's error ([`float_error::spd_logm_error`]) and the norm's rounding.
+fn log_norm_within(near: &DMatrix<f64>, offset: f64) -> f64 {
+    let computed = logm(near).norm();
+    let k = near.nrows();
+    let bound =
+        computed * (1.0 + (k * k) as f64 * float_error::U) + float_error::spd_logm_error(k, computed * 1.01 + 1e-9);
+    bound + offset
 }

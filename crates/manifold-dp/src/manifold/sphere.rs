@@ -103,6 +103,14 @@ impl Manifold for Sphere {
         (norm > 0.0 && norm.is_finite() && sum.len() == self.ambient).then(|| sum / norm)
     }
 
+    fn distance_error(&self, _near: &DVector<f64>, _offset: f64, reach: f64) -> f64 {
+        super::float_error::sphere_distance_error(self.ambient, reach)
+    }
+
+    fn log_error(&self, _near: &DVector<f64>, _offset: f64, reach: f64) -> super::LogError {
+        super::float_error::sphere_log_error(self.ambient, reach)
+    }
+
     fn injectivity_radius(&self) -> f64 {
         std::f64::consts::PI
     }

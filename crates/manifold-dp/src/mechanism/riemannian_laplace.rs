@@ -29,7 +29,8 @@ use crate::analysis::{AngularLaw, LaplaceAngle, SphereAngle};
 use crate::error::{Error, check_positive};
 use crate::manifold::sensitivity::{check_radius, h_factor};
 use crate::manifold::{
-    KarcherOptions, Manifold, So3, SpdAffine, SpdLogEuclidean, Sphere, check_ball, frechet_mean, frechet_sensitivity,
+    KarcherOptions, KarcherStop, Manifold, So3, SpdAffine, SpdLogEuclidean, Sphere, check_ball, frechet_mean_within,
+    frechet_sensitivity,
 };
 use crate::mechanism::Mechanism;
 use crate::privacy::float_safety::{Rounding, spd_log_chart_error};
@@ -64,6 +65,39 @@ pub struct BallChart<P> {
     /// ln 1/(1 − tail): what keeping an otherwise unconditioned release in the ball of radius R costs, where
     /// tail bounds the noise's mass beyond R − R_P; 0 when the release is conditioned on the data ball anyway.
     pub tail_cost: f64,
+    /// 2e_F/σ: what the f64 footpoint map costs ([`spd_footpoint_error`]): it moves each footpoint by at most
+    /// e_F, so neighbouring footpoints lie within Δ + 2e_F; counted once per footpoint ratio (twice when
+    /// conditioned on the ball).
+    pub footpoint_cost: f64,
+}
+
+/// e_F: a bound on ρ(L·Lᵀ, W·P·Wᵀ), how far the computed footpoint of the ball chart (`whitened_footpoint`,
+/// then L = chol) lies from the exact whitening of the f64 mean P by the f64 matrix W
+/// (`docs/proofs/float_safety.md` §3e, "The footpoint"), for a centre with cond(m0) ≤ `cond_center` and
+/// footpoints whose whitening lies within `footpoint_radius` + 1 of I:
+///
+/// - L0 = fl(chol m0) and W = fl(L0⁻¹): the chart's centre W⁻¹W⁻ᵀ has relative error δ_C ≤ γ_{k+1}·k·cond(m0)
+///   + 2γ_k·k·√cond(m0) (Cholesky's backward error, the triangular inverse), so cond(W)² ≤ cond(m0)·(1 + 4δ_C);
+/// - fl(W·P·Wᵀ): |E| ≤ γ_2k|W||P||Wᵀ|, relative to W·P·Wᵀ at most δ_W = γ_2k·k^{3/2}·cond(W)²·cond(P̃),
+///   cond(P̃) ≤ e^{√2(R_P + 1)};
+/// - the projection onto the ball of radius R_P (a log and an exp of P̃): 2·e_log(R_P + 1);
+/// - L = fl(chol P̃): LLᵀ = P̃ + E, |E| ≤ γ_{k+1}|L||Lᵀ|, relative δ_L = γ_{k+1}·k·e^{√2 R_P}.
+///
+/// Each relative δ moves the matrix by −√k·ln(1 − δ) in ρ. ∞ (refused) when δ_C or δ_W exceeds 10⁻³: for
+/// k = 2 and R_P = 1.5 that is cond(m0) above ≈ 10¹¹.
+pub fn spd_footpoint_error(k: usize, cond_center: f64, footpoint_radius: f64) -> f64 {
+    use crate::manifold::float_error::{SLACK, gamma, spd_logm_error, spd_moved};
+    let kf = k as f64;
+    let delta_c = (gamma(kf + 1.0) * kf * cond_center + 2.0 * gamma(kf) * kf * cond_center.sqrt()) * SLACK;
+    if delta_c.is_nan() || delta_c >= 1e-3 {
+        return f64::INFINITY;
+    }
+    let cond_w2 = cond_center * (1.0 + 4.0 * delta_c);
+    let cond_p = (std::f64::consts::SQRT_2 * (footpoint_radius + 1.0)).exp();
+    let whiten = spd_moved(k, gamma(2.0 * kf) * kf.powf(1.5) * cond_w2 * cond_p * SLACK);
+    let project = 2.0 * spd_logm_error(k, footpoint_radius + 1.0);
+    let chol = spd_moved(k, gamma(kf + 1.0) * kf * (std::f64::consts::SQRT_2 * footpoint_radius).exp() * SLACK);
+    crate::privacy::rounding::fn_up((whiten + project + chol) * SLACK)
 }
 
 /// B·X·Bᵀ, symmetrised.
@@ -316,6 +350,15 @@ impl LaplaceManifold for SpdAffine {
         let whiten = unwhiten.clone().try_inverse().ok_or_else(not_pd)?;
         let footpoint_radius = radius + 0.5 * sensitivity;
         let margin = 0.25 * sensitivity;
+        let cond_center = crate::manifold::float_error::spd_condition_bound(center);
+        let footpoint_error = spd_footpoint_error(k, cond_center, footpoint_radius);
+        if !footpoint_error.is_finite() {
+            return Err(Error::NumericalLimit(format!(
+                "the centre's condition number (at most {cond_center:.3e}) is too large for its whitening to be \
+                 bounded in double precision (relative error above 1e-3); use a better-conditioned centre"
+            )));
+        }
+        let footpoint_cost = crate::privacy::rounding::div_up(2.0 * footpoint_error, noise.sigma());
         // −ln(1 − tail), rounded up: what a tail of mass `tail` left out of the chart costs.
         let tail_cost = |tail: f64| if tail > 0.0 { crate::privacy::rounding::fn_up(-(-tail).ln_1p()) } else { 0.0 };
         let chart = |ball: f64, tail: f64| -> Result<BallChart<DMatrix<f64>>, &'static str> {
@@ -336,12 +379,21 @@ impl LaplaceManifold for SpdAffine {
             }
             let tail_cost = tail_cost(tail);
             let (whiten, unwhiten) = (whiten.clone(), unwhiten.clone());
-            Ok(BallChart { rounding, whiten, unwhiten, footpoint_radius, ball, noise_radius, tail_cost })
+            Ok(BallChart {
+                rounding,
+                whiten,
+                unwhiten,
+                footpoint_radius,
+                ball,
+                noise_radius,
+                tail_cost,
+                footpoint_cost,
+            })
         };
         let found = if conditioned {
             chart(radius, 0.0)
         } else {
-            let cost = |c: &BallChart<DMatrix<f64>>| c.rounding.additive_epsilon() + c.tail_cost;
+            let cost = |c: &BallChart<DMatrix<f64>>| c.rounding.additive_epsilon() + c.tail_cost + c.footpoint_cost;
             let levels = [1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2];
             cheapest_over_levels(
                 &levels,
@@ -679,7 +731,10 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
             (Some(r), Some(chart)) => Guarantee::snapped_metric_dp(
                 1.0 / self.sigma,
                 self.manifold.guarantee_metric(),
-                crate::privacy::rounding::add_up(r.additive_epsilon(), chart.tail_cost),
+                crate::privacy::rounding::add_up(
+                    crate::privacy::rounding::add_up(r.additive_epsilon(), chart.tail_cost),
+                    chart.footpoint_cost,
+                ),
                 r.grid(),
             ),
             (Some(r), None) => r.guarantee(1.0 / self.sigma, self.manifold.guarantee_metric()),
@@ -740,11 +795,18 @@ const AUTO_ROUNDING_SHARE: f64 = 1e-3;
 const MAX_ROUNDING_SHARE: f64 = 0.1;
 
 /// What float-safe rounding adds to a mean's pure ε: ε₀ once unconditioned (plus what keeping it in a wide
-/// ball costs, on SPD), twice conditioned on the ball (`docs/proofs/float_safety.md` §3b, §3e).
+/// ball costs, on SPD), twice conditioned on the ball (`docs/proofs/float_safety.md` §3b, §3e); on SPD with
+/// the affine-invariant metric also the footpoint map's 2e_F/σ, once unconditioned and twice conditioned.
 fn rounding_cost<P>(rounding: Option<Rounding>, chart: Option<&BallChart<P>>, conditioned: bool) -> f64 {
+    use crate::privacy::rounding::{add_up, mul_up};
     let per_cell = rounding.map_or(0.0, |r| r.additive_epsilon());
     let tail = chart.map_or(0.0, |c| c.tail_cost);
-    if conditioned { 2.0 * per_cell } else { crate::privacy::rounding::add_up(per_cell, tail) }
+    let footpoint = chart.map_or(0.0, |c| c.footpoint_cost);
+    if conditioned {
+        add_up(mul_up(2.0, per_cell), mul_up(2.0, footpoint))
+    } else {
+        add_up(add_up(per_cell, tail), footpoint)
+    }
 }
 
 /// One way of drawing a mean's release, before it is chosen.
@@ -775,6 +837,7 @@ pub struct PrivateFrechetMean<M: LaplaceManifold> {
     sigma: f64,
     conditioned: bool,
     options: KarcherOptions,
+    stop: KarcherStop<M::Point>,
     noise: M::Noise,
     rounding: Option<Rounding>,
     ball_chart: Option<BallChart<M::Point>>,
@@ -794,9 +857,11 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         Self::with_options(manifold, center, radius, n, epsilon, conditioning, KarcherOptions::default())
     }
 
-    /// [`PrivateFrechetMean::new`] with an explicit Karcher stopping rule. The sensitivity is Theorem 2's Δ
-    /// plus 2·tolerance/h: the computed mean is within tolerance/h of the exact one (strong convexity), on
-    /// both neighbouring data sets.
+    /// [`PrivateFrechetMean::new`] with an explicit Karcher stopping rule. The sensitivity is Theorem 2's Δ at
+    /// the widened radius r′ = r + e_ρ (a row accepted by its computed distance ≤ r lies within r′), plus
+    /// 2τ/h(r′) for the certified tolerance τ of [`KarcherStop::in_ball`]: the computed mean is within τ/h of
+    /// the exact one (strong convexity), on both neighbouring data sets
+    /// (`docs/proofs/frechet_mean_sensitivity.md`).
     pub fn with_options(
         manifold: M,
         center: M::Point,
@@ -809,8 +874,10 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         let epsilon = check_positive("epsilon", epsilon)?;
         let radius = check_radius(&manifold, radius)?;
         check_positive("tolerance", options.tolerance)?;
-        let h = h_factor(radius, manifold.curvature_bound());
-        let sensitivity = frechet_sensitivity(&manifold, radius, n)? + 2.0 * options.tolerance / h;
+        let stop = KarcherStop::in_ball(&manifold, &center, radius, n, options)?;
+        let widened = check_radius(&manifold, stop.radius())?;
+        let h = h_factor(widened, manifold.curvature_bound());
+        let sensitivity = frechet_sensitivity(&manifold, widened, n)? + 2.0 * stop.tolerance() / h;
         let free = manifold.footpoint_independent_normaliser();
         let unconditioned = |_: ()| -> Fallible<(f64, M::Noise)> {
             if !free {
@@ -822,11 +889,12 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
             let sigma = sensitivity / epsilon;
             Ok((sigma, manifold.laplace_noise(sigma, None)?))
         };
-        // The computed mean η lies within tolerance/h ≤ Δ/2 of the exact one, which is in B_r(m0); so
-        // B_r(m0) ⊂ B_{2r+Δ}(η), and truncating the proposal to that ball before rejecting is exact.
+        // The computed mean η lies within τ/h ≤ Δ/2 of the exact one, which is in B_r′(m0), and a kept draw's
+        // computed distance from m0 is ≤ r, its exact one ≤ r′; so every kept draw lies in B_{2r′+Δ}(η), and
+        // truncating the proposal to that ball before rejecting is exact.
         let ball = |_: ()| -> Fallible<(f64, M::Noise)> {
             let sigma = 2.0 * sensitivity / epsilon;
-            Ok((sigma, manifold.laplace_noise(sigma, Some(2.0 * radius + sensitivity))?))
+            Ok((sigma, manifold.laplace_noise(sigma, Some(2.0 * widened + sensitivity))?))
         };
         // One way to draw: the noise, and the float-safe rounding with its cost (`rounding_cost`).
         let plan = |conditioned: bool| -> Fallible<Plan<M>> {
@@ -894,6 +962,7 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
             sigma,
             conditioned,
             options,
+            stop,
             noise,
             rounding,
             ball_chart,
@@ -932,7 +1001,7 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         self.n
     }
 
-    /// Δ: Theorem 2's bound plus the Karcher tolerance term.
+    /// Δ: Theorem 2's bound at the widened radius r′ plus the certified Karcher tolerance term 2τ/h.
     pub fn sensitivity(&self) -> f64 {
         self.sensitivity
     }
@@ -964,7 +1033,7 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
             return Err(Error::WrongLength { expected: self.n, got: data.len() });
         }
         check_ball(&self.manifold, data, &self.center, self.radius)?;
-        let mean = frechet_mean(&self.manifold, data, &self.center, self.options)?;
+        let mean = frechet_mean_within(&self.manifold, data, &self.center, &self.stop)?;
         self.release_mean(&mean.mean, rng)
     }
 
@@ -1007,9 +1076,15 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         !self.conditioned || self.manifold.distance(&self.center, y) <= self.radius
     }
 
-    /// The Karcher stopping rule whose tolerance the sensitivity accounts for.
+    /// The Karcher stopping rule as asked for.
     pub fn options(&self) -> KarcherOptions {
         self.options
+    }
+
+    /// The Karcher stop test as run, whose certified tolerance τ and widened radius r′ the sensitivity
+    /// accounts for: a mean computed elsewhere must stop by it ([`KarcherStop::certify`]).
+    pub fn stop(&self) -> &KarcherStop<M::Point> {
+        &self.stop
     }
 
     /// The noise step alone, at an exact mean computed elsewhere (experiments and reproduction): the raw draw,
@@ -1133,8 +1208,14 @@ mod tests {
         for radius in [10.0, 20.0, 50.0, 1e300] {
             let started = std::time::Instant::now();
             let err = PrivateFrechetMean::new(spd, id.clone(), radius, 2, 1.0, Conditioning::Ball).unwrap_err();
-            let reason = if radius < 1e3 { "nothing useful" } else { "double precision cannot hold" };
-            assert!(matches!(err, Error::NumericalLimit(ref m) if m.contains(reason)), "{err}");
+            // From r = 10 on, the mean itself cannot be certified (the proven error of the whitened logs'
+            // eigendecomposition exceeds 10⁻³ relative at condition numbers e^{√2·2r}): refused before anything.
+            let reasons: &[&str] = if radius < 1e3 {
+                &["nothing useful", "cannot be certified"]
+            } else {
+                &["double precision cannot hold", "cannot be certified"]
+            };
+            assert!(matches!(err, Error::NumericalLimit(ref m) if reasons.iter().any(|r| m.contains(r))), "{err}");
             // Not a timing assertion on the release: a guard against the refusal itself looping.
             assert!(started.elapsed().as_secs() < 60);
         }
@@ -1246,6 +1327,83 @@ mod tests {
         assert!(matches!(mech.release(&[near.clone(), far], &mut rng), Err(Error::OutsideBall { index: 1, .. })));
         assert!(matches!(mech.release(&[near], &mut rng), Err(Error::WrongLength { expected: 2, got: 1 })));
         assert!(PrivateFrechetMean::new(s2, north, 1.0, 2, 1.0, Conditioning::Auto).is_err());
+    }
+}
+
+/// (K) as the code runs it on SPD(2) with an ill-conditioned centre (`docs/proofs/frechet_mean_sensitivity.md`,
+/// `docs/proofs/float_safety.md` §3e), against double-double references.
+#[cfg(test)]
+mod certified_tests {
+    use super::*;
+    use crate::manifold::float_error::reference;
+
+    /// cond(m0) = 10⁸, rotated so nothing is diagonal.
+    fn centre() -> DMatrix<f64> {
+        let (c, s) = (0.3f64.cos(), 0.3f64.sin());
+        let rot = DMatrix::from_row_slice(2, 2, &[c, -s, s, c]);
+        let m0 = &rot * DMatrix::from_diagonal(&nalgebra::DVector::from_vec(vec![1.0, 1e-8])) * rot.transpose();
+        (&m0 + m0.transpose()) * 0.5
+    }
+
+    /// A row whose computed distance from the centre is ≤ r (so `check_ball` accepts it) while its exact
+    /// distance exceeds r by more than 10⁻¹⁰: the sensitivity covers it (Δ at r′ = r + e_ρ ≥ its exact
+    /// distance). Before, Δ = 2r/n + 2·10⁻¹² did not.
+    #[test]
+    fn the_sensitivity_covers_rows_accepted_by_computed_distance() {
+        let spd = SpdAffine::new(2).unwrap();
+        let m0 = centre();
+        let root = crate::space::spd::sqrt_and_inv_sqrt(&m0).0;
+        let found = (0..2000).find_map(|i| {
+            let a = i as f64;
+            let s = DMatrix::from_row_slice(2, 2, &[a.sin(), a.cos() * 0.7, a.cos() * 0.7, (2.0 * a).sin()]);
+            let x = crate::space::spd::congruence(&root, &crate::space::spd::expm(&(&s * (1.5 / s.norm()))));
+            let computed = spd.distance(&m0, &x);
+            let exact = reference::distance(reference::sym(&m0), reference::sym(&x));
+            // Beyond r by more than the old tolerance term 2·10⁻¹²·n/2 could absorb.
+            (exact > computed + 1e-10).then_some((x, computed, exact))
+        });
+        let (x, r, exact) = found.expect("a row whose computed distance is below its exact one");
+        assert!(check_ball(&spd, std::slice::from_ref(&x), &m0, r).is_ok());
+        let n = 10;
+        let mech = PrivateFrechetMean::new(spd, m0.clone(), r, n, 1.0, Conditioning::Ball).unwrap();
+        assert!(mech.stop().radius() >= exact, "r′ = {} < {exact}", mech.stop().radius());
+        assert!(mech.sensitivity() >= 2.0 * exact / n as f64, "{} < {}", mech.sensitivity(), 2.0 * exact / n as f64);
+    }
+
+    /// The chart's footpoint fl(W·P·Wᵀ) against W·P·Wᵀ in double-double: its measured error is within the
+    /// whitening part of e_F, is far from negligible at cond(m0) = 10⁸, and the guarantee pays 2e_F/σ per
+    /// footpoint ratio (twice conditioned on the ball). Before, the rounding cost was 2ε₀ alone.
+    #[test]
+    fn the_whitening_error_is_bounded_and_paid_for() {
+        let spd = SpdAffine::new(2).unwrap();
+        let m0 = centre();
+        let root = crate::space::spd::sqrt_and_inv_sqrt(&m0).0;
+        let (r, n) = (1.0, 1000);
+        let mech = PrivateFrechetMean::new(spd, m0.clone(), r, n, 1.0, Conditioning::Ball).unwrap();
+        let chart = mech.ball_chart.as_ref().unwrap();
+        let cond = crate::manifold::float_error::spd_condition_bound(&m0);
+        let bound = spd_footpoint_error(2, cond, chart.footpoint_radius);
+        let mut worst: f64 = 0.0;
+        for i in 0..500 {
+            let a = i as f64;
+            let s = DMatrix::from_row_slice(2, 2, &[a.cos(), a.sin() * 0.5, a.sin() * 0.5, (3.0 * a).cos()]);
+            let p = crate::space::spd::congruence(
+                &root,
+                &crate::space::spd::expm(&(&s * (r * (a * 0.37).sin().abs() / s.norm()))),
+            );
+            let computed = congruence_by(&chart.whiten, &p);
+            let exact = reference::congruence(&chart.whiten, &p);
+            worst = worst.max(reference::distance(reference::sym(&computed), exact));
+        }
+        assert!(worst <= bound, "{worst:e} > {bound:e}");
+        assert!(worst > 1e-11, "{worst:e}");
+        let per_cell = mech.rounding().unwrap().additive_epsilon();
+        let paid = mech.rounding_cost() - 2.0 * per_cell;
+        assert!(paid >= 4.0 * worst / mech.sigma(), "{paid:e} < {:e}", 4.0 * worst / mech.sigma());
+        // Above a condition number of ~10¹¹ the whitening cannot be bounded: refused.
+        let bad = &root * DMatrix::from_diagonal(&nalgebra::DVector::from_vec(vec![1.0, 1e-7])) * &root;
+        let bad = (&bad + bad.transpose()) * 0.5;
+        assert!(spd_footpoint_error(2, crate::manifold::float_error::spd_condition_bound(&bad), 1.5).is_infinite());
     }
 }
 
@@ -1476,12 +1634,16 @@ mod affine_chart_tests {
         let eps0 = chart.rounding.additive_epsilon();
         // The tail level is chosen from 1e-10 … 1e-2 to make ε₀ + ln 1/(1 − tail) smallest.
         assert!(chart.tail_cost > 0.0 && chart.tail_cost < 0.0102, "{}", chart.tail_cost);
-        assert_eq!(free.rounding_cost(), crate::privacy::rounding::add_up(eps0, chart.tail_cost));
+        let add_up = crate::privacy::rounding::add_up;
+        assert_eq!(free.rounding_cost(), add_up(add_up(eps0, chart.tail_cost), chart.footpoint_cost));
+        // At a well-conditioned centre the whitening's share is tiny.
+        assert!(chart.footpoint_cost > 0.0 && chart.footpoint_cost < 1e-9, "{}", chart.footpoint_cost);
         assert!(free.rounding_cost() < 1e-3, "{}", free.rounding_cost());
         let ball = PrivateFrechetMean::new(spd, center(2), 1.5, 200, 1.0, Conditioning::Ball).unwrap();
         let eps0 = ball.ball_chart.as_ref().unwrap().rounding.additive_epsilon();
-        assert_eq!(ball.rounding_cost(), 2.0 * eps0);
-        assert_eq!(ball.guarantee(), Guarantee::PureDp { epsilon: crate::privacy::rounding::add_up(1.0, 2.0 * eps0) });
+        let footpoint = ball.ball_chart.as_ref().unwrap().footpoint_cost;
+        assert_eq!(ball.rounding_cost(), add_up(2.0 * eps0, 2.0 * footpoint));
+        assert_eq!(ball.guarantee(), Guarantee::PureDp { epsilon: add_up(1.0, ball.rounding_cost()) });
         // Auto keeps the unconditioned draw where its rounding is cheap, and takes the ball where it is not
         // (n = 20, r = 3: the unconditioned law reaches far beyond the data ball).
         assert!(!PrivateFrechetMean::new(spd, center(2), 1.5, 200, 1.0, Conditioning::Auto).unwrap().conditioned());
