@@ -181,7 +181,7 @@ impl TruncatedExp {
     /// by a few ulps of its own size plus a few units of 2^-53, whatever λb; b − t = softplus(y)/λ. Then t is
     /// b − (b − t) when that is at least b/2, and otherwise −ln(x·s + e^{−λb})/λ = −(ln(x·s) + ln_1p(e^{−λb}/(x·s)))/λ,
     /// with no cancellation either (§3f).
-    #[cold]
+    #[inline]
     fn far_in_logs(&self, k: u64, j: u64, lb_hi: f64, lb_lo: f64, ln_s: f64) -> (f64, f64) {
         let kf = k as f64;
         let k_ln2 = kf * LN_2;
