@@ -269,7 +269,7 @@ mod tests {
         let mut counts = [0.0; 4];
         for _ in 0..1u32 << 20 {
             let (e, _) = parts(&mut rng);
-            let e = if e == 1 || rng.next_u64() % 50 == 0 { 1 } else { e };
+            let e = if e == 1 || rng.next_u64().is_multiple_of(50) { 1 } else { e };
             counts[(e.min(4) - 1) as usize] += 1.0;
         }
         assert!(chi2(counts, n) > 35.9, "control not caught");
