@@ -48,9 +48,10 @@ fn so3_mean_prints_the_release_guarantee_and_parameters() {
     let v = json(&out);
     assert_eq!(v["n"], 101);
     assert_eq!(v["guarantee"]["notion"], "pure_dp");
-    // ε plus the additive cost of rounding the release onto the public grid (float safety).
+    // ε plus the additive cost of rounding the release onto the public grid (float safety): 1.4e-4 here since
+    // the samplers' own error is part of η (docs/proofs/float_safety.md §3f; 5e-5 before).
     let eps = v["guarantee"]["epsilon"].as_f64().unwrap();
-    assert!((1.0..1.0 + 1e-4).contains(&eps), "{eps}");
+    assert!((1.0..1.0 + 3e-4).contains(&eps), "{eps}");
     // The summary names that grid and its cost, which the ε includes.
     assert_eq!(v["grid"]["chart"], "quaternion_cube_map");
     let cost = v["rounding_cost"].as_f64().unwrap();
