@@ -33,7 +33,7 @@ use crate::manifold::{
     frechet_sensitivity,
 };
 use crate::mechanism::Mechanism;
-use crate::privacy::float_safety::{Rounding, spd_log_chart_error};
+use crate::privacy::float_safety::{RIEMANNIAN_SPACING_BELOW_NOISE_LOG2, Rounding, spd_log_chart_error};
 use crate::privacy::{Guarantee, Metric};
 use crate::sample::k_norm::EuclideanLaplace;
 use crate::sample::laplace_so3::LaplaceSo3Noise;
@@ -237,7 +237,12 @@ fn truncated_mean(law: &dyn AngularLaw, within: Option<f64>, scale: f64) -> f64 
 
 impl LaplaceManifold for Sphere {
     fn rounding(&self, sigma: f64) -> Option<Rounding> {
-        Some(Rounding::for_directions(self.ambient(), 1.0 / sigma, 1.0 / sigma))
+        Some(Rounding::for_directions_below(
+            self.ambient(),
+            1.0 / sigma,
+            1.0 / sigma,
+            RIEMANNIAN_SPACING_BELOW_NOISE_LOG2,
+        ))
     }
 
     fn snap_point(&self, rounding: &Rounding, y: &mut DVector<f64>) {
@@ -267,7 +272,7 @@ impl LaplaceManifold for Sphere {
 
 impl LaplaceManifold for So3 {
     fn rounding(&self, sigma: f64) -> Option<Rounding> {
-        Some(Rounding::for_rotations(1.0 / sigma, 1.0 / sigma))
+        Some(Rounding::for_rotations_below(1.0 / sigma, 1.0 / sigma, RIEMANNIAN_SPACING_BELOW_NOISE_LOG2))
     }
 
     fn snap_point(&self, rounding: &Rounding, y: &mut nalgebra::UnitQuaternion<f64>) {

@@ -40,13 +40,24 @@ pub fn sampler_error(chart: Chart) -> f64 {
 /// 2^-20, so rounding moves a release by less than 1e-6 of its expected error.
 const SPACING_BELOW_NOISE_LOG2: i32 = 20;
 
+/// The same for the Riemannian Laplace on spheres and SO(3), whose private means at large n have noise scales
+/// of 1e-5 rad and below, where 2^-20 of it would put cells within a few hundred pipeline and sampler errors
+/// (ε₀ 0.12 at 2·10⁴ locations within 300 km at ε = 1): 2^-14, so rounding moves a release by less than
+/// 6.1e-5 of its expected error (the affine-invariant SPD chart allows 1e-4, [`SPD_ROUNDING_OF_ERROR`]).
+pub const RIEMANNIAN_SPACING_BELOW_NOISE_LOG2: i32 = 14;
+
 /// The default grid of `chart` on S^{`dim`−1} (`dim` = 4 for quaternions) for a mechanism with ε per radian of
 /// the chart's angle and output density `lipschitz`-log-Lipschitz: among the spacings no coarser than 2^-20 of
 /// the noise scale (so rounding moves a release by less than 1e-6 of its expected error) and at least four
 /// pipeline errors wide, the one with the smallest [`additive_epsilon`]. Public parameters only.
 pub fn default_grid(chart: Chart, dim: usize, epsilon_per_rad: f64, lipschitz: f64) -> Grid {
+    grid_below(chart, dim, epsilon_per_rad, lipschitz, SPACING_BELOW_NOISE_LOG2)
+}
+
+/// [`default_grid`] with cells up to 2^-`below_log2` of the noise scale.
+fn grid_below(chart: Chart, dim: usize, epsilon_per_rad: f64, lipschitz: f64, below_log2: i32) -> Grid {
     let noise_log2 = epsilon_per_rad.max(1.0).log2().ceil() as i32;
-    let fine = -(SPACING_BELOW_NOISE_LOG2 + noise_log2);
+    let fine = -(below_log2 + noise_log2);
     cheapest_grid(chart, chart_error(chart, dim), fine, |g| additive_epsilon(g, dim, lipschitz))
 }
 
@@ -300,8 +311,13 @@ impl Rounding {
     /// Rounding of directions on S^{`dim`−1} (the turn grid on the circle, the cube map otherwise) for a
     /// mechanism with ε per radian and a `lipschitz`-log-Lipschitz output density (per radian).
     pub fn for_directions(dim: usize, epsilon_per_rad: f64, lipschitz: f64) -> Self {
+        Self::for_directions_below(dim, epsilon_per_rad, lipschitz, SPACING_BELOW_NOISE_LOG2)
+    }
+
+    /// [`Rounding::for_directions`] with cells up to 2^-`below_log2` of the noise scale.
+    pub fn for_directions_below(dim: usize, epsilon_per_rad: f64, lipschitz: f64, below_log2: i32) -> Self {
         let chart = if dim == 2 { Chart::Turns } else { Chart::CubeMap };
-        Self::on(default_grid(chart, dim, epsilon_per_rad, lipschitz), dim, lipschitz)
+        Self::on(grid_below(chart, dim, epsilon_per_rad, lipschitz, below_log2), dim, lipschitz)
     }
 
     /// Rounding of the planar Laplace's tangent coordinates at a point of S^{`dim`−1} for `epsilon` per
@@ -312,7 +328,13 @@ impl Rounding {
 
     /// Rounding of rotations (unit quaternions, q ≡ −q) for ε and `lipschitz` per radian of rotation angle.
     pub fn for_rotations(epsilon_per_rad: f64, lipschitz: f64) -> Self {
-        Self::on(default_grid(Chart::QuaternionCubeMap, 4, epsilon_per_rad, lipschitz), 4, lipschitz)
+        Self::for_rotations_below(epsilon_per_rad, lipschitz, SPACING_BELOW_NOISE_LOG2)
+    }
+
+    /// [`Rounding::for_rotations`] with cells up to 2^-`below_log2` of the noise scale.
+    pub fn for_rotations_below(epsilon_per_rad: f64, lipschitz: f64, below_log2: i32) -> Self {
+        let grid = grid_below(Chart::QuaternionCubeMap, 4, epsilon_per_rad, lipschitz, below_log2);
+        Self::on(grid, 4, lipschitz)
     }
 
     fn on(grid: Grid, dim: usize, lipschitz: f64) -> Self {
