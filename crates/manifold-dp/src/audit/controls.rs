@@ -23,9 +23,9 @@ use crate::analysis::{AngularLaw, LaplaceAngle};
 use crate::error::{Error, Fallible};
 use crate::mechanism::{BinghamSo3, LaplaceSo3, Mechanism, VmfSphere};
 use crate::privacy::Guarantee;
-use crate::sample::open_unit;
 use crate::sample::paper_baseline::PaperNaiveLaplace;
 use crate::sample::sphere::uniform_s2;
+use crate::sample::uniform::unit;
 use nalgebra::{Quaternion, UnitQuaternion};
 use rand::CryptoRng;
 use rand::distr::Distribution;
@@ -148,7 +148,7 @@ impl LaplaceWithoutSin2 {
     fn angle<R: CryptoRng + ?Sized>(&self, rng: &mut R) -> f64 {
         // F(θ) = (1 − e^{−εθ})/(1 − e^{−επ}); θ = −ln(1 − u(1 − e^{−επ}))/ε.
         let e = self.claimed.epsilon();
-        let u = 1.0 - open_unit(rng);
+        let u = 1.0 - unit(rng);
         (-(u * -(-e * std::f64::consts::PI).exp_m1()).ln_1p() / e).min(std::f64::consts::PI)
     }
 }

@@ -9,7 +9,7 @@
 //! power law is the target's shape t^{D−1} on [0, t_max]).
 
 use crate::error::{Error, Fallible, check_positive};
-use crate::sample::open_unit;
+use crate::sample::uniform::unit;
 use nalgebra::DVector;
 use rand::{Rng, RngExt};
 use rand_distr::{Distribution, Gamma, StandardNormal};
@@ -60,7 +60,7 @@ impl EuclideanLaplace {
                 }
             },
             Some(t_max) => loop {
-                let t = t_max * open_unit(rng).powf(1.0 / self.dim as f64);
+                let t = t_max * unit(rng).powf(1.0 / self.dim as f64);
                 if rng.random::<f64>() < (-t / self.sigma).exp() {
                     return t;
                 }

@@ -39,15 +39,6 @@ pub mod uniform;
 pub mod vmf;
 pub mod wishart;
 
-use rand::Rng;
-
-/// A uniform draw from (0, 1], safe to take the logarithm of: read at full precision
-/// ([`uniform::unit`], `docs/proofs/float_safety.md` §3f).
-#[inline]
-pub(crate) fn open_unit<R: Rng + ?Sized>(rng: &mut R) -> f64 {
-    uniform::unit(rng)
-}
-
 /// sin and cos of |x| ≤ π/254 (≈ 0.0124, the widest strip or step of the tabulated samplers) by their Taylor
 /// polynomials to x⁷ and x⁶; the first omitted terms, x⁹/9! and x⁸/8!, are below 2e-20 relative, far under
 /// one ulp.

@@ -11,7 +11,7 @@
 //!
 //! The axis is drawn as in the paper's eqs. (17)–(19): z ~ U[−1, 1], ψ ~ U[0, 2π).
 
-use crate::sample::open_unit;
+use crate::sample::uniform::unit;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 use rand::distr::Distribution;
 use rand::{Rng, RngExt};
@@ -77,7 +77,7 @@ pub struct PaperGammaLaplace {
 impl PaperGammaLaplace {
     /// Draws the noise angle only (may exceed π, as in the paper).
     pub fn sample_angle<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
-        -(open_unit(rng) * open_unit(rng) * open_unit(rng)).ln() / self.epsilon
+        -(unit(rng) * unit(rng) * unit(rng)).ln() / self.epsilon
     }
 }
 
