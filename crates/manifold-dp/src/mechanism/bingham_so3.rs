@@ -54,7 +54,8 @@ impl BinghamSo3 {
         let noise = BinghamSo3Noise::new(kappa)?;
         // The output log-density −κ sin²(θ/2) has derivative −(κ/2) sin θ: κ/2-log-Lipschitz per radian of θ.
         let epsilon = bingham_epsilon_for_kappa(kappa)?;
-        Ok(BinghamSo3 { noise, rounding: Rounding::for_rotations(epsilon, kappa / 2.0) })
+        let rounding = Rounding::for_rotations(epsilon, kappa / 2.0).with_acceptance_error(noise.acceptance_error());
+        Ok(BinghamSo3 { noise, rounding })
     }
 
     /// κ.
@@ -105,5 +106,23 @@ impl Mechanism for BinghamSo3 {
 
     fn name(&self) -> &'static str {
         "bingham"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Kent et al.'s acceptance test errs by a proven α_B (`float_safety.md` §3f, at most 1.9e-8 at κ = 2·10⁶)
+    /// and the guarantee's ε₀ carries 4α_B on top of the rounding's own cost.
+    #[test]
+    fn binghams_acceptance_error_is_paid_in_the_guarantee() {
+        for kappa in [2e-6, 1.0, 2e3, 2e6] {
+            let m = BinghamSo3::with_concentration(kappa).unwrap();
+            let alpha = m.noise.acceptance_error();
+            assert!(alpha > 0.0 && alpha <= 1.9e-8, "{kappa}: {alpha}");
+            let rounding = Rounding::for_rotations(m.epsilon(), kappa / 2.0);
+            assert!(m.rounding.additive_epsilon() >= rounding.additive_epsilon() + 4.0 * alpha * (1.0 - 1e-12));
+        }
     }
 }

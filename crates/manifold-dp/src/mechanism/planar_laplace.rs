@@ -18,8 +18,7 @@ use crate::privacy::float_safety::Rounding;
 use crate::privacy::{Guarantee, Metric};
 use crate::space::sphere::surface_distance;
 use nalgebra::{DMatrix, DVector};
-use rand::{CryptoRng, Rng, RngExt};
-use rand_distr::{Distribution, Gamma, StandardNormal};
+use rand::{CryptoRng, Rng};
 
 /// Planar (tangent-space) Laplace noise at a reference point, ε-private in [`Metric::TangentPlane`].
 #[derive(Debug, Clone)]
@@ -30,7 +29,6 @@ pub struct TangentPlanarLaplace {
     antipode_direction: DVector<f64>,
     /// A public orthonormal basis of p^⊥ (n × (n − 1), one column per tangent coordinate).
     basis: DMatrix<f64>,
-    radius: Gamma<f64>,
     rounding: Rounding,
 }
 
@@ -59,17 +57,11 @@ impl TangentPlanarLaplace {
         e[axis] = 1.0;
         let e = &e - &reference * reference[axis];
         let antipode_direction = e.normalize();
-        let radius = Gamma::new((dim - 1) as f64, 1.0 / epsilon).map_err(|_| Error::InvalidParameter {
-            name: "epsilon",
-            value: epsilon,
-            reason: "gives an invalid noise radius law",
-        })?;
         Ok(TangentPlanarLaplace {
             epsilon,
             basis: tangent_basis(&reference),
             reference,
             antipode_direction,
-            radius,
             rounding: Rounding::for_tangent_plane(dim, epsilon),
         })
     }
@@ -127,12 +119,19 @@ impl TangentPlanarLaplace {
         self.rounding.snap_coordinates(u.as_mut_slice());
     }
 
+    /// The noise radius r ~ Gamma(n − 1, 1/ε): a sum of n − 1 exponentials over ε, within
+    /// (15 + ⌈log₂ n⌉ + 1)·2^-53 of its own size (`crate::sample::normal::gamma_integer`, float_safety.md §3f).
+    #[inline]
+    fn radius<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+        crate::sample::normal::gamma_integer(self.reference.len() - 1, rng) / self.epsilon
+    }
+
     /// ĉ(x) + V in f64: the input's tangent coordinates plus the noise r·w, r ~ Gamma(n − 1, 1/ε) and w
     /// uniform on the unit sphere of R^{n−1}. Each coordinate is one product and one sum (§3c's error bound).
     fn noisy_coordinates<R: Rng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
         check_point_dim(x, self.reference.len());
         let mut u = self.coordinates(x);
-        let r = self.radius.sample(rng);
+        let r = self.radius(rng);
         let w = uniform_direction(u.len(), rng);
         for (ui, wi) in u.iter_mut().zip(w.iter()) {
             *ui += r * wi;
@@ -157,7 +156,8 @@ fn tangent_basis(p: &DVector<f64>) -> DMatrix<f64> {
 /// norm below 1e-150 (a radially symmetric event, so the direction stays uniform).
 fn uniform_direction<R: Rng + ?Sized>(m: usize, rng: &mut R) -> DVector<f64> {
     loop {
-        let g = DVector::<f64>::from_fn(m, |_, _| rng.sample(StandardNormal));
+        let mut g = DVector::<f64>::zeros(m);
+        crate::sample::normal::fill_normals(rng, g.as_mut_slice());
         let n = g.norm();
         if n > 1e-150 {
             return g / n;
@@ -303,7 +303,7 @@ mod tests {
         let mut worst: f64 = 0.0;
         for i in 0..200_000u64 {
             let c = m.coordinates(&random_unit(3, 3000 + i % 97));
-            let r = m.radius.sample(&mut rng) * (1.0 + (i % 7) as f64);
+            let r = m.radius(&mut rng) * (1.0 + (i % 7) as f64);
             let w = uniform_direction(2, &mut rng);
             for j in 0..2 {
                 let hi = r * w[j];

@@ -34,7 +34,8 @@ impl VmfSphere {
         let epsilon = crate::error::check_epsilon_range("epsilon", epsilon)?;
         let noise = VmfNoise::new(dim, epsilon)?;
         // e^{κ μ·z} is κ-log-Lipschitz in the chord, hence per radian.
-        Ok(VmfSphere { noise, rounding: Rounding::for_directions(dim, epsilon, epsilon) })
+        let rounding = Rounding::for_directions(dim, epsilon, epsilon).with_acceptance_error(noise.acceptance_error());
+        Ok(VmfSphere { noise, rounding })
     }
 
     /// ε per unit of chordal distance (= κ).
@@ -86,5 +87,25 @@ impl Mechanism for VmfSphere {
 
     fn name(&self) -> &'static str {
         "vmf"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample::vmf::VmfNoise;
+
+    /// On the circle, Wood's acceptance test errs by a proven α_W (`float_safety.md` §3f), and the guarantee's
+    /// ε₀ carries 4α_W on top of the rounding's own cost; S² (inversion, no test) carries nothing extra.
+    #[test]
+    fn woods_acceptance_error_is_paid_in_the_circles_guarantee() {
+        for epsilon in [1e-3, 1.0, 1e3, 1e6] {
+            let alpha = VmfNoise::new(2, epsilon).unwrap().acceptance_error();
+            assert!(alpha > 0.0 && alpha <= 8.8e-9, "{epsilon}: {alpha}");
+            let rounding = Rounding::for_directions(2, epsilon, epsilon);
+            let paid = VmfSphere::new(2, epsilon).unwrap().rounding.additive_epsilon();
+            assert!(paid >= rounding.additive_epsilon() + 4.0 * alpha * (1.0 - 1e-12), "{epsilon}");
+            assert_eq!(VmfNoise::new(3, epsilon).unwrap().acceptance_error(), 0.0);
+        }
     }
 }

@@ -92,16 +92,20 @@ fn chart_error(chart: Chart, dim: usize) -> f64 {
         Chart::Turns => (0.25 + 1e-3) * (PIPELINE_ERROR + sampler_error(chart)),
         Chart::CubeMap | Chart::QuaternionCubeMap => (dim as f64 + 1e-3) * (PIPELINE_ERROR + sampler_error(chart)),
         // Below 4 + 1 in magnitude (the grid is uniform there; it widens beyond, as this error does).
-        Chart::TangentPlane => tangent_error(5.0),
+        Chart::TangentPlane => tangent_error(dim, 5.0),
         Chart::LogDomain | Chart::SpdLogAtCenter => unreachable!("SPD grids are chosen by their own constructors"),
     }
 }
 
-/// The pipeline error of a tangent coordinate whose computed or exact value has magnitude at most `m`:
-/// (2m + 8)·2^-53. One product r·w and one sum with |ĉ| ≤ 4 err by at most (2|u| + 5)·2^-53; the rest is slack
-/// for bounding |u| by either value, and draws beyond the clamp clamp exactly (§3c).
-fn tangent_error(m: f64) -> f64 {
-    (2.0 * m + 8.0) * (f64::EPSILON / 2.0)
+/// The pipeline error of a tangent coordinate of S^{`dim`−1} whose computed or exact value has magnitude at most
+/// `m`: (2m + 8)·2^-53 for the arithmetic, plus the sampler's own error s·(m + 4)·2^-53, s =
+/// [`crate::sample::normal::radius_direction_error_units`] over the n − 1 tangent coordinates. One product r·w
+/// and one sum with |ĉ| ≤ 4 err by at most (2|u| + 5)·2^-53; the rest is slack for bounding |u| by either value,
+/// and draws beyond the clamp clamp exactly (§3c). The noise r·w_i, of magnitude at most m + 4, is within
+/// s·2^-53 of its own size of the exact draw of the real uniforms read (§3f).
+fn tangent_error(dim: usize, m: f64) -> f64 {
+    let s = crate::sample::normal::radius_direction_error_units(dim - 1);
+    (2.0 * m + 8.0 + s * (m + 4.0)) * (f64::EPSILON / 2.0)
 }
 
 /// ε₀ of the tangent-plane grid of spacing 2^s (below 4; 2^{e−2+s} in [2^e, 2^{e+1}) beyond) clamped at
@@ -118,13 +122,13 @@ fn tangent_plane_additive_epsilon(grid: Grid, dim: usize, epsilon: f64) -> f64 {
     for e in 3..b {
         cells.push((0.75 * 2f64.powi(e - 2 + s), 2f64.powi(e + 1)));
     }
-    let ratio = cells.iter().map(|&(w, top)| 2.0 * fn_up(tangent_error(top)) / w).fold(0.0, f64::max);
+    let ratio = cells.iter().map(|&(w, top)| 2.0 * fn_up(tangent_error(dim, top)) / w).fold(0.0, f64::max);
     if ratio.is_nan() || ratio >= 1.0 {
         return f64::INFINITY;
     }
     let volume = mul_up(m, fn_up(((1.0 + ratio) / (1.0 - ratio)).ln()));
     let widest = 2f64.powi(b - 3 + s).max(h);
-    let diameter = mul_up(m.sqrt(), add_up(widest, 2.0 * fn_up(tangent_error(2f64.powi(b)))));
+    let diameter = mul_up(m.sqrt(), add_up(widest, 2.0 * fn_up(tangent_error(dim, 2f64.powi(b)))));
     add_up(mul_up(epsilon, diameter), volume)
 }
 
@@ -257,6 +261,12 @@ pub const EIGEN_BACKWARD_ERROR: f64 = 64.0;
 /// numbers in the ball) would otherwise make ε₀ grow like 1/σ (§3e).
 pub const SPD_ROUNDING_OF_ERROR: f64 = 1e-4;
 
+/// A bound on ‖Û − U‖₂ for the SPD samplers' Haar rotations against the exact rotation of the real uniforms read
+/// (`docs/proofs/float_safety.md` §3f, Lemma H): 100·2^-53. On SO(3) the unit quaternion is within 10u (chord)
+/// and its rotation matrix, quadratic in it, moves by at most 4·10u·(2 + 10u) in Frobenius norm, plus ≤ 4u per
+/// entry for the matrix formula's own roundings (≤ 12u in Frobenius): 92u. On SO(2), `uniform_circle`'s 5.5u.
+pub const HAAR_ROTATION_ERROR: f64 = 100.0 * (f64::EPSILON / 2.0);
+
 /// η for the affine-invariant SPD release in the log chart at the centre (§3e): a bound, in chart units, on
 /// the distance between the computed log coordinates of a draw and those of its exact point, on SPD(`k`),
 /// for a whitened footpoint within `footpoint_radius` of I, noise N with ρ(N, I) ≤ `noise_radius`, and exact
@@ -272,8 +282,9 @@ pub fn spd_log_chart_error(k: usize, footpoint_radius: f64, noise_radius: f64, r
     let cond = |rho: f64| (std::f64::consts::SQRT_2 * rho).exp();
     let root_cond = |rho: f64| (std::f64::consts::FRAC_1_SQRT_2 * rho).exp();
     // M = U·diag(e^{r/2}): each entry one exp (≤ 2 ulps) and one product, a relative error ≤ 3u·√k·cond(M);
-    // fl(L·M): |E| ≤ γ_k|L||M|, relative to L·M at most γ_k·k·cond(L)·cond(M).
-    let b = 3.0 * u * kf.sqrt() * root_cond(noise_radius);
+    // the computed Haar rotation Û = U + F (§3f, Lemma H: ‖F‖₂ ≤ HAAR_ROTATION_ERROR) adds
+    // ‖diag⁻¹·UᵀF·diag‖ ≤ ‖F‖·cond(M); fl(L·M): |E| ≤ γ_k|L||M|, relative to L·M at most γ_k·k·cond(L)·cond(M).
+    let b = (3.0 * u * kf.sqrt() + HAAR_ROTATION_ERROR) * root_cond(noise_radius);
     let c = gamma(kf) * kf * root_cond(footpoint_radius) * root_cond(noise_radius);
     let delta_b = (1.0 + b) * (1.0 + c) - 1.0;
     // Y = fl(BBᵀ), symmetrised: |E| ≤ γ_{k+1}|B||Bᵀ|, relative to Y at most γ_{k+1}·k·cond(Y); cond(Y) within 1 %.
@@ -353,8 +364,10 @@ impl Rounding {
     pub fn for_log_domain(coords: usize, sigma: f64, input_bound: f64) -> Self {
         let d = coords as f64;
         let clamp = 2f64.powi((input_bound + (80.0 + 2.0 * d) * sigma).max(4.0).log2().ceil() as i32);
-        // One sum of an input coordinate and a noise coordinate t·w: (2B + C + 8)·2^-53 (§3d).
-        let eta = (2.0 * clamp + input_bound + 8.0) * (f64::EPSILON / 2.0);
+        // One sum of an input coordinate and a noise coordinate t·w: (2B + C + 8)·2^-53 (§3d); and the noise
+        // coordinate's own error, relative, at most B + C in size where it is not clamped (§3f).
+        let s = crate::sample::normal::radius_direction_error_units(coords);
+        let eta = (2.0 * clamp + input_bound + 8.0 + s * (clamp + input_bound)) * (f64::EPSILON / 2.0);
         let lipschitz = 1.0 / sigma;
         let cost = |grid: Grid| {
             let h = grid.spacing();
@@ -362,7 +375,9 @@ impl Rounding {
             let volume = mul_up(d, fn_up((wide / narrow).ln()));
             add_up(mul_up(lipschitz, mul_up(d.sqrt(), wide)), volume)
         };
-        let fine = -(SPACING_BELOW_NOISE_LOG2 + lipschitz.max(1.0).log2().ceil() as i32);
+        // The Riemannian Laplace's policy (cells up to 2^-14 of the noise scale): the noise coordinate's own
+        // relative error, paid at the clamp, makes η some 30 times the arithmetic's alone (§3f, Lemma N).
+        let fine = -(RIEMANNIAN_SPACING_BELOW_NOISE_LOG2 + lipschitz.max(1.0).log2().ceil() as i32);
         let grid = cheapest_grid(Chart::LogDomain, eta, fine, cost);
         Rounding { grid, additive_epsilon: cost(grid), coarse: None, clamp }
     }

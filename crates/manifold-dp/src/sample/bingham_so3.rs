@@ -13,10 +13,10 @@
 
 use crate::analysis::BinghamAngle;
 use crate::error::Fallible;
+use crate::sample::normal::normal_pair;
 use nalgebra::{Quaternion, UnitQuaternion};
 use rand::Rng;
 use rand::distr::Distribution;
-use rand_distr::StandardNormal;
 
 /// The Bingham noise distribution at the identity with concentration κ.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,13 +64,25 @@ impl BinghamSo3Noise {
     #[inline]
     fn propose<R: Rng + ?Sized>(&self, rng: &mut R) -> (Quaternion<f64>, bool) {
         // Through the trait, which LLVM inlines (`rng.sample` stayed an out-of-line call); the same values.
-        let z: [f64; 4] = std::array::from_fn(|_| StandardNormal.sample(rng));
+        let ((z0, z1), (z2, z3)) = (normal_pair(rng), normal_pair(rng));
+        let z = [z0, z1, z2, z3];
         let (y, v2, n2) = proposal_point(&z, self.vec_scale);
         let z2 = z[0] * z[0] + z[1] * z[1] + z[2] * z[2] + z[3] * z[3];
         // ln[exp(−xᵀAx)(xᵀΩx)²/M*] with xᵀAx = κ v²/‖y‖² and xᵀΩx = ‖z‖²/‖y‖².
         let log_ratio = -self.kappa * v2 / n2 + 2.0 * (z2 / n2).ln() - self.log_m_star;
         let accept = crate::sample::uniform::ln_unit(rng) < log_ratio;
         (on_s3(y, n2), accept)
+    }
+
+    /// A bound on |ln(â/a)|, the computed acceptance probability against the exact one at every proposal
+    /// (`docs/proofs/float_safety.md` §3f, Lemma R): u·(83κ + 215 + 8·ln(1 + 2κ)), u = 2^-53, times 1.01 for
+    /// second-order terms. Each proposal coordinate is within 17u of its own size (Lemma N, and the scaling by
+    /// the vector part's standard deviation), so v², ‖y‖² and ‖z‖² are within 38u, the term κv²/‖y‖² within
+    /// 77u·κ, 2 ln(‖z‖²/‖y‖²) within 150u + 4u·ln(1 + 2κ/b) (b ≥ 1), ln M* (|ln M*| ≤ 5) within 30u, the two sums
+    /// and the comparison with a full-precision ln U ((5 + 4|ℓ|)u, |ℓ| ≤ κ + 5) the rest. 1.9e-8 at κ = 2·10⁶.
+    pub fn acceptance_error(&self) -> f64 {
+        let u = f64::EPSILON / 2.0;
+        1.01 * u * (83.0 * self.kappa + 215.0 + 8.0 * (2.0 * self.kappa).ln_1p())
     }
 
     /// Measured acceptance over `n` proposals (diagnostics and tests).
@@ -138,7 +150,8 @@ mod tests {
         for kappa in [1e-3, 0.5, 3.0, 40.0, 1e3, 2e6] {
             let vs = BinghamSo3Noise::new(kappa).unwrap().vec_scale;
             for _ in 0..100_000 {
-                let z: [f64; 4] = std::array::from_fn(|_| StandardNormal.sample(&mut rng));
+                let ((z0, z1), (z2, z3)) = (normal_pair(&mut rng), normal_pair(&mut rng));
+                let z = [z0, z1, z2, z3];
                 let (y, _, n2) = proposal_point(&z, vs);
                 worst = worst.max(chord(on_s3(y, n2), &z, vs));
                 let coarse = Quaternion::new(y.w, y.i as f32 as f64, y.j as f32 as f64, y.k as f32 as f64);

@@ -9,10 +9,10 @@
 //! power law is the target's shape t^{D−1} on [0, t_max]).
 
 use crate::error::{Error, Fallible, check_positive};
+use crate::sample::normal::{fill_normals, gamma_integer};
 use crate::sample::uniform::unit;
 use nalgebra::DVector;
-use rand::{Rng, RngExt};
-use rand_distr::{Distribution, Gamma, StandardNormal};
+use rand::Rng;
 
 /// ℓ₂ K-norm (Euclidean Laplace) noise on R^D with scale σ.
 #[derive(Debug, Clone)]
@@ -20,7 +20,6 @@ pub struct EuclideanLaplace {
     dim: usize,
     sigma: f64,
     t_max: Option<f64>,
-    radius: Gamma<f64>,
 }
 
 impl EuclideanLaplace {
@@ -31,12 +30,7 @@ impl EuclideanLaplace {
         }
         let sigma = check_positive("sigma", sigma)?;
         let t_max = t_max.map(|t| check_positive("truncation radius", t)).transpose()?;
-        let radius = Gamma::new(dim as f64, sigma).map_err(|_| Error::InvalidParameter {
-            name: "sigma",
-            value: sigma,
-            reason: "must give a valid Gamma law",
-        })?;
-        Ok(EuclideanLaplace { dim, sigma, t_max, radius })
+        Ok(EuclideanLaplace { dim, sigma, t_max })
     }
 
     /// The dimension D.
@@ -49,19 +43,28 @@ impl EuclideanLaplace {
         self.sigma
     }
 
+    /// Gamma(dim, σ): σ times a sum of `dim` exponentials, within (15 + ⌈log₂(dim + 1)⌉)·2^-53 of its own size
+    /// (`crate::sample::normal::gamma_integer`, `docs/proofs/float_safety.md` §3f).
+    #[inline]
+    fn radius<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+        self.sigma * gamma_integer(self.dim, rng)
+    }
+
     /// One draw of ‖z‖.
     pub fn sample_radius<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
         match self.t_max {
-            None => self.radius.sample(rng),
+            None => self.radius(rng),
             Some(t_max) if self.dim as f64 * self.sigma <= t_max => loop {
-                let t = self.radius.sample(rng);
+                let t = self.radius(rng);
                 if t <= t_max {
                     return t;
                 }
             },
             Some(t_max) => loop {
                 let t = t_max * unit(rng).powf(1.0 / self.dim as f64);
-                if rng.random::<f64>() < (-t / self.sigma).exp() {
+                // In logarithms against a full-precision uniform: e^{−t/σ} ≥ e^{−D} is small for large D (§3f,
+                // Lemma R).
+                if crate::sample::uniform::ln_unit(rng) < -t / self.sigma {
                     return t;
                 }
             },
@@ -72,7 +75,8 @@ impl EuclideanLaplace {
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> DVector<f64> {
         let t = self.sample_radius(rng);
         let direction = loop {
-            let g = DVector::<f64>::from_fn(self.dim, |_, _| rng.sample(StandardNormal));
+            let mut g = DVector::<f64>::zeros(self.dim);
+            fill_normals(rng, g.as_mut_slice());
             let n = g.norm();
             if n > 0.0 {
                 break g / n;

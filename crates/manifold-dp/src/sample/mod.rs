@@ -13,6 +13,8 @@
 //! - [`rounded_generalized_gaussian`]: the real-line generalized Gaussian release (density ∝ e^{−(|x|/s)^N})
 //!   rounded onto a public grid, drawn exactly by rejection from a uniform body and an exponential tail with
 //!   lazily drawn uniform bits (float-safe with no cost in any guarantee).
+//! - [`normal`]: standard normal pairs (Box–Muller on full-precision uniforms: every coordinate within 16 ulps
+//!   of its own size, far tails and tiny values included), and Gamma and symmetric Beta draws built on them.
 //! - [`paper_baseline`]: the SO(3) paper's own samplers, which are *not* exact; for reproduction only.
 //! - [`rng`]: the randomness policy (OS-seeded CSPRNG, seeded generators for experiments, streams).
 
@@ -26,6 +28,7 @@ pub mod generalized_gaussian;
 pub mod k_norm;
 pub mod laplace_so3;
 mod log_concave;
+pub mod normal;
 pub mod paper_baseline;
 pub mod purkayastha;
 pub mod rng;

@@ -1,12 +1,12 @@
 //! Uniform points on S² (random axes: Archimedes' uniform height, read at full precision from the nearer
-//! pole) and S³ (Haar-random rotations, Marsaglia's (1972) method), with no trigonometry; and points of
+//! pole) and S³ (Haar-random rotations in Hopf coordinates, the radii read at full precision); and points of
 //! S^{n−1} at a given angle from a centre in a uniformly random direction, for the rotationally symmetric laws on spheres (on S², from one 64-bit
 //! word: a uniform point of the circle mapped into the plane ⊥ μ by a branch-free orthonormal basis; on the
 //! circle, μ rotated by ±θ with a fair sign; otherwise n − 1 Gaussians and a Householder reflection).
 
+use crate::sample::normal::normal_pair;
 use nalgebra::{DVector, Quaternion, UnitQuaternion, Vector3};
 use rand::{Rng, RngExt};
-use rand_distr::{Distribution, StandardNormal};
 
 /// A uniform unit vector on S² (Archimedes: the height z is uniform on [−1, 1] and independent of the uniform
 /// azimuth). The height is read at full precision from whichever pole it is nearer: a fair bit picks the
@@ -25,25 +25,21 @@ pub fn uniform_s2<R: Rng + ?Sized>(rng: &mut R) -> Vector3<f64> {
     Vector3::new(r * c, r * s, z)
 }
 
-#[inline]
-fn point_in_unit_disk<R: Rng + ?Sized>(rng: &mut R) -> (f64, f64, f64) {
-    loop {
-        let u = 2.0 * rng.random::<f64>() - 1.0;
-        let v = 2.0 * rng.random::<f64>() - 1.0;
-        let s = u * u + v * v;
-        if s < 1.0 && s > 0.0 {
-            return (u, v, s);
-        }
-    }
-}
-
-/// A uniform unit quaternion on S³, i.e. a Haar-distributed rotation.
+/// A uniform unit quaternion on S³, i.e. a Haar-distributed rotation, in Hopf coordinates (Shoemake 1992):
+/// q = (√(1 − s)·(cos α, sin α), √s·(cos β, sin β)) with s uniform on (0, 1) and α, β uniform angles. s is read
+/// at full precision from the nearer end (a fair bit picks s = x or 1 − x, x = Ṽ/2 ∈ (0, ½]), so both radii
+/// keep their relative accuracy, and the angles are [`uniform_circle`]'s: the point is within 19·2^-53 (chord)
+/// of the exact point of the real uniforms read, everywhere on S³ (`docs/proofs/float_safety.md` §3f).
+/// Marsaglia's (1972) two-disk method, used until issue 37, divides by the second disk's s₂ and maps its rim
+/// with an unbounded derivative.
 #[inline]
 pub fn uniform_s3<R: Rng + ?Sized>(rng: &mut R) -> UnitQuaternion<f64> {
-    let (x1, x2, s1) = point_in_unit_disk(rng);
-    let (x3, x4, s2) = point_in_unit_disk(rng);
-    let f = ((1.0 - s1) / s2).sqrt();
-    UnitQuaternion::new_unchecked(Quaternion::new(x1, x2, x3 * f, x4 * f))
+    let x = 0.5 * crate::sample::uniform::unit(rng);
+    let (near, far) = (x.sqrt(), (1.0 - x).sqrt());
+    let (a, b) = if rng.random::<bool>() { (near, far) } else { (far, near) };
+    let (c1, s1) = uniform_circle(rng);
+    let (c2, s2) = uniform_circle(rng);
+    UnitQuaternion::new_unchecked(Quaternion::new(a * c1, a * s1, b * c2, b * s2))
 }
 
 /// The point cos θ·μ + sin θ·v of S^{n−1}, with v uniform on the unit sphere orthogonal to the unit vector `mu`:
@@ -106,11 +102,20 @@ fn point_at_angle_by_reflection<R: Rng + ?Sized>(mu: &[f64], cos: f64, sin: f64,
     let inv_w = 1.0 / (1.0 + mu_n.abs());
     loop {
         let mut sums = Sums::default();
-        for (o, &m) in out_head.iter_mut().zip(head) {
-            // Called through the trait, which LLVM inlines here (through `rng.sample` it did not: 7 % slower).
-            let g: f64 = StandardNormal.sample(rng);
-            *o = g;
-            sums.add(g, m);
+        // Pairs of Gaussians with relative accuracy in each coordinate (Lemma N, §3f); an odd last one uses one
+        // coordinate of a pair, as `fill_normals` does.
+        let mut i = 0;
+        while i + 1 < head.len() {
+            let (a, b) = normal_pair(rng);
+            (out_head[i], out_head[i + 1]) = (a, b);
+            sums.add(a, head[i]);
+            sums.add(b, head[i + 1]);
+            i += 2;
+        }
+        if i < head.len() {
+            let g = normal_pair(rng).0;
+            out_head[i] = g;
+            sums.add(g, head[i]);
         }
         // g = 0 has probability 0; redraw rather than divide by it.
         if sums.gg() > 0.0 {
@@ -293,6 +298,72 @@ mod tests {
     use super::*;
     use crate::sample::rng::seeded_rng_for_experiments;
 
+    /// Each coordinate of a uniform point of S³ has density (2/π)√(1 − x²) (KS, α = 1e-9 per coordinate, four
+    /// coordinates: false failure below 4e-9). Control: Hopf coordinates without the fair swap (the first
+    /// radius always the larger) are caught.
+    #[test]
+    fn uniform_s3_is_uniform_and_a_broken_one_is_caught() {
+        let cdf = |x: f64| 0.5 + (x * (1.0 - x * x).max(0.0).sqrt() + x.clamp(-1.0, 1.0).asin()) / std::f64::consts::PI;
+        let ks = |mut xs: Vec<f64>| {
+            crate::audit::gof::ks_test(&mut xs, |s| s.iter().map(|&x| cdf(x)).collect(), 1e-9).passed()
+        };
+        let mut rng = seeded_rng_for_experiments(91);
+        let qs: Vec<_> = (0..100_000).map(|_| uniform_s3(&mut rng)).collect();
+        assert!(ks(qs.iter().map(|q| q.w).collect()), "w");
+        assert!(ks(qs.iter().map(|q| q.i).collect()), "i");
+        assert!(ks(qs.iter().map(|q| q.j).collect()), "j");
+        assert!(ks(qs.iter().map(|q| q.k).collect()), "k");
+        let broken: Vec<f64> = (0..100_000)
+            .map(|_| {
+                let x = 0.5 * crate::sample::uniform::unit(&mut rng);
+                (1.0 - x).sqrt() * uniform_circle(&mut rng).0
+            })
+            .collect();
+        assert!(!ks(broken), "the control must fail");
+    }
+
+    /// The Hopf-coordinate point is within 12·2^-53 (chord) of a double-double reference computed from the same
+    /// lattice values (the radius read at full precision, the circle's 9 + 53 bits). The lattice itself moves
+    /// the exact point by at most 1.5u more (§3f).
+    #[test]
+    fn uniform_s3_is_within_its_stated_error_of_a_double_double_reference() {
+        use crate::sample::double_double::Dd;
+        let pi = Dd { hi: std::f64::consts::PI, lo: 1.224_646_799_147_353_2e-16 };
+        // (cos, sin) of π(j + f)/256 from a circle word, reduced to the first quadrant exactly.
+        let circle = |bits: u64| {
+            let j = (bits >> 55) as i64;
+            let f = (((bits << 9) as i64) >> 11) as f64 / (1u64 << 53) as f64;
+            let (quarter, rest) = (j / 128, (j % 128) as f64);
+            let angle = pi.mul(Dd::new(1.0 / 256.0)).mul(Dd::sum(rest, f));
+            let (s, c) = angle.sin_cos();
+            match quarter {
+                0 => (c, s),
+                1 => (s.neg(), c),
+                2 => (c.neg(), s.neg()),
+                _ => (s, c.neg()),
+            }
+        };
+        let mut rng = seeded_rng_for_experiments(92);
+        let mut worst: f64 = 0.0;
+        for _ in 0..50_000 {
+            let seed = rng.next_u64();
+            let (mut draw, mut replay) = (seeded_rng_for_experiments(seed), seeded_rng_for_experiments(seed));
+            let q = uniform_s3(&mut draw);
+            let x = 0.5 * crate::sample::uniform::unit(&mut replay);
+            let near_first = replay.random::<bool>();
+            let (c1, s1) = circle(replay.next_u64());
+            let (c2, s2) = circle(replay.next_u64());
+            let (near, far) = (Dd::new(x).sqrt(), Dd::sum(1.0, -x).sqrt());
+            let (a, b) = if near_first { (near, far) } else { (far, near) };
+            let want = [a.mul(c1), a.mul(s1), b.mul(c2), b.mul(s2)];
+            let got = [q.w, q.i, q.j, q.k];
+            let chord = got.iter().zip(&want).map(|(&g, w)| w.minus_from(g).powi(2)).sum::<f64>().sqrt();
+            worst = worst.max(chord / (f64::EPSILON / 2.0));
+        }
+        println!("uniform_s3: chord ≤ {worst:.2} × 2^-53");
+        assert!(worst <= 12.0, "{worst}");
+    }
+
     #[test]
     fn circle_table_and_uniform_circle_match_libm() {
         let table = circle_table();
@@ -457,7 +528,8 @@ mod tests {
     }
 
     fn unit_gaussian<R: Rng + ?Sized>(n: usize, rng: &mut R) -> Vec<f64> {
-        let g: Vec<f64> = (0..n).map(|_| StandardNormal.sample(rng)).collect();
+        let mut g = vec![0.0; n];
+        crate::sample::normal::fill_normals(rng, &mut g);
         let norm = g.iter().map(|x| x * x).sum::<f64>().sqrt();
         g.iter().map(|x| x / norm).collect()
     }
@@ -487,7 +559,8 @@ mod tests {
                 let (mut draws, mut replay) = (seeded_rng_for_experiments(seed), seeded_rng_for_experiments(seed));
                 let mut z = vec![0.0; n];
                 point_at_angle_by_reflection(&mu, cos, sin, &mut z, &mut draws);
-                let g: Vec<f64> = (0..n - 1).map(|_| StandardNormal.sample(&mut replay)).collect();
+                let mut g = vec![0.0; n - 1];
+                crate::sample::normal::fill_normals(&mut replay, &mut g);
                 assert_eq!(z, reflection_from(&mu, &g, cos, sin, true), "the helpers are the production path");
                 let (ray, plain) = dd::ray_and_plain(&z, &reflection_reference(&mu, &g, cos, sin));
                 worst_ray = worst_ray.max(ray);

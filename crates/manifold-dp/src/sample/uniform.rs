@@ -91,6 +91,16 @@ pub fn exp1<R: Rng + ?Sized>(rng: &mut R) -> f64 {
     if e >= 2 { -ln_from_parts(e, j) } else { -(-0.5 * unit(rng)).ln_1p() }
 }
 
+/// (sin φ, cos φ) for φ = πV/2, V uniform on (0, 1), read at full precision from the nearer end: a fair bit
+/// picks V = x or V = 1 − x with x = Ṽ/2 ∈ (0, ½] ([`unit`]), and the pair is (sin, cos)(πṼ/4) in that order or
+/// swapped. So each is within 6·2^-53 of its own size (Lemma A, `docs/proofs/float_safety.md` §3f): sin φ near
+/// φ = 0 and cos φ near φ = π/2 keep their relative accuracy, as no 53-bit angle can.
+#[inline]
+pub fn quarter_turn<R: Rng + ?Sized>(rng: &mut R) -> (f64, f64) {
+    let (s, c) = (std::f64::consts::FRAC_PI_4 * unit(rng)).sin_cos();
+    if rng.random::<bool>() { (s, c) } else { (c, s) }
+}
+
 /// The exponential law of rate λ truncated to [0, b]: density λe^{−λt}/(1 − e^{−λb}), drawn by inversion
 /// from a uniform read at full precision at both ends, so every draw is within 40·2^-53·b of the exact
 /// inverse of the real uniform it reads, tails included (`docs/proofs/float_safety.md` §3f). Used for the

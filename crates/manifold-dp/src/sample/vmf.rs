@@ -18,14 +18,13 @@
 //!   uniform point of the circle from one 64-bit word in a branch-free orthonormal basis of the plane ⊥ μ; on
 //!   the circle, a Gaussian projected orthogonally to μ.
 
-use crate::error::{Error, Fallible, check_positive};
+use crate::error::{Fallible, check_positive};
 use crate::sample::log_concave::{LogConcave, LogConcaveTable};
+use crate::sample::normal::symmetric_beta_pair;
 use crate::sample::sphere::{point_at_angle_into, s2_point_at_angle, uniform_circle};
-use crate::sample::uniform::{TruncatedExp, ln_unit, unit};
+use crate::sample::uniform::{TruncatedExp, ln_unit, quarter_turn};
 use nalgebra::DVector;
 use rand::Rng;
-use rand::RngExt;
-use rand_distr::{Beta, Distribution};
 
 /// The VMF distribution's radial part on S^{n−1}: draws t = 1 − μ·X, and whole points around a mean.
 #[derive(Debug, Clone)]
@@ -80,21 +79,29 @@ struct Wood {
     /// 1 − x0 = 2b/(1 + b), without cancellation.
     one_minus_x0: f64,
     ln_one_plus_x0: f64,
-    /// Z ~ Beta(m/2, m/2): rand_distr's for n ≥ 4 (κ > 1e100 only), the arcsine law by inversion at full
-    /// precision on the circle.
-    beta: Option<Beta<f64>>,
+    /// Z ~ Beta(m/2, m/2): for n ≥ 4 (κ > 1e100 only, beyond every release's κ ≤ 1e6) as X/(X + Y) of two
+    /// Gamma(m/2) draws ([`symmetric_beta_pair`], given m); the arcsine law by inversion on the circle.
+    beta: Option<usize>,
 }
 
 impl Wood {
+    /// A bound on |ln(â/a)| for Wood's test (`docs/proofs/float_safety.md` §3f, Lemma R), for the proposal's t
+    /// within 30u of its own size (u = 2^-53; Lemma A): u·(78κ + m(44 + 9Y) + 5)·1.01, Y = ln(1 + 2/(1 − x0))
+    /// the largest ln_1p argument's logarithm. κ(1 − x0 − t) errs by ≤ uκ(4(1 − x0) + 32t) ≤ 68uκ, the
+    /// logarithms by ≤ m·u(40 + 4Y), the sum by u(2κ + m(Y + 1)), the comparison with a full-precision ln U by
+    /// (5 + 4|ℓ|)u with |ℓ| ≤ 2κ + m(Y + ln 2). On the circle (m = 1) at κ = 10⁶: 8.75e-9.
+    fn acceptance_error(&self, kappa: f64) -> f64 {
+        let u = f64::EPSILON / 2.0;
+        let y = (2.0 / self.one_minus_x0).ln_1p();
+        1.01 * u * (78.0 * kappa + self.m * (44.0 + 9.0 * y) + 5.0)
+    }
+
     /// One draw of (t, 2 − t) (kept out of line: the S² samplers above are inlined into their callers).
     #[inline(never)]
     fn sample_t<R: Rng + ?Sized>(&self, kappa: f64, rng: &mut R) -> (f64, f64) {
         loop {
-            let (z, one_minus_z) = match &self.beta {
-                Some(beta) => {
-                    let z: f64 = beta.sample(rng);
-                    (z, 1.0 - z)
-                }
+            let (z, one_minus_z) = match self.beta {
+                Some(m) => symmetric_beta_pair(m, rng),
                 None => arcsine(rng),
             };
             // t = 2bZ/(1 − (1 − b)Z) with the denominator as (1 − Z) + bZ, and 2 − t = 2(1 − Z)/(that): both
@@ -114,15 +121,13 @@ impl Wood {
     }
 }
 
-/// (Z, 1 − Z) for Z ~ Beta(½, ½), the arcsine law: Z = sin²(πV/2) for V uniform, by inversion. A fair bit picks
-/// V's half, and the half's distance from its end, x ∈ (0, ½], is read at full precision: V = x gives
-/// Z = sin²(πx/2), 1 − Z = cos²(πx/2); V = 1 − x the same swapped. Both are then accurate to a few ulps of their
-/// own size, near 0 and near 1 (§3f).
+/// (Z, 1 − Z) for Z ~ Beta(½, ½), the arcsine law: Z = sin²(πV/2) for V uniform, by inversion, with V read near
+/// whichever end a fair bit picks ([`quarter_turn`]): Z and 1 − Z are the squares of its sine and cosine, each
+/// accurate to a few ulps of its own size, near 0 and near 1 (§3f, Lemma A).
 #[inline]
 fn arcsine<R: Rng + ?Sized>(rng: &mut R) -> (f64, f64) {
-    let (s, c) = (std::f64::consts::FRAC_PI_4 * unit(rng)).sin_cos();
-    let (small, large) = (s * s, c * c);
-    if rng.random::<bool>() { (small, large) } else { (large, small) }
+    let (s, c) = quarter_turn(rng);
+    (s * s, c * c)
 }
 
 impl VmfNoise {
@@ -144,15 +149,7 @@ impl VmfNoise {
             let m = (dim - 1) as f64;
             let b = m / ((4.0 * kappa * kappa + m * m).sqrt() + 2.0 * kappa);
             let x0 = (1.0 - b) / (1.0 + b);
-            let beta = if dim == 2 {
-                None
-            } else {
-                Some(Beta::new(0.5 * m, 0.5 * m).map_err(|_| Error::InvalidParameter {
-                    name: "dimension",
-                    value: dim as f64,
-                    reason: "too large",
-                })?)
-            };
+            let beta = (dim > 2).then_some(dim - 1);
             Radial::Wood(Wood { m, b, x0, one_minus_x0: 2.0 * b / (1.0 + b), ln_one_plus_x0: x0.ln_1p(), beta })
         };
         Ok(VmfNoise { dim, kappa, radial })
@@ -166,6 +163,17 @@ impl VmfNoise {
     /// The concentration κ.
     pub fn kappa(&self) -> f64 {
         self.kappa
+    }
+
+    /// A bound on |ln(â/a)| of the radial sampler's acceptance test at every proposal (§3f, Lemma R), for
+    /// `Rounding::with_acceptance_error`: Wood's on the circle ([`Wood::acceptance_error`]), 0 on S² (inversion,
+    /// no test). For n ≥ 4 the strip table's tests are not yet bounded line by line (`float_safety.md` §6) and
+    /// contribute 0 here.
+    pub fn acceptance_error(&self) -> f64 {
+        match &self.radial {
+            Radial::Wood(w) => w.acceptance_error(self.kappa),
+            Radial::TruncatedExp(_) | Radial::Table(_) => 0.0,
+        }
     }
 
     /// One draw of t = 1 − μ·X ∈ [0, 2].
