@@ -34,7 +34,8 @@ impl PurkayasthaSphere {
         let epsilon = crate::error::check_epsilon_range("epsilon", epsilon)?;
         let noise = PurkayasthaNoise::new(dim, epsilon)?;
         // e^{−κ d∠(z, μ)} is κ-log-Lipschitz per radian.
-        Ok(PurkayasthaSphere { noise, rounding: Rounding::for_directions(dim, epsilon, epsilon) })
+        let rounding = Rounding::for_directions(dim, epsilon, epsilon).with_acceptance_error(noise.acceptance_error());
+        Ok(PurkayasthaSphere { noise, rounding })
     }
 
     /// ε per radian (= κ).

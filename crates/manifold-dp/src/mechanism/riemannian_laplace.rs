@@ -237,12 +237,15 @@ fn truncated_mean(law: &dyn AngularLaw, within: Option<f64>, scale: f64) -> f64 
 
 impl LaplaceManifold for Sphere {
     fn rounding(&self, sigma: f64) -> Option<Rounding> {
-        Some(Rounding::for_directions_below(
+        // The angle sampler's acceptance test errs by a proven α (float_safety.md §3f, Lemma R): 4α more.
+        let alpha = self.laplace_noise(sigma, None).ok()?.acceptance_error();
+        let rounding = Rounding::for_directions_below(
             self.ambient(),
             1.0 / sigma,
             1.0 / sigma,
             RIEMANNIAN_SPACING_BELOW_NOISE_LOG2,
-        ))
+        );
+        Some(rounding.with_acceptance_error(alpha))
     }
 
     fn snap_point(&self, rounding: &Rounding, y: &mut DVector<f64>) {
@@ -272,7 +275,10 @@ impl LaplaceManifold for Sphere {
 
 impl LaplaceManifold for So3 {
     fn rounding(&self, sigma: f64) -> Option<Rounding> {
-        Some(Rounding::for_rotations_below(1.0 / sigma, 1.0 / sigma, RIEMANNIAN_SPACING_BELOW_NOISE_LOG2))
+        // The SO(3) Laplace's acceptance test errs by a proven α (float_safety.md §3f, Lemma R): 4α more.
+        let alpha = self.laplace_noise(sigma, None).ok()?.acceptance_error();
+        let rounding = Rounding::for_rotations_below(1.0 / sigma, 1.0 / sigma, RIEMANNIAN_SPACING_BELOW_NOISE_LOG2);
+        Some(rounding.with_acceptance_error(alpha))
     }
 
     fn snap_point(&self, rounding: &Rounding, y: &mut nalgebra::UnitQuaternion<f64>) {

@@ -5,8 +5,10 @@
 //! - k = 0 (the circle): θ is exponential truncated to [0, π], drawn by inversion.
 //! - k ≥ 1: h is concave (h'' = −k/sin²θ), so the density is log-concave with mode m = atan(k/κ): exact
 //!   rejection from the strip table of [`crate::sample::log_concave`] (254 equal strips with a squeeze, two
-//!   exponential tails). cos θ and sin θ come from the strip's start, tabulated once, rotated by the offset in
-//!   the strip with short Taylor polynomials ([`small_sin_cos`]), so the hot path has no transcendental call.
+//!   exponential tails), in half turns s = θ/π ∈ [0, 1] so that the end is exact and π − θ = π(1 − s) keeps its
+//!   relative accuracy near the antipode (`docs/proofs/float_safety.md` §3f). cos θ and sin θ come from the
+//!   strip's start, tabulated once, rotated by the offset in the strip with short Taylor polynomials
+//!   ([`small_sin_cos`]), so the hot path has no transcendental call.
 
 use crate::error::{Error, Fallible};
 use crate::sample::log_concave::{Draw, LogConcave, LogConcaveTable, STRIPS};
@@ -18,17 +20,34 @@ use nalgebra::DVector;
 use rand::Rng;
 use std::f64::consts::PI;
 
-/// The angle's log-density h(θ) = k ln sin θ − κθ on [0, π], k = n − 2 ≥ 1.
+/// The angle's log-density in half turns s = θ/π ∈ [0, 1]: k ln sin(πs) − κπs, k = n − 2 ≥ 1 (the Jacobian π
+/// is a constant). sin(πs) is taken from the nearer end, sin(π·min(s, 1 − s)), so it keeps its relative
+/// accuracy near both.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Angle {
     k: f64,
-    kappa: f64,
+    /// κπ.
+    kappa_pi: f64,
 }
 
 impl LogConcave for Angle {
     #[inline]
-    fn ln_density(&self, theta: f64) -> f64 {
-        self.k * theta.sin().ln() - self.kappa * theta
+    fn ln_density(&self, s: f64, rest: f64) -> f64 {
+        self.k * (PI * s.min(rest)).sin().ln() - self.kappa_pi * s
+    }
+
+    /// sin(πm) (m = min(s, rest) within `rel` of itself, π·m one rounding and fl(π)'s 0.4u, libm's sine 2u) is
+    /// within rel + 3.4u of its own size (πm ≤ π/2, so πm·cot(πm) ≤ 1); its logarithm adds 2u of its size and
+    /// the product by k one rounding; κπ (computed, so the law's rate errs by at most u·κπ) times s adds
+    /// κπ·s·(rel_s + 2u); the difference one rounding (`docs/proofs/float_safety.md` §3f).
+    fn ln_density_error(&self, s: f64, rest: f64, rel_s: f64, rel_rest: f64) -> f64 {
+        let u = f64::EPSILON / 2.0;
+        let rel = if s <= rest { rel_s } else { rel_rest };
+        let ln_sin = (PI * s.min(rest)).sin().ln().abs();
+        1.01 * (self.k * (rel + 3.4 * u)
+            + 3.0 * u * self.k * ln_sin
+            + self.kappa_pi * s * (rel_s + 3.0 * u)
+            + u * (self.k * ln_sin + self.kappa_pi * s))
     }
 }
 
@@ -63,11 +82,15 @@ impl Strips {
     fn cos_sin(&self, d: Draw) -> (f64, f64) {
         if d.strip < STRIPS {
             let (sin_a, cos_a) = self.start[d.strip];
-            let (sin_d, cos_d) = small_sin_cos(d.offset);
+            let (sin_d, cos_d) = small_sin_cos(PI * d.offset);
             (cos_a * cos_d - sin_a * sin_d, sin_a * cos_d + cos_a * sin_d)
-        } else {
-            let (sin, cos) = d.x.sin_cos();
+        } else if d.x <= 0.5 {
+            let (sin, cos) = (PI * d.x).sin_cos();
             (cos, sin)
+        } else {
+            // From the antipode's side: sin θ = sin(π·rest), cos θ = −cos(π·rest).
+            let (sin, cos) = (PI * d.rest).sin_cos();
+            (-cos, sin)
         }
     }
 }
@@ -78,13 +101,14 @@ impl PurkayasthaNoise {
         let kappa = crate::error::check_concentration(kappa, 1e6, "must be at most 1e6, where the sampler is tested")?;
         let dim = crate::space::sphere::check_dim(dim)?;
         let strips = if dim > 2 {
-            let shape = Angle { k: (dim - 2) as f64, kappa };
-            let table = LogConcaveTable::new(&shape, shape.k.atan2(kappa), PI).ok_or(Error::InvalidParameter {
+            let k = (dim - 2) as f64;
+            let shape = Angle { k, kappa_pi: kappa * PI };
+            let table = LogConcaveTable::new(&shape, k.atan2(kappa) / PI, 1.0).ok_or(Error::InvalidParameter {
                 name: "concentration",
                 value: kappa,
                 reason: "gives a degenerate angle law",
             })?;
-            let start = Box::new(std::array::from_fn(|j| table.left(j).sin_cos()));
+            let start = Box::new(std::array::from_fn(|j| (PI * table.left(j)).sin_cos()));
             Some(Strips { shape, table, start })
         } else {
             None
@@ -101,8 +125,15 @@ impl PurkayasthaNoise {
     pub fn sample_angle<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
         match &self.strips {
             None => self.circle_angle(rng),
-            Some(s) => s.table.sample(&s.shape, rng).x,
+            Some(s) => PI * s.table.sample(&s.shape, rng).x,
         }
+    }
+
+    /// A bound on |ln(â/a)| of the angle sampler's acceptance test at every proposal (`docs/proofs/
+    /// float_safety.md` §3f, Lemma R), for `Rounding::with_acceptance_error`: the strip table's for n ≥ 3, 0 on
+    /// the circle (inversion, no test).
+    pub fn acceptance_error(&self) -> f64 {
+        self.strips.as_ref().map_or(0.0, |s| s.table.acceptance_error())
     }
 
     /// On the circle: the inverse CDF of e^{−κθ} on [0, π], from a uniform read at full precision at both ends
@@ -159,8 +190,8 @@ mod tests {
             for _ in 0..100_000 {
                 let d = s.table.sample(&s.shape, &mut rng);
                 let (cos, sin) = s.cos_sin(d);
-                let (s0, c0) = d.x.sin_cos();
-                let tol = 4.0 * f64::EPSILON / 2.0 + d.x * f64::EPSILON;
+                let (s0, c0) = (PI * d.x).sin_cos();
+                let tol = 4.0 * f64::EPSILON / 2.0 + 2.0 * PI * d.x * f64::EPSILON;
                 assert!((cos - c0).abs() <= tol && (sin - s0).abs() <= tol, "n {dim}, kappa {kappa}, theta {}", d.x);
                 assert!((cos * cos + sin * sin - 1.0).abs() < 1e-15);
             }

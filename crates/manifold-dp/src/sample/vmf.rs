@@ -58,8 +58,20 @@ struct Radial4 {
 
 impl LogConcave for Radial4 {
     #[inline]
-    fn ln_density(&self, t: f64) -> f64 {
-        self.a * (t * (2.0 - t)).ln() - self.kappa * t
+    fn ln_density(&self, t: f64, rest: f64) -> f64 {
+        self.a * (t * rest).ln() - self.kappa * t
+    }
+
+    /// t·rest within rel_t + rel_rest + u of itself, so its logarithm within that plus 2u of its size; the
+    /// product by a one rounding, κt one more and t's own error, the difference one (`docs/proofs/
+    /// float_safety.md` §3f).
+    fn ln_density_error(&self, t: f64, rest: f64, rel_t: f64, rel_rest: f64) -> f64 {
+        let u = f64::EPSILON / 2.0;
+        let ln = (t * rest).ln().abs();
+        1.01 * (self.a * (rel_t + rel_rest + u)
+            + 3.0 * u * self.a * ln
+            + self.kappa * t * (rel_t + 2.0 * u)
+            + u * (self.a * ln + self.kappa * t))
     }
 }
 
@@ -167,12 +179,12 @@ impl VmfNoise {
 
     /// A bound on |ln(â/a)| of the radial sampler's acceptance test at every proposal (§3f, Lemma R), for
     /// `Rounding::with_acceptance_error`: Wood's on the circle ([`Wood::acceptance_error`]), 0 on S² (inversion,
-    /// no test). For n ≥ 4 the strip table's tests are not yet bounded line by line (`float_safety.md` §6) and
-    /// contribute 0 here.
+    /// no test), the strip table's for n ≥ 4.
     pub fn acceptance_error(&self) -> f64 {
         match &self.radial {
             Radial::Wood(w) => w.acceptance_error(self.kappa),
-            Radial::TruncatedExp(_) | Radial::Table(_) => 0.0,
+            Radial::Table(table) => table.1.acceptance_error(),
+            Radial::TruncatedExp(_) => 0.0,
         }
     }
 
@@ -188,8 +200,9 @@ impl VmfNoise {
         match &self.radial {
             Radial::TruncatedExp(law) => law.sample_with_complement(rng),
             Radial::Table(table) => {
-                let t = table.1.sample(&table.0, rng).x.clamp(0.0, 2.0);
-                (t, 2.0 - t)
+                // t and 2 − t, each accurate to a few ulps of itself (the table draws both, §3f).
+                let d = table.1.sample(&table.0, rng);
+                (d.x, d.rest)
             }
             Radial::Wood(w) => w.sample_t(self.kappa, rng),
         }
