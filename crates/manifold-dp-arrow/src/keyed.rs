@@ -53,7 +53,8 @@ impl Field {
                 Field::Text(cast(&DataType::Utf8)?.as_any().downcast_ref::<StringArray>().expect("Utf8").clone())
             }
             dt if crate::temporal::is_temporal(&dt) => {
-                let plain = if matches!(column.data_type(), DataType::Dictionary(..)) { cast(&dt)? } else { column.clone() };
+                let plain =
+                    if matches!(column.data_type(), DataType::Dictionary(..)) { cast(&dt)? } else { column.clone() };
                 let ints = arrow_cast::cast(&plain, &DataType::Int64)
                     .map_err(|e| Error::Arrow(format!("column {name:?}: {e} (keying its rows)")))?;
                 Field::Time(ints.as_any().downcast_ref::<Int64Array>().expect("Int64").clone())
@@ -105,7 +106,12 @@ fn absorb(mut state: RowKey, bytes: &[u8]) -> RowKey {
 
 /// The key of every row of `batch` under the release key `key`: from its id in column `id_column` (integers
 /// or text, distinct and non-null) and its values in the columns `values` (the value columns, as decoded).
-pub fn row_keys(batch: &RecordBatch, id_column: &str, values: &[String], key: &StreamKey) -> Result<Vec<RowKey>, Error> {
+pub fn row_keys(
+    batch: &RecordBatch,
+    id_column: &str,
+    values: &[String],
+    key: &StreamKey,
+) -> Result<Vec<RowKey>, Error> {
     let id = ids(batch, id_column)?;
     let mut fields = Vec::with_capacity(values.len());
     // The prefix: how many value columns, and each one's type (its time zone, unit, …), each with its length.

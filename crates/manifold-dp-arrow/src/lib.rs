@@ -247,7 +247,13 @@ impl Streams {
     }
 }
 
-fn release<C, M>(mech: &M, columns: &C, batch: &RecordBatch, key: &StreamKey, streams: Streams) -> Result<Released, Error>
+fn release<C, M>(
+    mech: &M,
+    columns: &C,
+    batch: &RecordBatch,
+    key: &StreamKey,
+    streams: Streams,
+) -> Result<Released, Error>
 where
     C: PointColumns,
     M: Mechanism<Point = C::Point> + Sync,

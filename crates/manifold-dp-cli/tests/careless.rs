@@ -200,8 +200,19 @@ fn a_refusal_while_rows_stream_out_exits_4() {
     fs::write(d.join("v.csv"), values).unwrap();
     // Room for one release at ε = 1, not two.
     ledger(d).args(["init", "--dataset", "v", "--pure", "1.5"]).assert().success();
-    let release =
-        ["privatize", "--space", "real", "--mechanism", "laplace", "--bounds", "0,1", "--epsilon", "1", "--columns", "v"];
+    let release = [
+        "privatize",
+        "--space",
+        "real",
+        "--mechanism",
+        "laplace",
+        "--bounds",
+        "0,1",
+        "--epsilon",
+        "1",
+        "--columns",
+        "v",
+    ];
     let bin = assert_cmd::cargo::cargo_bin("manifold-dp");
     // From standard input to standard output: the release is checked first, and recorded just before the first
     // row goes out. Another run spends the budget in between.

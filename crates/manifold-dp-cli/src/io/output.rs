@@ -59,6 +59,7 @@ fn umask() -> u32 {
         let old = unsafe { libc::umask(0o077) };
         // SAFETY: as above, putting back the mask just read.
         unsafe { libc::umask(old) };
+        #[allow(clippy::useless_conversion)] // mode_t is u32 on Linux, u16 on macOS
         u32::from(old)
     })
 }

@@ -301,8 +301,10 @@ mod tests {
             ("\"abc,\\\"x\" is not a number", "\"…\" is not a number"),
             ("-1.5e-3 is not a finite number", "… is not a finite number"),
             ("NaN is not a finite number", "… is not a finite number"),
-            ("latitude 123.4° is outside [−90°, 90°]; are latitude and longitude swapped?",
-             "latitude …° is outside […°, …°]; are latitude and longitude swapped?"),
+            (
+                "latitude 123.4° is outside [−90°, 90°]; are latitude and longitude swapped?",
+                "latitude …° is outside […°, …°]; are latitude and longitude swapped?",
+            ),
             ("component c2 is not a finite number (inf)", "component c2 is not a finite number (…)"),
             ("empty field; a number is needed", "empty field; a number is needed"),
         ];

@@ -33,19 +33,19 @@ pub fn repeated(each: &Guarantee, n: u64) -> Fallible<Guarantee> {
         return Err(Error::InvalidParameter { name: "n", value: 0.0, reason: "must be at least 1" });
     }
     // Binary powers: `compose` of two equal costs doubles them (rounded up), so log₂ n compositions suffice.
-    let (mut total, mut power, mut rest) = (None::<Guarantee>, each.clone(), n);
+    let (mut total, mut power, mut rest) = (None::<Guarantee>, *each, n);
     loop {
         if rest & 1 == 1 {
             total = Some(match total {
-                None => power.clone(),
-                Some(t) => compose(&[t, power.clone()])?,
+                None => power,
+                Some(t) => compose(&[t, power])?,
             });
         }
         rest >>= 1;
         if rest == 0 {
             break;
         }
-        power = compose(&[power.clone(), power])?;
+        power = compose(&[power, power])?;
     }
     Ok(total.expect("n ≥ 1"))
 }
