@@ -12,6 +12,7 @@ import pyarrow as pa
 
 from . import _convert as cv
 from . import _native
+from ._seed import experiment_seed
 from .errors import BadInputError, BudgetExceededError
 
 Guarantee = Dict[str, Any]
@@ -170,9 +171,11 @@ class Mechanism:
           replaced and every other column unchanged, in order (times of day may be text: ``"13:30"``,
           timestamps).
 
-        Bad rows raise :class:`BadInputError` with ``.row`` (0-based) and ``.column``. ``seed`` makes the noise
-        reproducible, for experiments only: anyone who knows it can remove the noise.
+        Bad rows raise :class:`BadInputError` with ``.row`` (0-based) and ``.column``. ``seed`` (an integer) makes
+        the noise reproducible, for experiments only: anyone who knows it can remove the noise, so it warns, and
+        with ``ledger=`` it is refused.
         """
+        seed = experiment_seed(seed, ledger is not None)
         _charge_plan(ledger, dataset)
         if ledger is not None:
             ledger._check(dataset, self.guarantee, request_id, allow_unbudgeted)
@@ -273,7 +276,8 @@ def sample(
     format: Optional[str] = None
 ) -> Any:
     """``n`` independent releases of ``center`` (default: the identity rotation as ``quat-xyzw``, the first
-    axis, angle 0, hour 0, or 0°N 0°E), as a numpy array in the space's layout."""
+    axis, angle 0, hour 0, or 0°N 0°E), as a numpy array in the space's layout. Releases of one point compose:
+    together the ``n`` rows are ``n`` times as costly as one (``n``·ε), and their average approaches the point."""
     if not 1 <= n <= MAX_SAMPLES:
         raise BadInputError(f"n must be between 1 and {MAX_SAMPLES:.0e} (one call holds them all in memory)")
     if center is None:
@@ -313,6 +317,7 @@ def audit(
     intervals at total false-alarm probability ``alpha``. Returns the auditor's report as a dict (the CLI's
     ``audit --json`` keys: ``verdict``, ``epsilon_lower_bound``, …). Negative controls are audited by name,
     e.g. ``mechanism="control:bingham-4eps"``."""
+    seed = experiment_seed(seed, warn=False)  # an audit releases nothing
     try:
         return json.loads(_native.audit(space, mechanism, epsilon, int(samples), float(alpha), seed, concentration))
     except ValueError as e:
@@ -463,7 +468,10 @@ def mean(
     >>> res = mdp.mean(angles_deg, space="circle", format="deg", center=0.0, radius="40deg", epsilon=1.0,
     ...                outside="clip")
     >>> res.mean, res.guarantee, res.clipped
+
+    ``seed`` (an integer) is for experiments only: it warns, and with ``ledger=`` it is refused.
     """
+    seed = experiment_seed(seed, ledger is not None)
     _charge_plan(ledger, dataset)
     if cv.is_rotation(x):
         x, format = np.atleast_2d(x.as_quat()), "quat-xyzw"

@@ -1,7 +1,7 @@
 """Type stubs of the native module (Rust, PyO3). The public API is in ``manifold_dp``; this module is its
 thin core and may change between releases."""
 
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -78,6 +78,10 @@ def audit(
     concentration: Optional[float] = None,
 ) -> str: ...
 def fresh_key() -> bytes: ...
+def experiment_seed(seed: Any, ledger: bool = False) -> Optional[int]: ...
+
+SEEDED_WARNING: str
+
 def parse_distance(space: str, text: str) -> float: ...
 Rejected = Tuple[int, Optional[str], str]
 Pass = Tuple[Optional[List[float]], int, int, int, Optional[Rejected]]

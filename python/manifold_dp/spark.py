@@ -3,8 +3,9 @@
 Spark recomputes: a lazy DataFrame is evaluated again on every action, failed tasks are retried, speculative
 tasks run twice. With ordinary random noise each recomputation would be a new, independent release of the
 same rows. Here a row's noise is a function of (a fresh secret key drawn on the driver for this call, the
-row's ``id_column`` value): collecting twice, retrying a task or repartitioning gives bit-identical rows, and
-two calls give independent releases. The key travels only inside the task closure; it is never logged or
+row's ``id_column`` value, the row's input values): collecting twice, retrying a task or repartitioning gives
+bit-identical rows, a row whose input changed between two actions draws fresh noise, and two calls give
+independent releases. The key travels only inside the task closure; it is never logged or
 written.
 
 >>> from manifold_dp import spark as mdps
@@ -33,6 +34,7 @@ import pyarrow as pa
 
 from . import _native
 from ._api import Ledger, MeanResult, Mechanism, _charge_plan, _mean_plan, _mean_result, _release_mean
+from ._seed import experiment_seed
 from .errors import BadInputError
 
 __all__ = ["mean", "privatize"]
@@ -45,9 +47,10 @@ def _check_ids(df: Any, id_column: str) -> None:
     if id_column not in df.columns:
         raise BadInputError(f"no id column {id_column!r}; the columns are: {df.columns}", column=id_column)
     kind = df.schema[id_column].dataType.typeName()
-    if kind not in ("byte", "short", "integer", "long"):
+    if kind not in ("byte", "short", "integer", "long", "string"):
         raise BadInputError(
-            f"id column {id_column!r} holds {kind}; ids must be integers (e.g. monotonically_increasing_id())",
+            f"id column {id_column!r} holds {kind}; ids must be integers or strings (a natural key such as a code, "
+            "or monotonically_increasing_id())",
             column=id_column,
         )
     if df.filter(F.col(id_column).isNull()).limit(1).count():
@@ -85,12 +88,16 @@ def privatize(
     """A lazy DataFrame with ``df``'s schema whose value ``columns`` are privatized row by row (spaces,
     mechanisms, budgets and formats as in :class:`manifold_dp.Mechanism`); every other column unchanged.
 
-    ``id_column`` (integers, distinct, non-null; checked with two Spark jobs unless ``check_ids=False``)
-    keys each row's noise. A row that is not a point fails the job with an error naming its id and column.
-    ``seed`` replaces the secret key, for experiments only. ``snap`` rounds releases onto a coarser public grid
+    ``id_column`` (integers or strings, distinct, non-null; checked with two Spark jobs unless
+    ``check_ids=False``) keys each row's noise. A row that is not a point fails the job with an error naming its id and column.
+    ``seed`` (an integer) replaces the secret key, for experiments only: it warns, and with ``ledger=`` it is
+    refused. ``snap`` rounds releases onto a coarser public grid
     at no cost, as in :class:`manifold_dp.Mechanism`. On ``space="real"`` give ``bounds=(lo, hi)``: every value
-    is clamped into them and each row is pure ε-DP.
+    is clamped into them and each row is pure ε-DP. Ids may be natural keys such as an airport code; a row's
+    noise is keyed by (the call's key, its id, its input values), so a row whose
+    values change between two actions draws fresh noise (materialise the input once: ``docs/spark.md``).
     """
+    seed = experiment_seed(seed, ledger is not None)
     cols = list(columns)
     values = len(cols) if bounds is not None else 1
     mech = Mechanism(space, mechanism, epsilon, protect=protect, level=level, snap=snap, bounds=bounds,
@@ -188,6 +195,7 @@ def mean(
     """
     from pyspark import StorageLevel, TaskContext
 
+    seed = experiment_seed(seed, ledger is not None)
     cols = list(columns)
     missing = [c for c in cols + ([id_column] if id_column else []) if c not in df.columns]
     if missing:

@@ -26,6 +26,7 @@ def test_stub_and_py_typed_are_installed():
 def test_every_name_matches():
     tree = stub_tree()
     stubbed = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    stubbed |= {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
     public = {n for n in dir(_native) if not n.startswith("_")}
     assert stubbed == public
 

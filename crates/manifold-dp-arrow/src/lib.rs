@@ -39,6 +39,7 @@ pub mod clock;
 pub mod columns;
 pub mod direction;
 mod error;
+pub mod keyed;
 pub mod mean;
 pub mod numbers;
 pub mod real;
@@ -56,15 +57,14 @@ pub use real::RealColumns;
 pub use rotation::RotationColumns;
 pub use spd::SpdColumns;
 
-use arrow_array::{Array, BooleanArray, Int64Array, RecordBatch};
-use arrow_schema::{DataType, SchemaRef};
+use arrow_array::{BooleanArray, RecordBatch};
+use arrow_schema::SchemaRef;
 use arrow_select::filter::filter_record_batch;
 use manifold_dp::mechanism::Mechanism;
 use manifold_dp::mechanism::batch::privatize_by_id;
 use manifold_dp::registry::{PointMechanism, Space};
 use manifold_dp::sample::rng::StreamKey;
 use manifold_dp::space::representation::Representation;
-use std::collections::HashMap;
 
 /// The value columns of a table of points that a [`PointMechanism`] releases: rotations or directions.
 #[derive(Debug, Clone)]
@@ -166,7 +166,9 @@ pub enum RowIds<'a> {
     First(u64),
     /// One id per row of the batch (distinct within a release).
     Given(&'a [u64]),
-    /// The values of this integer column (distinct and non-null within a release).
+    /// The values of this column (integers or text, distinct and non-null within a release), together with
+    /// each row's values: a row's noise is keyed by (key, id, its input values) ([`keyed`]), so a row whose
+    /// values changed between two evaluations of one release never gets the same noise again.
     Column(&'a str),
 }
 
@@ -193,32 +195,81 @@ pub fn privatize_batch(
     key: &StreamKey,
     ids: RowIds<'_>,
 ) -> Result<Released, Error> {
-    let ids = row_ids(batch, ids)?;
+    let streams = match ids {
+        RowIds::Column(name) => Streams::Keys(keyed::row_keys(batch, name, codec.names(), key)?),
+        ids => Streams::Ids(row_ids(batch, ids)?),
+    };
     match (mechanism, codec) {
-        (PointMechanism::So3(m), Codec::Rotation(c)) => release(m, c, batch, key, &ids),
-        (PointMechanism::Sphere(m), Codec::Direction(c)) => release(m, c, batch, key, &ids),
-        (PointMechanism::Real(m), Codec::Real(c)) if m.columns() == c.names().len() => release(m, c, batch, key, &ids),
+        (PointMechanism::So3(m), Codec::Rotation(c)) => release(m, c, batch, key, streams),
+        (PointMechanism::Sphere(m), Codec::Direction(c)) => release(m, c, batch, key, streams),
+        (PointMechanism::Real(m), Codec::Real(c)) if m.columns() == c.names().len() => {
+            release(m, c, batch, key, streams)
+        }
         _ => Err(mismatch(mechanism, codec)),
     }
 }
 
-fn release<C, M>(mech: &M, columns: &C, batch: &RecordBatch, key: &StreamKey, ids: &[u64]) -> Result<Released, Error>
+/// Where each row's noise comes from.
+enum Streams {
+    /// Row stream `ids[i]` of the release key.
+    Ids(Vec<u64>),
+    /// Stream 0 of the row's own key ([`keyed::row_keys`]).
+    Keys(Vec<keyed::RowKey>),
+}
+
+impl Streams {
+    /// The streams of the rows kept.
+    fn filter(self, keep: &[bool]) -> Self {
+        fn kept<T>(v: Vec<T>, keep: &[bool]) -> Vec<T> {
+            v.into_iter().zip(keep).filter(|(_, k)| **k).map(|(x, _)| x).collect()
+        }
+        match self {
+            Streams::Ids(ids) => Streams::Ids(kept(ids, keep)),
+            Streams::Keys(keys) => Streams::Keys(kept(keys, keep)),
+        }
+    }
+
+    /// Releases `points` in place, point `i` with stream `i` of these.
+    fn privatize<M>(&self, mech: &M, points: &mut [M::Point], key: &StreamKey)
+    where
+        M: Mechanism + Sync,
+        M::Point: Send,
+    {
+        match self {
+            Streams::Ids(ids) => privatize_by_id(mech, points, &|i| ids[i], key),
+            Streams::Keys(keys) => {
+                use rayon::prelude::*;
+                points.par_chunks_mut(1024).zip(keys.par_chunks(1024)).for_each(|(piece, keys)| {
+                    mech.privatize_each(piece, |i| StreamKey::from_bytes(keys[i]).stream(0));
+                });
+            }
+        }
+    }
+}
+
+fn release<C, M>(
+    mech: &M,
+    columns: &C,
+    batch: &RecordBatch,
+    key: &StreamKey,
+    streams: Streams,
+) -> Result<Released, Error>
 where
     C: PointColumns,
     M: Mechanism<Point = C::Point> + Sync,
 {
     let Decoded { mut points, problems } = columns.decode(batch)?;
     if problems.is_empty() {
-        privatize_by_id(mech, &mut points, &|i| ids[i], key);
+        streams.privatize(mech, &mut points, key);
         return Ok(Released { batch: columns.encode(batch, &points)?, rejected: problems, kept: None });
     }
     let mut keep = vec![true; points.len()];
     for (i, _) in &problems {
         keep[*i] = false;
     }
-    let kept_ids: Vec<u64> = ids.iter().zip(&keep).filter(|(_, k)| **k).map(|(id, _)| *id).collect();
+    let streams = streams.filter(&keep);
     let mut kept_points: Vec<C::Point> = points.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(p, _)| p).collect();
-    privatize_by_id(mech, &mut kept_points, &|i| kept_ids[i], key);
+    streams.privatize(mech, &mut kept_points, key);
     let kept = BooleanArray::from(keep);
     let out = columns.encode(&filter_record_batch(batch, &kept)?, &kept_points)?;
     Ok(Released { batch: out, rejected: problems, kept: Some(kept) })
@@ -235,39 +286,8 @@ fn row_ids(batch: &RecordBatch, ids: RowIds<'_>) -> Result<Vec<u64>, Error> {
             }
             Ok(ids.to_vec())
         }
-        RowIds::Column(name) => id_column(batch, name),
+        RowIds::Column(_) => unreachable!("keyed rows have keys of their own"),
     }
-}
-
-/// The values of the integer column `name`, as u64 (two's complement: distinct integers stay distinct).
-fn id_column(batch: &RecordBatch, name: &str) -> Result<Vec<u64>, Error> {
-    let bad = |reason: String| Error::BadIds { column: name.to_string(), reason };
-    let Some(column) = batch.column_by_name(name) else {
-        let have: Vec<String> = batch.schema().fields().iter().map(|f| f.name().clone()).collect();
-        return Err(bad(format!("no such column; the columns are: {}", have.join(","))));
-    };
-    if !column.data_type().is_integer() {
-        return Err(bad(format!(
-            "holds {}; ids must be integers (e.g. a row number or monotonically_increasing_id())",
-            column.data_type()
-        )));
-    }
-    let values = arrow_cast::cast(column, &DataType::Int64)?;
-    let values = values.as_any().downcast_ref::<Int64Array>().expect("cast to Int64");
-    let nulls: Vec<usize> = (0..values.len()).filter(|&i| values.is_null(i)).take(5).collect();
-    if !nulls.is_empty() {
-        return Err(bad(format!("null at row(s) {nulls:?} of the batch (0-based); every row needs an id")));
-    }
-    let mut seen = HashMap::with_capacity(values.len());
-    for (i, v) in values.values().iter().enumerate() {
-        if let Some(first) = seen.insert(*v, i) {
-            return Err(bad(format!(
-                "id {v} appears at rows {first} and {i} of the batch (0-based); ids must be distinct, or two rows \
-                 would get the same noise"
-            )));
-        }
-    }
-    Ok(values.values().iter().map(|&v| v as u64).collect())
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! Tests of every codec (round trips at the largest ε, bad rows named by column, bad tables as errors) and of
-//! keyed release (batching, threads and row order never change a row's noise).
+//! keyed release (batching, threads and row order never change a row's noise; keyed by an id column, a changed
+//! row draws fresh noise).
 
 use super::*;
 use arrow_array::{ArrayRef, Float64Array, Int64Array, StringArray};
@@ -220,7 +221,7 @@ fn noise_follows_the_id_column_not_the_position() {
         let mut columns = batch.columns().to_vec();
         columns.push(Arc::new(Int64Array::from(id)));
         let mut fields: Vec<_> = batch.schema().fields().iter().map(|f| f.as_ref().clone()).collect();
-        fields.push(arrow_schema::Field::new("id", DataType::Int64, false));
+        fields.push(arrow_schema::Field::new("id", arrow_schema::DataType::Int64, false));
         batch = RecordBatch::try_new(Arc::new(arrow_schema::Schema::new(fields)), columns).unwrap();
         batch
     };
@@ -243,6 +244,59 @@ fn noise_follows_the_id_column_not_the_position() {
 }
 
 #[test]
+fn keyed_rows_redraw_their_noise_when_their_values_change_and_take_text_ids() {
+    let batch = |ids: ArrayRef, w: &[f64], x: &[f64]| {
+        let n = w.len();
+        table(vec![
+            ("id", ids),
+            ("w", numbers(w)),
+            ("x", numbers(x)),
+            ("y", numbers(&vec![0.0; n])),
+            ("z", numbers(&vec![0.0; n])),
+        ])
+    };
+    let h = std::f64::consts::FRAC_1_SQRT_2;
+    let m = mech(Space::So3, MechanismName::Laplace, 2.0);
+    let release = |b: &RecordBatch, key: &StreamKey| {
+        let codec = Codec::locate(&b.schema(), Space::So3, None, None, None).unwrap();
+        privatize_batch(&m, &codec, b, key, RowIds::Column("id")).unwrap().batch
+    };
+    let ids = || text(&["CDG", "ORY", "LHR"]);
+    let before = release(&batch(ids(), &[1.0, 1.0, 1.0], &[0.0, 0.0, 0.0]), &key());
+    // Row ORY moved; the others did not.
+    let after = release(&batch(ids(), &[1.0, h, 1.0], &[0.0, h, 0.0]), &key());
+    let again = release(&batch(ids(), &[1.0, 1.0, 1.0], &[0.0, 0.0, 0.0]), &key());
+    for c in ["w", "x", "y", "z"] {
+        assert_eq!(column(&before, c), column(&again, c), "unchanged input: the same release, bit for bit");
+        assert_eq!(column(&before, c)[0].to_bits(), column(&after, c)[0].to_bits(), "an unchanged row");
+        assert_eq!(column(&before, c)[2].to_bits(), column(&after, c)[2].to_bits(), "an unchanged row");
+    }
+    // The moved row's noise is fresh. With the noise reused, the two releases would lie exactly the move apart
+    // (a quarter turn; the geodesic distance is invariant on both sides), giving the move away.
+    let q = |b: &RecordBatch, i: usize| {
+        nalgebra::UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(
+            column(b, "w")[i],
+            column(b, "x")[i],
+            column(b, "y")[i],
+            column(b, "z")[i],
+        ))
+    };
+    let apart = q(&before, 1).angle_to(&q(&after, 1));
+    assert!((apart - std::f64::consts::FRAC_PI_2).abs() > 1e-3, "the changed row drew the same noise: {apart}");
+    // Another key, another release; integer and text ids give different keys.
+    let other = release(&batch(ids(), &[1.0, 1.0, 1.0], &[0.0, 0.0, 0.0]), &StreamKey::from_seed_for_experiments(4));
+    assert_ne!(column(&before, "w"), column(&other, "w"));
+    let numbered =
+        release(&batch(Arc::new(Int64Array::from(vec![0, 1, 2])), &[1.0, 1.0, 1.0], &[0.0, 0.0, 0.0]), &key());
+    assert_ne!(column(&before, "w"), column(&numbered, "w"));
+    // A text id repeated is refused, naming it.
+    let codec = Codec::locate(&before.schema(), Space::So3, None, None, None).unwrap();
+    let dup = batch(text(&["CDG", "ORY", "CDG"]), &[1.0; 3], &[0.0; 3]);
+    let e = privatize_batch(&m, &codec, &dup, &key(), RowIds::Column("id")).unwrap_err();
+    assert!(e.to_string().contains("\"CDG\" appears at rows 0 and 2"), "{e}");
+}
+
+#[test]
 fn ids_must_be_integers_present_and_distinct() {
     let base = quaternions(3);
     let with = |id: ArrayRef| {
@@ -261,7 +315,8 @@ fn ids_must_be_integers_present_and_distinct() {
     assert!(dup.to_string().contains("rows 0 and 2"), "{dup}");
     let null = try_ids(&with(Arc::new(Int64Array::from(vec![Some(1), None, Some(3)])))).unwrap_err();
     assert!(null.to_string().contains("[1]"), "{null}");
-    assert!(try_ids(&with(text(&["a", "b", "c"]))).is_err());
+    assert!(try_ids(&with(text(&["a", "b", "c"]))).is_ok(), "text ids (natural keys)");
+    assert!(try_ids(&with(numbers(&[1.0, 2.0, 3.0]))).is_err(), "floating-point ids");
     assert!(try_ids(&with(Arc::new(Int64Array::from(vec![5, -5, 0])))).is_ok());
     let codec = Codec::locate(&base.schema(), Space::So3, None, None, None).unwrap();
     assert!(privatize_batch(&m, &codec, &base, &key(), RowIds::Column("nope")).is_err());

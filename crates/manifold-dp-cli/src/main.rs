@@ -31,6 +31,34 @@ impl From<manifold_dp::registry::UnknownName> for BadInput {
     }
 }
 
+/// An error followed by a note on what the failed run left behind. It reads as `{error:#}` and the note, and it
+/// keeps the error's class: the exit code is the error's own (2 for bad input, 4 for a ledger refusal).
+#[derive(Debug)]
+pub struct Noted {
+    pub error: anyhow::Error,
+    pub note: String,
+}
+
+impl std::fmt::Display for Noted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#}\n{}", self.error, self.note)
+    }
+}
+
+impl std::error::Error for Noted {}
+
+/// The errors in `err`'s chain, and in the chains of the errors a [`Noted`] carries.
+fn causes(err: &anyhow::Error) -> Vec<&(dyn std::error::Error + 'static)> {
+    let mut all = Vec::new();
+    for e in err.chain() {
+        all.push(e);
+        if let Some(noted) = e.downcast_ref::<Noted>() {
+            all.extend(causes(&noted.error));
+        }
+    }
+    all
+}
+
 /// A table that cannot be read as the points asked for, as the command line says it: the file, the
 /// library's reason, and which option fixes it.
 pub fn codec_error(path: &str, e: manifold_dp_arrow::Error) -> BadInput {
@@ -48,7 +76,7 @@ pub fn codec_error(path: &str, e: manifold_dp_arrow::Error) -> BadInput {
 
 /// Whether `err` was caused by the user's input or arguments (exit code 2).
 pub fn is_bad_input(err: &anyhow::Error) -> bool {
-    err.chain().any(|e| {
+    causes(err).into_iter().any(|e| {
         e.is::<BadInput>()
             || e.downcast_ref::<manifold_dp::Error>().is_some_and(manifold_dp::Error::is_bad_input)
             || e.downcast_ref::<manifold_dp_studies::Error>().is_some_and(manifold_dp_studies::Error::is_bad_input)
@@ -85,7 +113,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         // A closed pipe (`manifold-dp sample … | head`) is the reader's choice, not a failure.
         Err(err)
-            if err.chain().any(|e| {
+            if causes(&err).into_iter().any(|e| {
                 e.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
             }) =>
         {
@@ -93,7 +121,7 @@ fn main() -> ExitCode {
         }
         Err(err) => {
             eprintln!("error: {err:#}");
-            let ledger = err.chain().find_map(|e| e.downcast_ref::<manifold_dp_ledger::LedgerError>());
+            let ledger = causes(&err).into_iter().find_map(|e| e.downcast_ref::<manifold_dp_ledger::LedgerError>());
             if let Some(manifold_dp_ledger::LedgerError::NotFound { path }) = ledger {
                 eprintln!("Create it with: manifold-dp budget ledger --db {} init", path.display());
             }

@@ -310,6 +310,30 @@ fn audit(
     Ok(json(&report))
 }
 
+/// The experiment seed of a call: `None` without one; an integer in [0, 2⁶⁴) as it is. A bool is refused
+/// (`seed=True` is not seed 1), as is a seed with a ledger (the rule of `manifold_dp::privacy::rules`: with a
+/// known seed the noise can be removed, so it is never charged as a release). The caller warns with
+/// `SEEDED_WARNING` on every seeded call.
+#[pyfunction]
+#[pyo3(signature = (seed, ledger=false))]
+fn experiment_seed(seed: Option<&Bound<'_, PyAny>>, ledger: bool) -> PyResult<Option<u64>> {
+    let Some(seed) = seed.filter(|s| !s.is_none()) else { return Ok(None) };
+    if seed.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "seed={seed}: a seed is an integer, not a bool (True would be taken as seed 1); give seed=None to draw              the key from the operating system"
+        )));
+    }
+    let Ok(index) = seed.call_method0("__index__") else {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "seed={seed:?}: a seed is an integer, not {}",
+            seed.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "this".into())
+        )));
+    };
+    let value: u64 = index.extract().map_err(|_| bad(format!("seed={index}: a seed is an integer in [0, 2**64)")))?;
+    manifold_dp::privacy::rules::check_seed_and_ledger(true, ledger).map_err(bad)?;
+    Ok(Some(value))
+}
+
 /// A fresh 32-byte release key from the operating system's CSPRNG.
 #[pyfunction]
 fn fresh_key(py: Python<'_>) -> PyResult<Py<PyBytes>> {
@@ -549,6 +573,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Mechanism>()?;
     m.add_class::<Ledger>()?;
     m.add_function(wrap_pyfunction!(fresh_key, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment_seed, m)?)?;
+    m.add("SEEDED_WARNING", manifold_dp::privacy::rules::SEEDED_WARNING)?;
     m.add_class::<MeanPlan>()?;
     m.add_function(wrap_pyfunction!(parse_distance, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;

@@ -13,7 +13,8 @@ pub struct SampleArgs {
     pub n: u64,
     /// The point to privatize: w,x,y,z (scalar first) on so3 (default: the identity); an angle (30deg,
     /// 0.5rad) on circle; a time (13:30 or 13.5) on timeofday; lat,lon in degrees on latlon; x1,…,xN on
-    /// sphere:N (default: the first axis, 0, 00:00, or 0,0).
+    /// sphere:N (default: the first axis, 0, 00:00, or 0,0). With -n N > 1 the N releases of the point compose:
+    /// the summary states their joint guarantee, N times each one's ε (√N·μ for GDP).
     #[arg(long, allow_hyphen_values = true)]
     pub center: Option<String>,
     /// Seed for a reproducible experiment. NOT FOR RELEASES: whoever knows the seed can remove the noise.

@@ -137,6 +137,7 @@ fn plan_error(path: &str, e: manifold_dp_arrow::Error) -> anyhow::Error {
 }
 
 pub fn run(args: MeanArgs) -> Result<()> {
+    crate::commands::seeded(args.seed.is_some(), args.ledger.ledger.is_some())?;
     let space: Space = args.space.parse().map_err(BadInput::from)?;
     let radius_text = args.radius.as_deref().unwrap_or_default();
     let center_text = args.center.as_deref().unwrap_or_default();

@@ -7,7 +7,7 @@
 
 use crate::BadInput;
 use crate::args::PrivatizeArgs;
-use crate::io::output::Output;
+use crate::io::output::{Output, Readers};
 use crate::io::table::{FileFormat, InputBatch, TableReader, TableWriter};
 use crate::render::progress::Progress;
 use crate::render::report::{NoiseSummary, PrivatizeReport, Rejection};
@@ -34,6 +34,7 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
         Output::check(path, args.force).map_err(|e| BadInput(format!("{flag}: {e}")))?;
     }
     crate::io::output::check_distinct(Some(&args.input), &outputs, args.ledger.ledger.as_deref())?;
+    crate::commands::seeded(args.seed.is_some(), args.ledger.ledger.is_some())?;
     let epsilon = budget(&args)?;
     let in_fmt = FileFormat::resolve(args.input_format, &args.input, "--input-format")?;
     let out_fmt = FileFormat::resolve(args.output_format, &args.output, "--output-format")?;
@@ -191,12 +192,20 @@ impl Rejects {
                 let mut w = csv::WriterBuilder::new()
                     .flexible(true)
                     .delimiter(separator)
-                    .from_writer(Output::open(path, force)?);
+                    .from_writer(Output::open_for(path, force, Readers::OwnerOnly)?);
                 let schema = reader.schema();
                 w.write_record(schema.fields().iter().map(|f| f.name().as_str()))?;
                 Ok(Rejects::Csv(Box::new(w)))
             }
-            None => Ok(Rejects::Table(TableWriter::create(path, fmt, None, reader.schema(), force, &[])?)),
+            None => Ok(Rejects::Table(TableWriter::create(
+                path,
+                fmt,
+                None,
+                reader.schema(),
+                force,
+                &[],
+                Readers::OwnerOnly,
+            )?)),
         }
     }
 
@@ -281,6 +290,7 @@ impl Job<'_> {
             columns.output_schema(),
             args.force,
             &columns.output_names(),
+            Readers::AsUsual,
         )?;
         let mut rejects = match &args.skip_invalid {
             Some(path) => Some(Rejects::create(path, in_fmt, args.delimiter, &reader, args.force)?),
@@ -476,7 +486,8 @@ fn rejection(input: &InputBatch, i: usize, problem: Problem) -> Rejection {
         row: input.rows[i],
         line: input.lines.as_ref().map(|l| l[i]),
         column: problem.column,
-        reason: problem.reason,
+        // A report is for publishing: it names the row and what is wrong, never the row's values.
+        reason: crate::render::report::without_values(&problem.reason),
     }
 }
 
@@ -494,7 +505,8 @@ fn validate_all(path: &str, fmt: FileFormat, delimiter: Option<u8>, columns: &Co
 }
 
 /// `err`, followed by what the failed run left: nothing, or (on a stream) the rows already published and
-/// whether the ledger was charged for them. Keeps the error's class (exit code).
+/// whether the ledger was charged for them. Keeps the error's class (exit code: 2 for bad input, 4 for a ledger
+/// refusal, also one that comes while rows stream out).
 fn what_was_written(err: anyhow::Error, output: &str, published: u64, charged: bool) -> anyhow::Error {
     let target = if output == "-" { "standard output".to_string() } else { output.to_string() };
     let note = if published > 0 {
@@ -508,7 +520,5 @@ fn what_was_written(err: anyhow::Error, output: &str, published: u64, charged: b
     } else {
         "Nothing was written; the ledger (if any) was not charged.".to_string()
     };
-    let bad_input = crate::is_bad_input(&err);
-    let text = format!("{err:#}\n{note}");
-    if bad_input { BadInput(text).into() } else { anyhow::anyhow!(text) }
+    crate::Noted { error: err, note }.into()
 }

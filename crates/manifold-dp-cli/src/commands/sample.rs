@@ -35,11 +35,9 @@ pub fn run(args: SampleArgs) -> Result<()> {
         .build()?
         .ok_or_else(|| BadInput("give --epsilon E (or --concentration K for bingham)".into()))?;
     let space = args.mechanism.space;
+    crate::commands::seeded(args.seed.is_some(), false)?;
     let key = match args.seed {
-        Some(seed) => {
-            eprintln!("note: seeded run for experiments; not for releases");
-            StreamKey::from_seed_for_experiments(seed)
-        }
+        Some(seed) => StreamKey::from_seed_for_experiments(seed),
         None => StreamKey::from_os()?,
     };
     let mut out = Output::open(&args.output, args.force)?;
@@ -102,7 +100,18 @@ pub fn run(args: SampleArgs) -> Result<()> {
     };
     let target = out.describe();
     out.finish()?;
-    eprintln!("wrote {} releases to {target}; {guarantee}", args.n);
+    match &args.center {
+        // Copies of one given point: each is a release of it, and together they compose.
+        Some(center) if args.n > 1 => {
+            let together = manifold_dp::privacy::rules::repeated(&guarantee, args.n)?;
+            eprintln!(
+                "wrote {} releases of {center} to {target}; each: {guarantee}; all {} together (releases of one point \
+                 compose; their average approaches it): {together}",
+                args.n, args.n
+            );
+        }
+        _ => eprintln!("wrote {} releases to {target}; {guarantee}", args.n),
+    }
     Ok(())
 }
 

@@ -1,4 +1,4 @@
-//! Temporary files are removed when a run is interrupted (SIGINT, SIGTERM, SIGHUP): they may hold a partial
+//! Temporary files are removed when a run is interrupted (SIGINT, SIGTERM, SIGHUP, SIGQUIT): they may hold a partial
 //! release or, with `--skip-invalid`, raw rejected rows, and must not outlive the run. A thread waits for
 //! those signals (through `signal-hook`, so nothing unsafe runs inside a signal handler), removes every
 //! registered file and exits with 128 + the signal's number, as a shell reports a process killed by it.
@@ -18,11 +18,11 @@ static TEMP_FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// Set once the signal thread runs.
 static WATCHING: OnceLock<()> = OnceLock::new();
 
-/// Starts the thread that cleans up on SIGINT, SIGTERM and SIGHUP. Called once, with the `TEMP_FILES` lock
+/// Starts the thread that cleans up on SIGINT, SIGTERM, SIGHUP and SIGQUIT. Called once, with the `TEMP_FILES` lock
 /// held, before the first temporary file is created.
 fn install() -> io::Result<()> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP, SIGQUIT])?;
     std::thread::Builder::new().name("manifold-dp-signals".into()).spawn(move || {
         if let Some(signal) = signals.forever().next() {
             let files = TEMP_FILES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());

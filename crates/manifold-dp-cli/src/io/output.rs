@@ -17,19 +17,60 @@ use anyhow::{Context, Result};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use tempfile::NamedTempFile;
 
-/// Temporary files are created like ordinary files (mode 0666 less the umask), not 0600, so the renamed result
-/// has the permissions a user expects.
+/// Temporary files are named `.manifold-dp-XXXXXX.tmp` (recognisable, and hidden beside the target) and created
+/// with mode 0600: readable by their owner only, so no more readable than any input the run could read, whatever
+/// they hold while being written. [`Output::finish`] gives the finished file its mode just before the rename.
 fn temp_builder() -> tempfile::Builder<'static, 'static> {
     let mut b = tempfile::Builder::new();
-    b.prefix(".manifold-dp-");
+    b.prefix(TEMP_PREFIX).suffix(TEMP_SUFFIX);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        b.permissions(std::fs::Permissions::from_mode(0o666));
+        b.permissions(std::fs::Permissions::from_mode(0o600));
     }
     b
+}
+
+/// How the names of temporary files begin and end.
+pub const TEMP_PREFIX: &str = ".manifold-dp-";
+/// See [`TEMP_PREFIX`].
+pub const TEMP_SUFFIX: &str = ".tmp";
+
+/// Who may read a finished file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Readers {
+    /// Released data: a new file gets the mode of an ordinary new file (0666 less the umask), a replaced one
+    /// (`--force`) keeps its mode.
+    AsUsual,
+    /// Raw input rows (`--skip-invalid`): the owner only, at most 0600, also when it replaces a file.
+    OwnerOnly,
+}
+
+/// The process's umask, read once (setting it and putting it back: the only portable way to read it). Read
+/// before any other thread of this program creates a file, since it is changed for a moment.
+#[cfg(unix)]
+fn umask() -> u32 {
+    static MASK: OnceLock<u32> = OnceLock::new();
+    *MASK.get_or_init(|| {
+        // SAFETY: umask only swaps the process's file mode creation mask; no memory is involved.
+        let old = unsafe { libc::umask(0o077) };
+        // SAFETY: as above, putting back the mask just read.
+        unsafe { libc::umask(old) };
+        #[allow(clippy::useless_conversion)] // mode_t is u32 on Linux, u16 on macOS
+        u32::from(old)
+    })
+}
+
+/// The mode a finished file gets: `existing` (the replaced file's mode) or an ordinary new file's, limited to
+/// 0600 for [`Readers::OwnerOnly`].
+#[cfg(unix)]
+fn final_permissions(existing: Option<&std::fs::Permissions>, readers: Readers) -> std::fs::Permissions {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = existing.map_or(0o666 & !umask(), |p| p.mode() & 0o7777);
+    std::fs::Permissions::from_mode(if readers == Readers::OwnerOnly { mode & 0o600 } else { mode })
 }
 
 /// Where data go: standard output, a file that is not a regular file, or a regular file written atomically.
@@ -39,7 +80,15 @@ pub enum Output {
     /// A device, FIFO or other non-regular file, written in place as the data come.
     Direct { file: BufWriter<File>, target: PathBuf },
     /// A temporary file that becomes `target` on [`Output::finish`] and vanishes otherwise.
-    File { tmp: BufWriter<NamedTempFile>, target: PathBuf, _registered: Registered, writeback: Writeback },
+    File {
+        tmp: BufWriter<NamedTempFile>,
+        target: PathBuf,
+        _registered: Registered,
+        writeback: Writeback,
+        /// The mode of the file it replaces, if any.
+        existing: Option<std::fs::Permissions>,
+        readers: Readers,
+    },
 }
 
 /// Starts the disk writes of a large output while it is still being written, so that the `fsync` in
@@ -141,9 +190,17 @@ fn parent(target: &Path) -> PathBuf {
 }
 
 impl Output {
-    /// Opens `path` (`-` for standard output). Refuses an existing regular file unless `force`, and every
-    /// path that cannot be written (see the module documentation), before anything is written.
+    /// Opens `path` (`-` for standard output) for released data. Refuses an existing regular file unless
+    /// `force`, and every path that cannot be written (see the module documentation), before anything is
+    /// written.
     pub fn open(path: &str, force: bool) -> Result<Self> {
+        Self::open_for(path, force, Readers::AsUsual)
+    }
+
+    /// [`Output::open`], for a file that only `readers` may read once finished.
+    pub fn open_for(path: &str, force: bool, readers: Readers) -> Result<Self> {
+        #[cfg(unix)]
+        umask();
         match resolve(path)? {
             Target::Stdout => Ok(Output::Stdout(BufWriter::new(io::stdout()))),
             Target::Special(target) => {
@@ -161,17 +218,13 @@ impl Output {
                 let dir = parent(&target);
                 let (tmp, registered) = cleanup::temp_file_in(&temp_builder(), &dir)
                     .map_err(|e| BadInput(format!("cannot create a file in {} (for {path}): {e}", dir.display())))?;
-                if let Some(permissions) = existing {
-                    // The replacement has the mode of the file it replaces.
-                    tmp.as_file()
-                        .set_permissions(permissions)
-                        .with_context(|| format!("cannot give the new {path} the permissions of the old one"))?;
-                }
                 Ok(Output::File {
                     tmp: BufWriter::new(tmp),
                     target,
                     _registered: registered,
                     writeback: Writeback::default(),
+                    existing,
+                    readers,
                 })
             }
         }
@@ -206,8 +259,16 @@ impl Output {
             Output::Direct { mut file, target } => {
                 file.flush().with_context(|| format!("cannot write {}", target.display()))
             }
-            Output::File { tmp, target, .. } => {
+            Output::File { tmp, target, existing, readers, .. } => {
                 let tmp = tmp.into_inner().map_err(|e| e.into_error())?;
+                // The finished file's mode (the replaced file's, or an ordinary new file's; at most 0600 for raw
+                // rows), given just before it appears under its name.
+                #[cfg(unix)]
+                tmp.as_file()
+                    .set_permissions(final_permissions(existing.as_ref(), readers))
+                    .with_context(|| format!("cannot set the permissions of {}", target.display()))?;
+                #[cfg(not(unix))]
+                let _ = (existing, readers);
                 tmp.as_file().sync_all()?;
                 tmp.persist(&target).with_context(|| format!("cannot write {}", target.display()))?;
                 Ok(())
@@ -285,7 +346,21 @@ fn identity(path: &str) -> Option<Identity> {
     Some(Identity::New(dir.join(target.file_name()?)))
 }
 
-/// Refuses outputs that name the same file as each other, the input or the ledger (compared by device and
+/// The files SQLite keeps beside the ledger `db`: its `-journal`, `-wal` and `-shm`, beside the path as given and
+/// beside the file it resolves to (through symbolic links).
+fn ledger_companions(db: &str) -> Vec<String> {
+    let mut bases = vec![db.to_string()];
+    if let Ok(real) = std::fs::canonicalize(db)
+        && let Some(real) = real.to_str()
+        && real != db
+    {
+        bases.push(real.to_string());
+    }
+    bases.iter().flat_map(|b| ["-journal", "-wal", "-shm"].map(|s| format!("{b}{s}"))).collect()
+}
+
+/// Refuses outputs that name the same file as each other, the input, the ledger or the ledger's SQLite
+/// companion files (`-journal`, `-wal`, `-shm`) (compared by device and
 /// inode where the file exists, by canonical path where it does not, so `./pub.csv`, `pub.csv` and a link to
 /// it are one file), and more than one output on standard output. `outputs` are (flag, path); `/dev/null`
 /// may be named by several outputs, since nothing written there can be mixed up.
@@ -306,10 +381,19 @@ pub fn check_distinct(input: Option<&str>, outputs: &[(&str, &str)], ledger: Opt
         {
             return Err(BadInput(format!("{flag} {path} is the input file {input}; choose another name")));
         }
-        if let Some(db) = ledger
-            && identity(db).as_ref() == Some(id)
-        {
-            return Err(BadInput(format!("{flag} {path} is the privacy ledger {db}; choose another name")));
+        if let Some(db) = ledger {
+            if identity(db).as_ref() == Some(id) {
+                return Err(BadInput(format!("{flag} {path} is the privacy ledger {db}; choose another name")));
+            }
+            // SQLite keeps a ledger's uncommitted changes beside it, under these names (its rollback journal, or
+            // its write-ahead log and shared-memory index): a file written there would be taken for one, and
+            // rolled back into the ledger or deleted.
+            if let Some(companion) = ledger_companions(db).iter().find(|c| identity(c).as_ref() == Some(id)) {
+                return Err(BadInput(format!(
+                    "{flag} {path} is {companion}, where SQLite keeps the privacy ledger {db}'s uncommitted changes; \
+                     choose another name"
+                )));
+            }
         }
         for (j, (other_flag, other)) in outputs.iter().enumerate().take(i) {
             if ids[j].as_ref() == Some(id) && null.as_ref() != Some(id) {

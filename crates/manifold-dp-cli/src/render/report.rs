@@ -11,6 +11,69 @@ use serde::Serialize;
 /// Probability level of the radius reported beside every release (one standard deviation's worth).
 pub const RADIUS_LEVEL: f64 = 0.683;
 
+/// `reason` with the values it quotes elided: every quoted text (`"…"`) and every number (`…`), so that a report
+/// people publish names rows and what was wrong with them but copies no raw value of the input. Numbers of the
+/// message's own (a bound, a component's index) are elided too: the rejects file (mode 0600) holds the rows
+/// themselves.
+pub fn without_values(reason: &str) -> String {
+    let chars: Vec<char> = reason.chars().collect();
+    let mut out = String::with_capacity(reason.len());
+    let mut i = 0;
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '"' {
+            // A quoted text, as `{:?}` writes it (escaped quotes inside): elided up to its closing quote.
+            let mut j = i + 1;
+            while j < chars.len() && chars[j] != '"' {
+                j += if chars[j] == '\\' { 2 } else { 1 };
+            }
+            out.push_str("\"…\"");
+            i = j + 1;
+            continue;
+        }
+        let after_word = i > 0 && word(chars[i - 1]);
+        let starts_number = c.is_ascii_digit()
+            || ((c == '-' || c == '−' || c == '+' || c == '.')
+                && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())
+                && !after_word);
+        if starts_number && !after_word {
+            let mut j = i + 1;
+            while j < chars.len() {
+                let d = chars[j];
+                let exponent_sign = (d == '-' || d == '+') && matches!(chars[j - 1], 'e' | 'E');
+                if d.is_ascii_digit() || d == '.' || d == 'e' || d == 'E' || exponent_sign {
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            out.push('…');
+            i = j;
+            continue;
+        }
+        // Words that are numbers: NaN, inf.
+        if !after_word && word(c) {
+            let mut j = i;
+            while j < chars.len() && word(chars[j]) {
+                j += 1;
+            }
+            let w: String = chars[i..j].iter().collect();
+            let w = w.trim_start_matches(['-', '+']);
+            if matches!(w.to_ascii_lowercase().as_str(), "nan" | "inf" | "infinity") {
+                out.push('…');
+            } else {
+                out.extend(&chars[i..j]);
+            }
+            i = j;
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
 /// One row set aside, for the report (the first few only).
 #[derive(Debug, Clone, Serialize)]
 pub struct Rejection {
@@ -22,7 +85,7 @@ pub struct Rejection {
     /// The column at fault, if one is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<String>,
-    /// Why.
+    /// Why, without the row's values ([`without_values`]).
     pub reason: String,
 }
 
@@ -225,5 +288,28 @@ impl PrivatizeReport {
         }
         s += &format!("\ntime: {:.2} s ({:.2} M rows/s)", self.seconds, self.rows_per_second / 1e6);
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_values;
+
+    #[test]
+    fn reasons_in_reports_quote_no_values() {
+        let cases = [
+            ("\"abc,\\\"x\" is not a number", "\"…\" is not a number"),
+            ("-1.5e-3 is not a finite number", "… is not a finite number"),
+            ("NaN is not a finite number", "… is not a finite number"),
+            (
+                "latitude 123.4° is outside [−90°, 90°]; are latitude and longitude swapped?",
+                "latitude …° is outside […°, …°]; are latitude and longitude swapped?",
+            ),
+            ("component c2 is not a finite number (inf)", "component c2 is not a finite number (…)"),
+            ("empty field; a number is needed", "empty field; a number is needed"),
+        ];
+        for (reason, redacted) in cases {
+            assert_eq!(without_values(reason), redacted, "{reason}");
+        }
     }
 }

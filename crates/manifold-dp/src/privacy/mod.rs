@@ -6,6 +6,7 @@ pub mod calibration;
 pub mod float_safety;
 pub mod guarantee;
 pub mod rounding;
+pub mod rules;
 
 pub use accounting::{Notion, Target, compose, compose_advanced, compose_parallel, convert, express, implied};
 pub use guarantee::{Chart, Grid, Guarantee, Metric, RaoFamily};

@@ -3,7 +3,7 @@
 
 use super::FileFormat;
 use crate::BadInput;
-use crate::io::output::Output;
+use crate::io::output::{Output, Readers};
 use anyhow::{Context, Result};
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, SchemaRef};
@@ -22,7 +22,8 @@ pub enum TableWriter {
 }
 
 impl TableWriter {
-    /// Creates `path` (refusing an existing file unless `force`) for tables of `schema`.
+    /// Creates `path` (refusing an existing file unless `force`) for tables of `schema`, to be read by
+    /// `readers` once finished.
     ///
     /// Parquet: dictionary encoding only for text and binary columns (numbers rarely repeat enough to pay for
     /// the hashing), and `noisy_columns` uncompressed (noisy floats do not compress; Snappy would only cost
@@ -34,8 +35,9 @@ impl TableWriter {
         schema: SchemaRef,
         force: bool,
         noisy_columns: &[String],
+        readers: Readers,
     ) -> Result<Self> {
-        let out = Output::open(path, force)?;
+        let out = Output::open_for(path, force, readers)?;
         match format {
             FileFormat::Csv | FileFormat::Tsv => {
                 let stream = out.is_stream();
