@@ -114,7 +114,8 @@ pub(crate) struct LogConcaveTable {
     pick: AliasTable,
     width: f64,
     strips: Box<[Strip; STRIPS]>,
-    tails: [Option<Tail>; 2],
+    /// Boxed: the two tails' constants would double the size of every mechanism that holds a table.
+    tails: Box<[Option<Tail>; 2]>,
     ln_max: f64,
     end: f64,
     acceptance_error: f64,
@@ -193,7 +194,7 @@ impl LogConcaveTable {
             let squeeze = if c > 0.0 { (a / c * BUCKETS, b / c * BUCKETS) } else { (0.0, 0.0) };
             Strip { left: left(j), rest_right: rest_right(j), ceiling: c / BUCKETS, squeeze }
         }));
-        let mut tails = [None, None];
+        let mut tails = Box::new([None, None]);
         for (i, c) in chords.iter().enumerate() {
             if let &Some((_, slope)) = c {
                 let (from, span) = if i == 0 { (low, low) } else { (high, span_right) };
@@ -211,7 +212,7 @@ impl LogConcaveTable {
         }
         let mut table = LogConcaveTable { pick, width, strips, tails, ln_max, end, acceptance_error: 0.0 };
         let strip_error = table.strip_acceptance_error(shape);
-        if !(strip_error < 0.25 * SLACK) {
+        if strip_error.is_nan() || strip_error >= 0.25 * SLACK {
             return None;
         }
         let tail_error = (0..2).map(|i| table.tail_acceptance_error(shape, i)).fold(0.0, f64::max);
