@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Throughput of `manifold-dp sample` writing CSV to a file (README, "sample"; issue 20's ≥ 10 M rows/s).
-# Usage: scripts/bench_sample.sh [OLD_BINARY]
+# Usage: [SPECS=…] [ROWS=…] scripts/bench_sample.sh [OLD_BINARY]
 #   Times this tree's release binary, and OLD_BINARY (say, a copy built at an earlier commit) in turn with it,
 #   three runs each, on 10⁷ rows (ROWS=…) per space and mechanism, into a file in $WORK (default: a temporary
-#   directory beside the repository, on the same disk as a user's output would be). Checks that both binaries
-#   wrote the same bytes.
+#   directory beside the repository, on the same disk as a user's output would be). Says when the two binaries
+#   wrote different bytes.
 # Output: one line per run: space, mechanism, binary, wall seconds, rows/s, user and system CPU seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +14,9 @@ cargo build --release -q -p manifold-dp-cli --bin manifold-dp
 BINS=("$PWD/target/release/manifold-dp")
 [[ $# -ge 1 ]] && BINS=("$1" "${BINS[@]}")
 echo "space,mechanism,binary,seconds,rows_per_s,user_s,sys_s"
-for spec in "so3 laplace" "sphere:3 vmf" "sphere:3 purkayastha" "latlon purkayastha" "circle purkayastha"; do
+# SPECS="space mechanism;…" picks other rows (say "so3 bingham;sphere:10 vmf").
+IFS=';' read -r -a specs <<< "${SPECS:-so3 laplace;sphere:3 vmf;sphere:3 purkayastha;latlon purkayastha;circle purkayastha}"
+for spec in "${specs[@]}"; do
   set -- $spec
   sums=()
   for bin in "${BINS[@]}"; do
@@ -30,6 +32,7 @@ for spec in "so3 laplace" "sphere:3 vmf" "sphere:3 purkayastha" "latlon purkayas
     done
     sums+=("$(md5sum < "$WORK/out.csv")")
   done
-  [[ ${#sums[@]} -eq 1 || ${sums[0]} == "${sums[1]}" ]] || { echo "the two binaries wrote different files" >&2; exit 1; }
+  # Different bytes are expected only where a change altered the releases on purpose; say so, and go on.
+  [[ ${#sums[@]} -eq 1 || ${sums[0]} == "${sums[1]}" ]] || echo "$1 $2: the two binaries wrote different files" >&2
 done
 rm -rf "$WORK"
