@@ -291,11 +291,9 @@ fn audit(
     concentration: Option<f64>,
 ) -> PyResult<String> {
     use manifold_dp::audit::catalog::{AuditRequest, AuditSpace, build};
-    let space = match space.parse::<Space>().map_err(bad)? {
-        Space::So3 => AuditSpace::So3,
-        Space::Spd(k) => AuditSpace::Spd { k },
-        s => AuditSpace::Sphere { dim: s.sphere_dim().expect("a sphere") },
-    };
+    // The library's own parsing, as the CLI's: every space it audits, `real` included (a hand-written map here
+    // once panicked on `real`).
+    let space: AuditSpace = space.parse().map_err(bad)?;
     if !(1000..=1_000_000_000).contains(&samples) {
         return Err(bad("samples must be between 1000 and 1e9 draws per input"));
     }
@@ -320,7 +318,8 @@ fn experiment_seed(seed: Option<&Bound<'_, PyAny>>, ledger: bool) -> PyResult<Op
     let Some(seed) = seed.filter(|s| !s.is_none()) else { return Ok(None) };
     if seed.is_instance_of::<pyo3::types::PyBool>() {
         return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-            "seed={seed}: a seed is an integer, not a bool (True would be taken as seed 1); give seed=None to draw              the key from the operating system"
+            "seed={seed}: a seed is an integer, not a bool (True would be taken as seed 1); give seed=None to draw \
+             the key from the operating system"
         )));
     }
     let Ok(index) = seed.call_method0("__index__") else {
