@@ -1,6 +1,8 @@
 """The auditor from Python: a true claim passes, a negative control (Bingham with κ = 4ε claimed at ε) is
 flagged; both seeded, with the auditor's stated false-alarm bound alpha = 1e-6."""
 
+import pytest
+
 import manifold_dp as mdp
 
 
@@ -16,7 +18,5 @@ def test_every_space_the_cli_audits_is_audited_from_python_too():
     map of spaces), and an unknown space is a BadInputError, not a crash."""
     real = mdp.audit("real", "laplace", epsilon=1.0, samples=5_000, seed=2)
     assert real["verdict"] == "no_violation_found"
-    import pytest
-
     with pytest.raises(mdp.BadInputError):
         mdp.audit("torus", "laplace", epsilon=1.0, samples=5_000, seed=2)
