@@ -468,6 +468,46 @@ mod tests {
         assert!(!out.passed(), "unaccepted proposals passed: KS {} <= {}", out.statistic, out.critical);
     }
 
+    /// ln of (x(2 − x))^a on [0, 2] (VMF's t on S³ at κ → 0): strips reach within 1e-14 of both ends.
+    struct Symmetric(f64);
+    impl LogConcave for Symmetric {
+        fn ln_density(&self, x: f64, rest: f64) -> f64 {
+            self.0 * (x * rest).ln()
+        }
+        fn ln_density_error(&self, x: f64, rest: f64, rel_x: f64, rel_rest: f64) -> f64 {
+            let u = f64::EPSILON / 2.0;
+            self.0 * (rel_x + rel_rest + u) + 3.0 * u * self.0 * (x * rest).ln().abs()
+        }
+    }
+
+    /// A point of the last strip keeps its distance to the end within 6u of itself however close it lies (the
+    /// offset is read at full precision from the end), checked against a double-double reference of the exact
+    /// strip's point at offsets from 2^-1 down to 2^-1000 of the strip's width. Control: end − x, the distance as it was computed before
+    /// issue 37, is off by far more (several per cent at the strips' end, 1e-14 from the support's end).
+    #[test]
+    fn the_last_strip_keeps_the_distance_to_the_end_relative() {
+        use crate::sample::double_double::Dd;
+        let u = f64::EPSILON / 2.0;
+        let t = LogConcaveTable::new(&Symmetric(0.5), 1.0, 2.0).unwrap();
+        let last = t.strips[STRIPS - 1];
+        let end_gap = 2.0 - (last.left + t.width);
+        assert!(end_gap > 0.0 && end_gap < 1e-12, "the strips reach {end_gap:e} from the end");
+        let (mut worst, mut worst_naive) = (0.0f64, 0.0f64);
+        for e in (1..=1000).step_by(7) {
+            let v = 2f64.powi(-e) * 1.377;
+            let rest = last.rest_right + t.width * v;
+            let x = last.left + t.width * (1.0 - v);
+            // The exact point of the same uniform in the exact strips of width w = (T − L)/254 (T = 2 − rest_right,
+            // exactly): its rest is (2 − T) + v·w, in double-double.
+            let w = Dd::new(2.0).sub(Dd::new(last.rest_right)).sub(Dd::new(t.left(0))).div(Dd::new(STRIPS as f64));
+            let exact = Dd::new(last.rest_right).add(w.mul(Dd::new(v)));
+            worst = worst.max((exact.minus_from(rest) / (exact.hi * u)).abs());
+            worst_naive = worst_naive.max((exact.minus_from(2.0 - x) / (exact.hi * u)).abs());
+        }
+        assert!(worst <= 6.0, "rest within {worst:.2}u");
+        assert!(worst_naive > 1e6, "the control must fail: {worst_naive:e}u");
+    }
+
     /// Most draws are accepted without evaluating f, and the envelope's acceptance is high.
     #[test]
     fn most_draws_take_the_squeeze() {
