@@ -11,6 +11,7 @@ of the ``manifold-dp`` command-line tool (the same code path: the same seed and 
 See ``help(mdp.Mechanism)``, ``help(mdp.mean)`` and ``help(mdp.Ledger)``.
 """
 
+from . import _native
 from ._api import Ledger, Mechanism, MeanResult, audit, mean, privatize, radius, sample
 from .errors import BadInputError, BudgetExceededError
 
@@ -26,4 +27,4 @@ __all__ = [
     "radius",
     "sample",
 ]
-__version__ = "0.1.0"
+__version__: str = _native.__version__  # the workspace Cargo.toml's, the one place it is written

@@ -28,7 +28,9 @@ def test_every_name_matches():
     stubbed = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
     stubbed |= {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
     public = {n for n in dir(_native) if not n.startswith("_")}
-    assert stubbed == public
+    # Dunders: the module's own (__doc__, __name__, …) are not stubbed; __version__ is, and must exist.
+    assert {n for n in stubbed if n.startswith("_")} == {"__version__"} and hasattr(_native, "__version__")
+    assert {n for n in stubbed if not n.startswith("_")} == public
 
 
 def test_every_signature_matches():
@@ -51,3 +53,17 @@ def test_every_signature_matches():
             methods = {n for n in dir(cls) if not n.startswith("_")}
             stubbed = {i.name for i in node.body if isinstance(i, ast.FunctionDef) and not i.name.startswith("_")}
             assert methods == stubbed, node.name
+
+
+def test_the_version_is_the_workspace_crates():
+    """One version, written in the workspace Cargo.toml: the package, its metadata and the native module agree."""
+    import importlib.metadata
+    import pathlib
+    import re
+
+    import manifold_dp
+
+    cargo = pathlib.Path(__file__).resolve().parents[2] / "Cargo.toml"
+    declared = re.search(r'^version = "([^"]+)"', cargo.read_text(), re.M)
+    assert declared is not None
+    assert manifold_dp.__version__ == declared.group(1) == importlib.metadata.version("manifold-dp")

@@ -574,6 +574,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fresh_key, m)?)?;
     m.add_function(wrap_pyfunction!(experiment_seed, m)?)?;
     m.add("SEEDED_WARNING", manifold_dp::privacy::rules::SEEDED_WARNING)?;
+    // The one version: the workspace's Cargo.toml (pyproject.toml takes it from there too, `dynamic`).
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<MeanPlan>()?;
     m.add_function(wrap_pyfunction!(parse_distance, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;
