@@ -998,3 +998,25 @@ fn typed_parquet_columns_pass_through_to_parquet_and_csv() {
     assert!(err.contains("\"local\"") && err.contains("Mars/Olympus"), "{err}");
     assert!(!bad_out.exists());
 }
+
+/// On the real line `--mechanism auto` picks the Laplace, the one mechanism there (it was refused), and any
+/// other name is refused with exit 2 and nothing written (`vmf` was once accepted and the Laplace run instead).
+#[test]
+fn the_real_line_takes_auto_and_refuses_other_mechanisms() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("x.csv");
+    fs::write(&input, "x\n1\n2\n3\n").unwrap();
+    let run = |mechanism: &str, out: &Path| {
+        let mut c = privatize();
+        c.args(["--space", "real", "--bounds", "0,10", "--epsilon", "1", "--columns", "x", "--mechanism", mechanism])
+            .args(["--seed", "1", "--quiet", "--input", s(&input), "--output", s(out)]);
+        c.assert()
+    };
+    let (auto, laplace) = (dir.path().join("auto.csv"), dir.path().join("laplace.csv"));
+    run("auto", &auto).success();
+    run("laplace", &laplace).success();
+    assert_eq!(fs::read(&auto).unwrap(), fs::read(&laplace).unwrap(), "auto is the Laplace");
+    let vmf = dir.path().join("vmf.csv");
+    run("vmf", &vmf).code(2).stderr(predicate::str::contains("space real has one mechanism here, laplace"));
+    assert!(!vmf.exists());
+}

@@ -14,7 +14,7 @@ use crate::render::report::{NoiseSummary, PrivatizeReport, Rejection};
 use anyhow::{Context, Result};
 use arrow_array::{Array, BooleanArray, RecordBatch, StringArray};
 use arrow_select::filter::filter_record_batch;
-use manifold_dp::registry::{Budget, PointMechanism, Space};
+use manifold_dp::registry::{Budget, MechanismChoice, MechanismName, PointMechanism, Space};
 use manifold_dp::sample::rng::StreamKey;
 use manifold_dp_arrow::{Codec, Problem, Released, RowIds, privatize_batch};
 use std::io::Write;
@@ -46,7 +46,16 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
     let mut mech = match (args.bounds, epsilon) {
         (Some((lo, hi)), Some(eps)) if args.protect.is_none() => {
             let k = args.columns.as_ref().map_or(1, Vec::len);
-            args.mechanism.named("space real has one mechanism")?;
+            // The real line has one mechanism here, the Laplace: auto picks it, any other name is refused (a
+            // named mechanism was once ignored and the Laplace run in its place).
+            if let MechanismChoice::Named(m) = args.mechanism.mechanism
+                && m != MechanismName::Laplace
+            {
+                return Err(BadInput(format!(
+                    "--mechanism {m}: space real has one mechanism here, laplace; give --mechanism laplace (or auto)"
+                ))
+                .into());
+            }
             PointMechanism::bounded(lo, hi, k, Budget::Epsilon(eps))
                 .map_err(|e| BadInput(format!("--space real --bounds {lo},{hi}: {e}")))?
         }
