@@ -582,7 +582,9 @@ impl LaplaceManifold for SpdLogEuclidean {
     /// is the Euclidean one between them); one unit of slack covers the mean's and the logarithm's f64 error.
     fn rounding_in_ball(&self, sigma: f64, center: &DMatrix<f64>, radius: f64) -> Option<Rounding> {
         let bound = self.log_coordinates(center).amax() + radius + 1.0;
-        Some(Rounding::for_log_domain(self.dimension(), sigma, bound.min(any_log_coordinate_bound(self.k()))))
+        let rounding = Rounding::for_log_domain(self.dimension(), sigma, bound.min(any_log_coordinate_bound(self.k())));
+        // The truncated radius's acceptance test may run here (float_safety.md §3f, Lemma R).
+        Some(rounding.with_acceptance_error(EuclideanLaplace::truncated_acceptance_error(self.dimension())))
     }
 
     /// The representative of the cell of y's log coordinates.

@@ -50,6 +50,14 @@ impl EuclideanLaplace {
         self.sigma * gamma_integer(self.dim, rng)
     }
 
+    /// A bound on |ln(â/a)| of the truncated radius's acceptance test (`docs/proofs/float_safety.md` §3f,
+    /// Lemma R), for `dim` coordinates: t = t_max·U^{1/D} within 3u of itself, so −t/σ within 3u·t/σ < 3u·D (the
+    /// test runs only where Dσ > t_max), and the comparison with a full-precision ln U adds (5 + 4D)u:
+    /// 1.01·(5 + 7D)·2^-53. The other scheme (a Gamma draw rejected beyond t_max) has no float probability.
+    pub fn truncated_acceptance_error(dim: usize) -> f64 {
+        1.01 * (5.0 + 7.0 * dim as f64) * (f64::EPSILON / 2.0)
+    }
+
     /// One draw of ‖z‖.
     pub fn sample_radius<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
         match self.t_max {
