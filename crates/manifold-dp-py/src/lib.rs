@@ -455,6 +455,7 @@ impl MeanPlan {
             "n": out.n,
             "grid": out.grid,
             "rounding_cost": out.rounding_cost,
+            "noise_epsilon": out.noise_epsilon,
         })
         .to_string())
     }
