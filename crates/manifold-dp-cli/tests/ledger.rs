@@ -488,7 +488,13 @@ fn local_and_central_budgets_side_by_side_with_units() {
     let text = String::from_utf8(text).unwrap();
     assert!(text.contains("Combined: epsilon <= 0.2 per km · d + 2.00"), "{text}");
     assert!(text.contains("as standard DP (d up to 20015"), "{text}");
-    assert!(text.contains("May it release once more? No: its pure budget is spent."), "{text}");
+    assert!(
+        text.contains(
+            "May it release once more? No central releases: its pure budget is spent. Others within what is \
+                       left: metric:sphere_surface:km epsilon = 0.3 per km + 0.09"
+        ),
+        "{text}"
+    );
     let export = String::from_utf8(ledger(&db).args(["export", "--output", "-"]).output().unwrap().stdout).unwrap();
     assert!(export.contains("privatize latlon purkayastha --protect 5km --level 1: "), "{export}");
     assert!(export.contains("mean latlon --center 48.85,2.35 --radius 50km --epsilon 1 --outside error: "), "{export}");

@@ -266,11 +266,29 @@ fn may_release(s: &Spent) -> String {
             n.not_accountable.as_deref().unwrap_or("no total")
         );
     }
-    if let Some(n) = budgeted.iter().find(|n| n.remaining.is_some_and(|r| is_zero(&r))) {
-        return format!("No: its {} budget is spent.", n.account);
+    let spent: Vec<&NotionSpent> =
+        budgeted.iter().copied().filter(|n| n.remaining.is_some_and(|r| is_zero(&r))).collect();
+    let left: Vec<String> = budgeted
+        .iter()
+        .filter(|n| !spent.iter().any(|s| s.account == n.account))
+        .filter_map(|n| Some(format!("{} {}", n.account, brief_left(&n.remaining?))))
+        .collect();
+    if let Some(n) = spent.first() {
+        // Budgets hold one kind of release each: a spent central budget leaves local releases their own.
+        let kind = |n: &NotionSpent| manifold_dp_ledger::Account::from_key(&n.account).and_then(|a| a.kind());
+        let other_kind_left = budgeted
+            .iter()
+            .any(|o| !spent.iter().any(|s| s.account == o.account) && kind(o).is_some() && kind(o) != kind(n));
+        let what = match kind(n) {
+            Some(k) if other_kind_left && !spent.iter().any(|s| kind(s) != Some(k)) => format!("{k} releases"),
+            _ => return format!("No: its {} budget is spent.", n.account),
+        };
+        return format!(
+            "No {what}: its {} budget is spent. Others within what is left: {}.",
+            n.account,
+            left.join(", ")
+        );
     }
-    let left: Vec<String> =
-        budgeted.iter().filter_map(|n| Some(format!("{} {}", n.account, brief_left(&n.remaining?)))).collect();
     format!(
         "Yes, within what is left: {}. Ask about a given release with --pure E (or --zcdp, --gdp, …).",
         left.join(", ")
