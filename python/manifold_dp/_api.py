@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import warnings
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
@@ -21,53 +22,125 @@ Guarantee = Dict[str, Any]
 MAX_SAMPLES = 100_000_000
 
 
+#: What to call to add the missing budget, by the refusal's words (the library names no front end's calls).
+_ADD_BUDGET = {
+    "none for central releases": " (add one: ledger.set_budget(dataset, {'notion': 'pure_dp', 'epsilon': E}), or "
+                                 "an approx_dp, zcdp or gdp budget)",
+    "none for local releases": " (add one: ledger.set_budget(dataset, {'notion': 'metric_dp', 'epsilon': E, "
+                               "'metric': ..., 'unit': ...}) in the release's metric)",
+    "has no budget in this ledger": " (set one with ledger.set_budget(dataset, ...), or pass allow_unbudgeted=True)",
+}
+
+
 def _refusal(e: Exception) -> Exception:
-    return BudgetExceededError(str(e)) if isinstance(e, _native.BudgetRefused) else e
+    if not isinstance(e, _native.BudgetRefused):
+        return e
+    text = str(e)
+    return BudgetExceededError(text + "".join(hint for words, hint in _ADD_BUDGET.items() if words in text))
 
 
 class Ledger:
     """A privacy ledger: an SQLite file holding each data set's budgets and every release charged to them.
 
-    >>> led = Ledger("budget.sqlite")                      # created if missing
-    >>> led.set_budget("checkins", {"notion": "pure_dp", "epsilon": 3.0})
-    >>> led.spent("checkins")["accounts"]
+    >>> led = Ledger("budget.sqlite")                      # created if missing; the path is made absolute now
+    >>> led.set_budget("airports", {"notion": "pure_dp", "epsilon": 2.0},
+    ...                {"notion": "metric_dp", "epsilon": 0.5, "metric": "sphere_surface", "unit": "km"})
+    >>> led.may_release("airports", {"notion": "pure_dp", "epsilon": 1.0})["allowed"]
+    True
+    >>> led.spent("airports")["combined"]
 
-    ``privatize`` and ``mean`` take ``ledger=`` and ``dataset=``: the release is checked before any work and
-    recorded before the result is returned; a refusal raises :class:`BudgetExceededError` and releases
-    nothing.
+    One label holds a local budget (metric DP per unit, for ``privatize``; its ``additive_epsilon`` is the
+    allowance for the releases' rounding costs, 0.1 unless given) and central budgets (pure, approximate, zCDP,
+    GDP, for ``mean``) side by side, and optionally an ``overall`` pure cap. ``privatize`` and ``mean`` take
+    ``ledger=`` and ``dataset=``: the release is checked before any work and recorded before the result is
+    returned (the ledger crate's protocol, the command line's own); a refusal raises
+    :class:`BudgetExceededError` and releases nothing.
+
+    The path is resolved once, here: a later ``os.chdir`` does not move the ledger, and a file at that path that
+    is no longer the one opened (moved, replaced or deleted) is refused.
     """
 
-    def __init__(self, path: str, create: bool = True):
+    def __init__(self, path: Union[str, "os.PathLike[str]"], create: bool = True):
+        #: The ledger's absolute path, resolved when it was opened.
+        self.path: str = os.path.abspath(os.fspath(path))
         try:
-            self._native = _native.Ledger(str(path), create)
+            self._native = _native.Ledger(self.path, create)
         except _native.BudgetRefused as e:  # pragma: no cover - opening refuses nothing
             raise _refusal(e) from None
-        self.path = str(path)
+        except ValueError as e:
+            raise BadInputError(str(e)) from None
 
-    def set_budget(self, dataset: str, *budgets: Guarantee) -> Dict[str, Any]:
-        """Sets the budgets of ``dataset`` (guarantee dicts, e.g. ``{"notion": "pure_dp", "epsilon": 3}``);
-        returns what it has spent."""
-        return json.loads(self._native.set_budgets(dataset, [json.dumps(b) for b in budgets]))
+    def __repr__(self) -> str:
+        return f"Ledger({self.path!r})"
+
+    def set_budget(self, dataset: str, *budgets: Guarantee, overall: Optional[float] = None) -> Dict[str, Any]:
+        """Sets the budgets of ``dataset`` (guarantee dicts, e.g. ``{"notion": "pure_dp", "epsilon": 3}``, or a
+        local ``{"notion": "metric_dp", "epsilon": 0.5, "metric": "sphere_surface", "unit": "km",
+        "additive_epsilon": 0.05}``) and, with ``overall=``, an overall pure-DP cap over every release (local ones
+        at ε·diameter + their rounding cost); returns what it has spent."""
+        try:
+            return json.loads(self._native.set_budgets(dataset, [json.dumps(b) for b in budgets], overall))
+        except ValueError as e:
+            raise BadInputError(str(e)) from None
 
     def spent(self, dataset: str) -> Dict[str, Any]:
-        """What ``dataset`` has spent under each notion, against its budgets."""
-        return json.loads(self._native.spent(dataset))
+        """What ``dataset`` has spent under each account, against its budgets, and ``"combined"``: the whole data
+        set's guarantee, ε ≤ local·d + constant, with its standard-DP reading."""
+        try:
+            return json.loads(self._native.spent(dataset))
+        except ValueError as e:
+            raise BadInputError(str(e)) from None
 
     def releases(self, dataset: Optional[str] = None) -> List[Dict[str, Any]]:
         """The releases recorded (of ``dataset``, or all)."""
-        return json.loads(self._native.releases(dataset))
-
-    def _check(self, dataset: str, guarantee: Guarantee, request_id: Optional[str], allow_unbudgeted: bool) -> None:
         try:
-            self._native.check(dataset, json.dumps(guarantee), request_id, allow_unbudgeted)
+            return json.loads(self._native.releases(dataset))
+        except ValueError as e:
+            raise BadInputError(str(e)) from None
+
+    def may_release(
+        self,
+        dataset: str,
+        release: Union["Mechanism", Guarantee, Sequence[Guarantee]],
+        *,
+        request_id: Optional[str] = None,
+        allow_unbudgeted: bool = False,
+    ) -> Dict[str, Any]:
+        """The dry run ("may it release this?"), as the command line's ``ledger add --dry-run``: would a release
+        with these guarantees (a :class:`Mechanism`'s, a guarantee dict, or a list) be recorded now? Returns
+        ``{"allowed": True, "spent_after": ...}`` or ``{"allowed": False, "refusal": "why, and what to change"}``.
+        Writes nothing; the answer holds until another release is recorded."""
+        guarantees = release.guarantee if isinstance(release, Mechanism) else release
+        try:
+            after = self._native.check(dataset, json.dumps(guarantees), request_id, allow_unbudgeted)
+        except _native.BudgetRefused as e:
+            return {"allowed": False, "refusal": str(e)}
+        except ValueError as e:
+            raise BadInputError(str(e)) from None
+        return {"allowed": True, "spent_after": json.loads(after)}
+
+    def _prepare(
+        self, dataset: str, what: str, guarantee: Guarantee, request_id: Optional[str], allow_unbudgeted: bool
+    ) -> "_Charge":
+        """The ledger crate's check: refused before any work; the returned charge records the release once."""
+        try:
+            return _Charge(self._native.prepare(dataset, what, json.dumps(guarantee), request_id, allow_unbudgeted))
         except _native.BudgetRefused as e:
             raise _refusal(e) from None
+        except ValueError as e:
+            raise BadInputError(str(e)) from None
 
-    def _record(
-        self, dataset: str, what: str, guarantee: Guarantee, request_id: Optional[str], allow_unbudgeted: bool
-    ) -> None:
+
+class _Charge:
+    """A release checked by a ledger (``_native.Charge``): :meth:`record` records it, once, just before its result
+    is handed back."""
+
+    def __init__(self, native: Any):
+        self._native = native
+
+    def record(self, guarantee: Guarantee) -> None:
         try:
-            self._native.record(dataset, what, json.dumps(guarantee), request_id, allow_unbudgeted)
+            self._native.record(json.dumps(guarantee))
         except _native.BudgetRefused as e:
             raise _refusal(e) from None
 
@@ -75,6 +148,30 @@ class Ledger:
 def _charge_plan(ledger: Optional[Ledger], dataset: Optional[str]) -> None:
     if (ledger is None) != (dataset is None):
         raise BadInputError("ledger= and dataset= go together")
+
+
+def _budget_text(epsilon: Optional[float], protect: Optional[str], level: Optional[float],
+                 concentration: Optional[float] = None) -> str:
+    """The budget as the command line spells it in a ledger entry."""
+    if protect is not None:
+        return f"--protect {protect} --level {level:g}" if level is not None else f"--protect {protect}"
+    if epsilon is not None:
+        return f"--epsilon {epsilon:g}"
+    if concentration is not None:
+        return f"--concentration {concentration:g}"
+    return ""
+
+
+def _source(x: Any) -> str:
+    """What a release was computed from, for the ledger entry (the command line names the input file)."""
+    if cv.is_rotation(x):
+        return f"python scipy Rotation ({len(np.atleast_2d(x.as_quat()))} rows)"
+    if isinstance(x, (pa.Table, pa.RecordBatch)):
+        return f"python pyarrow.{type(x).__name__} ({x.num_rows} rows)"
+    if cv.is_pandas(x):
+        return f"python pandas.DataFrame ({len(x)} rows)"
+    shape = np.shape(x)
+    return f"python array ({shape[0] if shape else 1} rows)"
 
 
 class Mechanism:
@@ -110,6 +207,8 @@ class Mechanism:
         bounds: Optional[Tuple[float, float]] = None,
         values: int = 1,
     ):
+        self._budget = _budget_text(epsilon, protect, level, concentration)
+        self._bounds = bounds
         try:
             b = None if bounds is None else (float(bounds[0]), float(bounds[1]))
             self._native = _native.Mechanism(space, mechanism, epsilon, protect, level, concentration, snap, b,
@@ -177,14 +276,23 @@ class Mechanism:
         """
         seed = experiment_seed(seed, ledger is not None)
         _charge_plan(ledger, dataset)
+        charge = None
         if ledger is not None:
-            ledger._check(dataset, self.guarantee, request_id, allow_unbudgeted)
+            assert dataset is not None
+            charge = ledger._prepare(dataset, self._provenance("privatize", columns, _source(x)), self.guarantee,
+                                     request_id, allow_unbudgeted)
         key = _native.fresh_key() if seed is None else None
         out = self._privatize(x, format, columns, seed, key)
-        if ledger is not None:
-            ledger._record(dataset, f"privatize {self.space} {self.mechanism}", self.guarantee, request_id,
-                           allow_unbudgeted)
+        if charge is not None:
+            charge.record(self.guarantee)
         return out
+
+    def _provenance(self, command: str, columns: Optional[Sequence[str]], source: str) -> str:
+        """The ledger entry's text, as the command line writes it: command, space, mechanism, budget as given,
+        bounds and columns, and what it was computed from."""
+        bounds = "" if self._bounds is None else f" --bounds {self._bounds[0]:g},{self._bounds[1]:g}"
+        cols = "" if columns is None else f" --columns {','.join(columns)}"
+        return f"{command} {self.space} {self.mechanism} {self._budget}{bounds}{cols}: {source}"
 
     def _release(self, batch: pa.RecordBatch, first: int, format, columns, seed, key, column_index: bool):
         try:
@@ -332,8 +440,9 @@ class MeanResult:
     the mean is over, and how many rows outside the ball were ``dropped`` or ``clipped`` (counts for you, the
     curator: they are not private, so do not publish them). ``grid`` is the public grid the release is rounded
     onto (``{"chart": ..., "spacing_log2": ...}``, as in the guarantees of ``privatize``; ``None`` for ``real``,
-    whose release is drawn exactly on a power-of-two grid); ``rounding_cost`` is what rounding costs, already
-    included in the guarantee's ε (its ε₀, twice when ``conditioned``)."""
+    whose release is drawn exactly on a power-of-two grid); ``rounding_cost`` is what rounding costs, taken
+    inside the ε asked (its ε₀, twice when ``conditioned``): the guarantee is exactly that ε, and the noise is
+    calibrated at ``noise_epsilon``, with ``noise_epsilon + rounding_cost ≤ ε``."""
 
     mean: Any
     guarantee: Guarantee
@@ -346,6 +455,7 @@ class MeanResult:
     clipped: int = 0
     grid: Optional[Dict[str, Any]] = None
     rounding_cost: float = 0.0
+    noise_epsilon: float = 0.0
 
 
 def _distance(space: str, r: Union[float, str]) -> float:
@@ -393,27 +503,22 @@ def _release_mean(
     epsilon: float,
     conditioning: str,
     seed: Optional[int],
-    ledger: Optional[Ledger],
-    dataset: Optional[str],
-    request_id: Optional[str],
-    allow_unbudgeted: bool,
-    what: str,
+    charge: Optional[_Charge],
 ) -> Dict[str, Any]:
     """Draws the noise once at the exact mean ``at`` of ``counts = (used, dropped, clipped)`` rows and records
-    the release in the ledger (also when the draw is not representable: that outcome is a function of the
+    the release with ``charge`` (also when the draw is not representable: that outcome is a function of the
     draw)."""
     used, dropped, clipped = counts
     try:
         out = json.loads(plan.release(at, used, float(epsilon), conditioning, seed))
     except _native.DrawUnrepresentable as e:
-        if ledger is not None:
-            ledger._record(dataset, what, {"notion": "pure_dp", "epsilon": float(epsilon)}, request_id,
-                           allow_unbudgeted)
+        if charge is not None:
+            charge.record({"notion": "pure_dp", "epsilon": float(epsilon)})
         raise BadInputError(str(e)) from None
     except ValueError as e:
         raise BadInputError(str(e)) from None
-    if ledger is not None:
-        ledger._record(dataset, what, out["guarantee"], request_id, allow_unbudgeted)
+    if charge is not None:
+        charge.record(out["guarantee"])
     if out["expected_error"] > plan.radius:
         warnings.warn(
             f"the expected error {out['expected_error']:.6g} exceeds the radius {plan.radius:.6g} (radians, or the "
@@ -424,9 +529,22 @@ def _release_mean(
     return out
 
 
+def _mean_provenance(command: str, space: str, center: Any, radius: Any, bounds: Any, epsilon: float,
+                     outside: str, columns: Optional[Sequence[str]], source: str) -> str:
+    """A mean's ledger entry, as the command line writes it."""
+    if bounds is not None:
+        ball = f"--bounds {bounds[0]:g},{bounds[1]:g}"
+    else:
+        c = center if isinstance(center, str) else ",".join(f"{float(v):g}" for v in np.ravel(center))
+        ball = f"--center {c} --radius {radius}"
+    cols = "" if not columns else f" --columns {','.join(columns)}"
+    return f"{command} {space} {ball} --epsilon {float(epsilon):g} --outside {outside}{cols}: {source}"
+
+
 def _mean_result(out: Dict[str, Any], m: Any) -> MeanResult:
     return MeanResult(m, out["guarantee"], out["sensitivity"], out["sigma"], out["expected_error"],
-                      out["conditioned"], out["n"], out["dropped"], out["clipped"], out["grid"], out["rounding_cost"])
+                      out["conditioned"], out["n"], out["dropped"], out["clipped"], out["grid"], out["rounding_cost"],
+                      out["noise_epsilon"])
 
 
 def mean(
@@ -484,16 +602,19 @@ def mean(
         width, format = cv.array_width(space, format, arr.shape)
         batch, cols, column_index, shape = cv.array_to_batch(arr, width), cv.names(width), True, arr.shape
     plan, _ = _mean_plan(space, center, radius, outside, format, cols, metric, bounds)
+    charge = None
     if ledger is not None:
-        ledger._check(dataset, {"notion": "pure_dp", "epsilon": float(epsilon)}, request_id, allow_unbudgeted)
+        assert dataset is not None
+        what = _mean_provenance("mean", space, center, radius, bounds, epsilon, outside, columns, _source(x))
+        charge = ledger._prepare(dataset, what, {"notion": "pure_dp", "epsilon": float(epsilon)}, request_id,
+                                 allow_unbudgeted)
     try:
         at, (_, used, dropped, clipped, problem, _) = plan.fit(batch)
     except ValueError as e:
         raise BadInputError(str(e)) from None
     if problem is not None:
         cv.raise_rejected([problem], 0, column_index)
-    out = _release_mean(plan, at, (used, dropped, clipped), epsilon, conditioning, seed, ledger, dataset,
-                        request_id, allow_unbudgeted, f"mean {space}")
+    out = _release_mean(plan, at, (used, dropped, clipped), epsilon, conditioning, seed, charge)
     m = np.asarray(out["mean"], dtype=np.float64)
     if shape is not None and len(shape) == 3:
         m = m.reshape(shape[1:])

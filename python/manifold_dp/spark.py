@@ -33,11 +33,42 @@ import numpy as np
 import pyarrow as pa
 
 from . import _native
-from ._api import Ledger, MeanResult, Mechanism, _charge_plan, _mean_plan, _mean_result, _release_mean
+from ._api import (
+    Ledger,
+    MeanResult,
+    Mechanism,
+    _charge_plan,
+    _mean_plan,
+    _mean_provenance,
+    _mean_result,
+    _release_mean,
+)
 from ._seed import experiment_seed
 from .errors import BadInputError
 
 __all__ = ["mean", "privatize"]
+
+
+def _preflight(df: Any, module: str = "manifold_dp._native") -> None:
+    """Runs a tiny Spark job that imports the package (``module``) on the executors, before any ledger charge: a
+    release whose workers cannot run it must fail before its budget is spent."""
+    sc = df.sparkSession.sparkContext
+
+    def probe(_: Any) -> Iterator[str]:
+        import importlib
+
+        yield importlib.import_module(module).__name__
+
+    try:
+        sc.parallelize([0], 1).mapPartitions(probe).collect()
+    except Exception as e:  # noqa: BLE001 - any failure of the job is the answer
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise RuntimeError(
+            "the Spark executors cannot import manifold_dp, so nothing was released and the ledger was not charged: "
+            "point them at a Python that has manifold-dp installed (set PYSPARK_PYTHON to it before the session "
+            "starts, locally as on a cluster, or spark.pyspark.python / spark.executorEnv.PYSPARK_PYTHON); "
+            f"the job said: {first}"
+        ) from None
 
 
 def _check_ids(df: Any, id_column: str) -> None:
@@ -137,9 +168,13 @@ def privatize(
             yield out
 
     if ledger is not None:
-        # Charged once, here, before any row can be written: every later action is the same release.
-        ledger._check(dataset, mech.guarantee, request_id, allow_unbudgeted)
-        ledger._record(dataset, f"spark privatize {space} {mechanism}", mech.guarantee, request_id, allow_unbudgeted)
+        assert dataset is not None
+        # Checked, then the executors shown able to run the release, then charged once, here, before any row can
+        # be written: every later action is the same release.
+        charge = ledger._prepare(dataset, mech._provenance("spark privatize", cols, "spark DataFrame"),
+                                 mech.guarantee, request_id, allow_unbudgeted)
+        _preflight(df)
+        charge.record(mech.guarantee)
     return df.mapInArrow(release, schema)
 
 
@@ -203,8 +238,13 @@ def mean(
     _charge_plan(ledger, dataset)
     # The executors rebuild the plan from the same native arguments (validated here, on the driver).
     plan, args = _mean_plan(space, center, radius, outside, format, cols, metric, bounds)
+    charge = None
     if ledger is not None:
-        ledger._check(dataset, {"notion": "pure_dp", "epsilon": float(epsilon)}, request_id, allow_unbudgeted)
+        assert dataset is not None
+        what = _mean_provenance("spark mean", space, center, radius, bounds, epsilon, outside, cols, "spark DataFrame")
+        charge = ledger._prepare(dataset, what, {"notion": "pure_dp", "epsilon": float(epsilon)}, request_id,
+                                 allow_unbudgeted)
+        _preflight(df)
     data = df.select(*(cols + ([id_column] if id_column else []))).persist(StorageLevel.MEMORY_AND_DISK)
 
     def run(base: List[float]) -> Any:
@@ -259,8 +299,7 @@ def mean(
     finally:
         data.unpersist()
     _, used, dropped, clipped, _, _ = summed
-    out = _release_mean(plan, base, (used, dropped, clipped), epsilon, conditioning, seed, ledger, dataset,
-                        request_id, allow_unbudgeted, f"spark mean {space}")
+    out = _release_mean(plan, base, (used, dropped, clipped), epsilon, conditioning, seed, charge)
     m = np.asarray(out["mean"], dtype=np.float64)
     if space.startswith("spd:"):
         k = int(space.split(":", 1)[1])

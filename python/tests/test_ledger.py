@@ -40,3 +40,100 @@ def test_bad_rows_are_refused_before_the_ledger_is_charged(tmp_path):
     with pytest.raises(mdp.BadInputError):
         mdp.Mechanism("circle", "purkayastha", epsilon=1.0).privatize(x, ledger=led, dataset="d")
     assert led.releases() == []
+
+
+KM = {"notion": "metric_dp", "epsilon": 0.5, "metric": "sphere_surface", "unit": "km"}
+AIRPORTS = np.array([[48.85, 2.35], [48.86, 2.33], [48.84, 2.36], [48.85, 2.34]] * 10)
+
+
+def test_the_analysts_workflow_from_python(tmp_path):
+    """Issue 32: a 5 km local release and two central means at ε = 1 on one label with a 0.5/km local and a
+    pure-2 central budget; a third mean and a 3 km release are refused; nothing refused is recorded."""
+    led = mdp.Ledger(tmp_path / "l.sqlite")
+    led.set_budget("airports", {"notion": "pure_dp", "epsilon": 2.0}, KM)
+    mech = mdp.Mechanism("latlon", "purkayastha", protect="5km", level=1)
+    assert led.may_release("airports", mech)["allowed"]
+    mech.privatize(AIRPORTS, ledger=led, dataset="airports")
+    kw = dict(space="latlon", center=[48.85, 2.35], radius="50km", epsilon=1.0, ledger=led, dataset="airports")
+    for _ in range(2):
+        res = mdp.mean(AIRPORTS, **kw)
+        assert res.guarantee == {"notion": "pure_dp", "epsilon": 1.0}, "ask ε, pay ε"
+        assert 0 < res.rounding_cost and res.noise_epsilon + res.rounding_cost <= 1.0
+    with pytest.raises(mdp.BudgetExceededError, match="pure total"):
+        mdp.mean(AIRPORTS, **kw)
+    three = mdp.Mechanism("latlon", "purkayastha", protect="3km", level=1)
+    answer = led.may_release("airports", three)
+    assert not answer["allowed"] and "metric:sphere_surface:km" in answer["refusal"]
+    with pytest.raises(mdp.BudgetExceededError):
+        three.privatize(AIRPORTS, ledger=led, dataset="airports")
+    spent = led.spent("airports")
+    assert spent["releases"] == 3
+    pure = next(n for n in spent["notions"] if n["account"] == "pure")
+    assert pure["total"]["epsilon"] == 2.0
+    combined = spent["combined"]
+    assert combined["local"]["epsilon"] == 0.2 and 2.0 < combined["constant"] < 2.01
+    # The same provenance as the command line: command, space, mechanism, budget as given, and the source.
+    what = [r["mechanism"] for r in led.releases("airports")]
+    assert what[0] == "privatize latlon purkayastha --protect 5km --level 1: python array (40 rows)", what
+    assert what[1] == "mean latlon --center 48.85,2.35 --radius 50km --epsilon 1 --outside error: python array (40 rows)"
+
+
+def test_unbudgeted_kinds_are_refused(tmp_path):
+    """Issue 32, "Unbudgeted kinds pass": a label with only a local km budget took central means."""
+    led = mdp.Ledger(tmp_path / "l.sqlite")
+    led.set_budget("airports", KM)
+    with pytest.raises(mdp.BudgetExceededError, match=r"none for central releases.*set_budget"):
+        mdp.mean(AIRPORTS, space="latlon", center=[48.85, 2.35], radius="50km", epsilon=5.0, ledger=led,
+                 dataset="airports")
+    with pytest.raises(mdp.BudgetExceededError, match="cannot be expressed"):
+        mdp.Mechanism("so3", "laplace", epsilon=100.0).privatize(
+            np.array([[0.0, 0.0, 0.0, 1.0]]), format="quat-xyzw", ledger=led, dataset="airports")
+    assert led.releases() == []
+
+
+def test_a_ledger_keeps_its_absolute_path_and_refuses_a_replaced_file(tmp_path, monkeypatch):
+    """Issue 32, "Careless use": ``Ledger("budget.sqlite")`` re-resolved its relative path on every call, so after
+    ``chdir`` releases were charged to another file."""
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.mkdir()
+    second.mkdir()
+    monkeypatch.chdir(first)
+    led = mdp.Ledger("budget.sqlite")
+    assert led.path == str(first / "budget.sqlite")
+    led.set_budget("d", {"notion": "metric_dp", "epsilon": 10.0, "metric": "sphere_surface", "unit": "rad"})
+    mdp.Ledger(second / "budget.sqlite").set_budget(
+        "d", {"notion": "metric_dp", "epsilon": 10.0, "metric": "sphere_surface", "unit": "rad"})
+    monkeypatch.chdir(second)
+    mdp.Mechanism("circle", "purkayastha", epsilon=1.0).privatize(np.zeros(3), ledger=led, dataset="d")
+    assert len(mdp.Ledger(first / "budget.sqlite").releases()) == 1
+    assert mdp.Ledger(second / "budget.sqlite").releases() == []
+    # A file that is no longer the one opened (moved away and replaced) is refused.
+    (first / "budget.sqlite").rename(first / "moved.sqlite")
+    mdp.Ledger(first / "budget.sqlite")
+    with pytest.raises(mdp.BadInputError, match="no longer the ledger"):
+        led.spent("d")
+
+
+def test_python_charges_through_the_ledger_crates_protocol(tmp_path, monkeypatch):
+    """Issue 32, "Three copies of the protocol": Python checked and recorded with its own sequence of calls.
+    Now every charge is one ``_native.Charge`` (the ledger crate's check → work → record): prepared once
+    before any work, recorded once after it."""
+    from manifold_dp import _native
+
+    calls = []
+    real = _native.Ledger.prepare
+
+    def spy(self, *args, **kwargs):
+        calls.append(args[1])
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(_native.Ledger, "prepare", spy, raising=False)
+    led = mdp.Ledger(tmp_path / "l.sqlite")
+    led.set_budget("d", {"notion": "pure_dp", "epsilon": 5.0},
+                   {"notion": "metric_dp", "epsilon": 10.0, "metric": "sphere_surface", "unit": "rad"})
+    mdp.Mechanism("circle", "purkayastha", epsilon=1.0).privatize(np.zeros(3), ledger=led, dataset="d",
+                                                                  request_id="job-1")
+    mdp.mean(np.zeros(5), space="circle", center=0.0, radius="40deg", epsilon=1.0, ledger=led, dataset="d")
+    assert [c.split(" ")[0] for c in calls] == ["privatize", "mean"]
+    assert not hasattr(led, "_check") and not hasattr(led, "_record")
+    assert [r["request_id"] for r in led.releases()] == ["job-1", None]

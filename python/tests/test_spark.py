@@ -109,6 +109,30 @@ def test_ids_are_checked_and_the_ledger_is_charged_once(spark, identities, tmp_p
         release(identities, ledger=led, dataset="poses")
 
 
+def test_the_executors_are_checked_before_the_ledger_is_charged(spark, identities, tmp_path, monkeypatch):
+    """Issue 32: Spark charged the ledger before the workers had shown that they could import the package (a
+    failed job, budget spent). A tiny job imports it first; its error says how to point the executors at the
+    right Python."""
+    with pytest.raises(RuntimeError, match="PYSPARK_PYTHON"):
+        mdps._preflight(identities, module="manifold_dp_not_installed_here")
+    mdps._preflight(identities)
+    real = mdps._preflight
+
+    def broken(df, module="manifold_dp._native"):
+        real(df, module="manifold_dp_not_installed_here")
+
+    monkeypatch.setattr(mdps, "_preflight", broken)
+    led = mdp.Ledger(tmp_path / "l.sqlite")
+    led.set_budget("poses", {"notion": "metric_dp", "epsilon": 3.0, "metric": "so3_geodesic", "unit": "rad"},
+                   {"notion": "pure_dp", "epsilon": 3.0})
+    with pytest.raises(RuntimeError, match="not charged"):
+        release(identities, ledger=led, dataset="poses")
+    with pytest.raises(RuntimeError, match="not charged"):
+        mdps.mean(identities, space="so3", center="identity", radius="30deg", epsilon=1.0,
+                  columns=["w", "x", "y", "z"], format="quat-wxyz", ledger=led, dataset="poses")
+    assert led.releases() == []
+
+
 def test_a_bad_row_fails_the_job_naming_its_id(spark, identities):
     bad = identities.withColumn("w", F.when(F.col("id") == 1234, 7.0).otherwise(F.col("w")))
     with pytest.raises(Exception, match=r"id = 1234.*norm"):

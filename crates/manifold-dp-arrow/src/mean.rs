@@ -242,9 +242,12 @@ pub struct MeanRelease {
     /// The public grid the release lies on (`docs/proofs/float_safety.md`), or `None` on the real line (whose
     /// release is drawn exactly on a power-of-two grid).
     pub grid: Option<Grid>,
-    /// What the rounding adds to the pure ε (included in `guarantee`): its ε₀, twice when conditioned (on SPD
-    /// unconditioned, plus what keeping the release in a wide public ball costs).
+    /// What the rounding costs of the pure ε, taken inside the ε asked (the guarantee is that ε, exactly): its
+    /// ε₀, twice when conditioned (on SPD unconditioned, plus what keeping the release in a wide public ball
+    /// costs).
     pub rounding_cost: f64,
+    /// The ε′ the noise is calibrated at: the ε asked less the rounding cost (ε′ + cost ≤ ε, rounded up).
+    pub noise_epsilon: f64,
 }
 
 /// A single-machine fit: the exact (non-private) mean and the pass at it.
@@ -704,6 +707,7 @@ impl MeanPlan {
                 n,
                 grid: None,
                 rounding_cost: 0.0,
+                noise_epsilon: laplace.epsilon(),
             });
         }
         with_geometry!(&self.geometry, |m, c| {
@@ -727,6 +731,7 @@ impl MeanPlan {
                 n,
                 grid: mech.rounding().map(|r| r.grid()),
                 rounding_cost: mech.rounding_cost(),
+                noise_epsilon: mech.noise_epsilon(),
             })
         })
     }

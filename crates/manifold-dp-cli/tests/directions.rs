@@ -392,8 +392,7 @@ fn auto_chooses_the_mechanism_and_a_poor_choice_warns() {
     run("vmf").assert().success().stderr(predicate::str::contains("warning: vmf moves points 22."));
     run("purkayastha").assert().success().stderr(predicate::str::is_empty());
     run("auto").args(["--ledger", s(&ledger), "--dataset", "in"]).assert().success();
-    let out =
-        bin().args(["budget", "ledger", "--db", s(&ledger), "show", "--dataset", "in", "--json"]).output().unwrap();
+    let out = bin().args(["budget", "ledger", "--db", s(&ledger), "export", "--output", "-"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("privatize latlon purkayastha"));
     bin()
         .args(["radius", "--space", "latlon", "--mechanism", "auto", "--radius", "5km", "--level", "0.5"])

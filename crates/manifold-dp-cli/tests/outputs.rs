@@ -203,7 +203,7 @@ fn a_stream_is_validated_first_and_a_partial_stream_is_stated() {
     let d = dir.path();
     let text = long_input_with_a_late_bad_row();
     fs::write(d.join("long.csv"), &text).unwrap();
-    ledger(d).args(["limit", "--dataset", "long.csv", "--pure", "100"]).assert().success();
+    ledger(d).args(["limit", "--dataset", "long.csv", "--pure", "100", "--metric-dp", "100"]).assert().success();
     // From a file: every row is read before the first goes out, so nothing is published or charged.
     privatize(d)
         .args(["--input", "long.csv", "--output", "-", "--ledger", "l.sqlite"])

@@ -1,29 +1,38 @@
-//! The arithmetic of a ledger: the total of a data set's releases in one account (a notion, or metric DP in
-//! one metric and unit), what remains of a budget, and the standard guarantee shown beside a total.
+//! The arithmetic of a ledger: the accounting model, the cost of one release in each account, the total of a
+//! data set's releases in one account, what remains of a budget, and the standard guarantee shown beside a total.
+//!
+//! **The model** (`docs/proofs/accounting.md`, "One model for local and central releases"). After a data set's
+//! releases, two data sets that differ in one row, moved by d in the label's metric, are indistinguishable up to
+//!
+//! ```text
+//! ε ≤ (Σ local ε per unit)·d + (Σ central ε) + (Σ additive costs)
+//! ```
+//!
+//! A **local** release (it reports metric DP: every row released on its own) is charged to the label's metric
+//! accounts, in each account's metric and unit: units of one distance convert (rad, deg; km on the Earth; h and
+//! min on the clock) and ε per unit of chordal distance is also ε per rad of great-circle distance (d₂ ≤ d∠).
+//! Its additive (rounding) cost ε₀ is carried beside, and capped by the metric budget's additive allowance
+//! ([`DEFAULT_ADDITIVE_ALLOWANCE`] unless set). A **central** release (pure, approximate, zCDP, GDP or Rao DP
+//! between data sets that differ in one row) is charged to the central accounts. Neither kind is charged to the
+//! other's accounts; the optional [`Account::Overall`] cap counts both in pure ε, a local release at
+//! ε·diameter + ε₀.
+//!
+//! Never 0 for an account a release touches: a release that implies nothing for an account with a budget (a
+//! rotation release against a km budget, a tangent-plane release against a great-circle one, a zCDP release
+//! against a pure budget) cannot be accounted there and is refused by the ledger.
 //!
 //! Every total is built from the library's accounting ([`express`] then [`compose`]), so it is rounded up
-//! exactly as the library rounds. A metric account (local releases in its metric) converts between units of one
-//! distance (rad, deg; km on the Earth, h and min on the clock) and leaves central releases, and local releases
-//! in other metrics, to their own accounts.
-//! Two additions, both sound:
-//!
-//! - Metric DP in a space of bounded diameter D (SO(3) and spheres in radians or degrees; chordal distance)
-//!   is also pure (ε·D)-DP between data sets that differ in one record, because every record is released
-//!   independently and two records are at most D apart. So a `privatize` release counts against pure,
-//!   approximate, zCDP and GDP budgets too. Other metrics (tangent plane, SPD) are not converted.
-//! - Approximate DP: every release is charged one (εᵢ, δᵢ) and the account is the basic sum (Σεᵢ, Σδᵢ). A
-//!   release that reports a pure or (ε, δ) guarantee is charged that one; a release that reports only zCDP,
-//!   GDP or Gaussian Rao DP is charged its (ε, δ) at the fixed δᵢ = [`REPORT_DELTA`], whatever was spent
-//!   before it.
+//! exactly as the library rounds. The approximate account charges each release one (εᵢ, δᵢ) and sums them: a
+//! release that reports a pure or (ε, δ) guarantee is charged that one; a release that reports only zCDP, GDP
+//! or Gaussian Rao DP is charged its (ε, δ) at the fixed δᵢ = [`REPORT_DELTA`], whatever was spent before it.
 //!
 //! The ledger admits releases one by one against what is left, so each account is a privacy *filter*, and
 //! each rule here is one whose filter is proven for parameters chosen adaptively: the basic sums (pure,
-//! metric, approximate), Σρ (the Rényi filter) and √Σμ² (GDP's filter). The approximate account once
-//! converted the zCDP-type releases as one group at the δ′ its budget had left; no filter theorem covers a
-//! conversion point chosen from the history, so it is gone. Theorems and the reasons:
+//! metric, approximate), Σρ (the Rényi filter) and √Σμ² (GDP's filter). Theorems and the reasons:
 //! `docs/proofs/accounting.md`, "The ledger is a filter".
 
-use manifold_dp::privacy::rounding::{add_up, mul_up};
+use manifold_dp::privacy::accounting::radians_per_unit;
+use manifold_dp::privacy::rounding::{add_up, div_up, mul_up};
 use manifold_dp::privacy::{Guarantee, Metric, Notion, RaoFamily, Target, compose, convert, express};
 use std::f64::consts::PI;
 use std::fmt;
@@ -31,19 +40,61 @@ use std::fmt;
 /// The δ at which zCDP, GDP and Gaussian Rao totals are restated as (ε, δ)-DP beside them.
 pub const REPORT_DELTA: f64 = 1e-6;
 
-/// What a budget is kept in: a notion between neighbouring data sets, or metric DP in one metric and unit
-/// (metric-DP guarantees in different metrics or units do not add up).
+/// The additive allowance of a local (metric) budget that states none: the most that the additive (rounding)
+/// costs ε₀ of its local releases may add up to. A local release costs ε₀ of about 10⁻³ or less
+/// (`docs/proofs/float_safety.md`), so this admits about a hundred of them; a budget may state its own
+/// (its `additive_epsilon`). It is part of the combined guarantee, never of a central budget.
+pub const DEFAULT_ADDITIVE_ALLOWANCE: f64 = 0.1;
+
+/// The account key of the optional overall standard-DP cap.
+pub const OVERALL_KEY: &str = "overall";
+
+/// Whether a release is local (metric DP: each row released on its own, a guarantee per unit of distance) or
+/// central (a guarantee between data sets that differ in one row).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReleaseKind {
+    /// Metric DP per unit of distance.
+    Local,
+    /// Pure, approximate, zCDP, GDP or Rao DP.
+    Central,
+}
+
+impl ReleaseKind {
+    /// The kind of a release: local when it reports a metric-DP guarantee.
+    pub fn of(release: &[Guarantee]) -> ReleaseKind {
+        if release.iter().any(|g| matches!(g, Guarantee::MetricDp { .. })) {
+            ReleaseKind::Local
+        } else {
+            ReleaseKind::Central
+        }
+    }
+}
+
+impl fmt::Display for ReleaseKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ReleaseKind::Local => "local",
+            ReleaseKind::Central => "central",
+        })
+    }
+}
+
+/// What a budget is kept in: a central notion between neighbouring data sets, metric DP in one metric and unit
+/// (the local releases), or the overall standard-DP cap over both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Account {
-    /// Pure, approximate, zCDP, GDP or Rao DP (never [`Notion::Metric`]).
+    /// Pure, approximate, zCDP, GDP or Rao DP (never [`Notion::Metric`]): central releases.
     Notion(Notion),
-    /// Metric DP per `unit` of `metric`.
+    /// Metric DP per `unit` of `metric`: local releases.
     Metric {
         /// The metric.
         metric: Metric,
         /// Its unit.
         unit: &'static str,
     },
+    /// The optional overall cap, in pure ε: central releases at their pure ε, local ones at ε·diameter + ε₀.
+    Overall,
 }
 
 /// The snake_case name of a metric, as in its JSON form (`so3_geodesic`).
@@ -55,7 +106,8 @@ pub fn metric_name(metric: Metric) -> String {
 }
 
 impl Account {
-    /// The account a guarantee is charged to.
+    /// The account a budget (or a guarantee) is kept in: its notion, or its metric and unit. (The overall cap
+    /// is a pure-DP budget named [`Account::Overall`] explicitly.)
     pub fn of(g: &Guarantee) -> Account {
         match *g {
             Guarantee::MetricDp { metric, unit, .. } => Account::Metric { metric, unit },
@@ -63,20 +115,45 @@ impl Account {
         }
     }
 
+    /// The account named `key` ([`Account::key`]), if it is one.
+    pub fn from_key(key: &str) -> Option<Account> {
+        if key == OVERALL_KEY {
+            return Some(Account::Overall);
+        }
+        if let Some(rest) = key.strip_prefix("metric:") {
+            let (metric, unit) = rest.rsplit_once(':')?;
+            let metric: Metric = serde_json::from_value(serde_json::Value::String(metric.into())).ok()?;
+            let unit = manifold_dp::privacy::guarantee::static_unit(unit)?;
+            return Some(Account::Metric { metric, unit });
+        }
+        Notion::parse(key).filter(|n| *n != Notion::Metric).map(Account::Notion)
+    }
+
     /// The notion.
     pub fn notion(&self) -> Notion {
         match self {
             Account::Notion(n) => *n,
             Account::Metric { .. } => Notion::Metric,
+            Account::Overall => Notion::Pure,
         }
     }
 
-    /// The account's name: the notion's CLI spelling (`pure`, `approx`, `zcdp`, `gdp`, `rao`), or
-    /// `metric:METRIC:UNIT` (`metric:so3_geodesic:rad`).
+    /// The kind of release the account holds: `None` for the overall cap (both).
+    pub fn kind(&self) -> Option<ReleaseKind> {
+        match self {
+            Account::Notion(_) => Some(ReleaseKind::Central),
+            Account::Metric { .. } => Some(ReleaseKind::Local),
+            Account::Overall => None,
+        }
+    }
+
+    /// The account's name: the notion's CLI spelling (`pure`, `approx`, `zcdp`, `gdp`, `rao`),
+    /// `metric:METRIC:UNIT` (`metric:so3_geodesic:rad`), or `overall`.
     pub fn key(&self) -> String {
         match self {
             Account::Notion(n) => n.as_str().to_string(),
             Account::Metric { metric, unit } => format!("metric:{}:{unit}", metric_name(*metric)),
+            Account::Overall => OVERALL_KEY.to_string(),
         }
     }
 
@@ -103,7 +180,7 @@ impl Account {
                 };
                 Guarantee::RaoDp { theta: 0.0, family }
             }
-            Account::Notion(_) => Guarantee::PureDp { epsilon: 0.0 },
+            Account::Notion(_) | Account::Overall => Guarantee::PureDp { epsilon: 0.0 },
         }
     }
 }
@@ -114,30 +191,61 @@ impl fmt::Display for Account {
     }
 }
 
+/// A metric budget as the ledger keeps it: with its additive allowance stated ([`DEFAULT_ADDITIVE_ALLOWANCE`]
+/// where it gives none). Other budgets are returned as they are.
+pub fn with_allowance(budget: Guarantee) -> Guarantee {
+    match budget {
+        Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, .. } => {
+            let allowance = if additive_epsilon > 0.0 { additive_epsilon } else { DEFAULT_ADDITIVE_ALLOWANCE };
+            Guarantee::metric_dp_in(epsilon, metric, unit, allowance)
+        }
+        other => other,
+    }
+}
+
 /// The largest distance between two inputs, in `unit` of `metric`, where it is finite and the same for every
-/// data set: π rad (180 deg) on SO(3) and on spheres, 2 in chordal distance. `None` elsewhere.
+/// data set: π rad on SO(3) and on spheres (180 deg; half the Earth's circumference in km; 12 h and 720 min on
+/// the clock), 2 in chordal distance. `None` elsewhere.
 pub fn diameter(metric: Metric, unit: &str) -> Option<f64> {
     match (metric, unit) {
         (Metric::So3Geodesic | Metric::SphereSurface, "rad") => Some(PI),
         (Metric::So3Geodesic | Metric::SphereSurface, "deg") => Some(180.0),
         (Metric::SphereChordal, "unit") => Some(2.0),
+        (Metric::So3Geodesic | Metric::SphereSurface, _) => radians_per_unit(metric, unit).map(|per| div_up(PI, per)),
         _ => None,
     }
 }
 
-/// A release's guarantees plus, for each metric-DP guarantee in a space of bounded diameter, the pure-DP
-/// guarantee it implies.
-fn with_implied_pure(release: &[Guarantee]) -> Vec<Guarantee> {
+/// A release's guarantees plus what they imply for metric accounts: ε per unit of chordal distance is also ε per
+/// rad of great-circle distance (d₂ ≤ d∠ between unit vectors), with the same ε₀.
+fn with_implied_metrics(release: &[Guarantee]) -> Vec<Guarantee> {
     let mut out = release.to_vec();
     for g in release {
-        if let Guarantee::MetricDp { metric, unit, .. } = *g
-            && let Some(d) = diameter(metric, unit)
-            && let Ok(pure) = convert(g, Target::Pure { diameter: Some(d) })
-        {
-            out.push(pure);
+        if let Guarantee::MetricDp { epsilon, metric: Metric::SphereChordal, unit: "unit", additive_epsilon, .. } = *g {
+            out.push(Guarantee::metric_dp_in(epsilon, Metric::SphereSurface, "rad", additive_epsilon));
         }
     }
     out
+}
+
+/// A local release's pure ε between data sets that differ in one row: the smallest ε·diameter + ε₀ over its
+/// metric-DP guarantees in spaces of bounded diameter.
+fn local_as_pure(release: &[Guarantee]) -> Result<Guarantee, String> {
+    let mut best: Option<f64> = None;
+    let mut why = String::from("it states metric DP in no metric of finite diameter (tangent plane, SPD)");
+    for g in release {
+        if let Guarantee::MetricDp { metric, unit, .. } = *g {
+            match diameter(metric, unit).map(|d| convert(g, Target::Pure { diameter: Some(d) })) {
+                Some(Ok(p)) => {
+                    let e = p.epsilon().unwrap_or(f64::INFINITY);
+                    best = Some(best.map_or(e, |b: f64| b.min(e)));
+                }
+                Some(Err(e)) => why = e.to_string(),
+                None => {}
+            }
+        }
+    }
+    best.map(|epsilon| Guarantee::PureDp { epsilon }).ok_or(why)
 }
 
 /// Why a total cannot be formed: which release (its index in the list) cannot be expressed, and why.
@@ -149,25 +257,28 @@ pub(crate) struct Unaccounted {
     pub reason: String,
 }
 
-/// The cost of one release in an account.
-pub(crate) fn cost(account: Account, release: &[Guarantee]) -> Result<Guarantee, String> {
+/// The cost of one release in an account: `Ok(None)` when the account does not hold releases of its kind (a
+/// local release in a central account, a central one in a metric account); `Err` when it does, but the release
+/// implies nothing there (it is then refused against a budget, never charged 0).
+pub(crate) fn cost(account: Account, release: &[Guarantee]) -> Result<Option<Guarantee>, String> {
+    let kind = ReleaseKind::of(release);
     let target = match account {
         Account::Metric { metric, unit } => {
-            // A metric account holds the data set's local releases in its metric. A central release (no metric-DP
-            // guarantee) or a local one in another metric (rotations beside locations) is charged to its own
-            // accounts, not to this one.
-            if !release.iter().any(|g| matches!(g, Guarantee::MetricDp { metric: m, .. } if *m == metric)) {
-                return Ok(account.zero(None));
+            if kind != ReleaseKind::Local {
+                return Ok(None);
             }
-            return express(release, Target::Metric { metric, unit }).map_err(s);
+            return express(&with_implied_metrics(release), Target::Metric { metric, unit }).map(Some).map_err(s);
         }
-        Account::Notion(Notion::Approx) => return approx_cost(&with_implied_pure(release)),
+        Account::Overall if kind == ReleaseKind::Local => return local_as_pure(release).map(Some),
+        Account::Overall => Target::Pure { diameter: None },
+        Account::Notion(_) if kind == ReleaseKind::Local => return Ok(None),
+        Account::Notion(Notion::Approx) => return approx_cost(release).map(Some),
         Account::Notion(Notion::Zcdp) => Target::Zcdp,
         Account::Notion(Notion::Gdp) => Target::Gdp,
         Account::Notion(Notion::Rao) => Target::Rao,
         Account::Notion(_) => Target::Pure { diameter: None },
     };
-    express(&with_implied_pure(release), target).map_err(s)
+    express(release, target).map(Some).map_err(s)
 }
 
 /// A release's (εᵢ, δᵢ) for the approximate account: the smallest pure or (ε, δ) guarantee it reports (smaller δ
@@ -187,20 +298,26 @@ fn s(e: manifold_dp::Error) -> String {
 }
 
 /// The total of `releases` (each the list of guarantees its mechanism reported) in `account`, composed
-/// sequentially and rounded up: Σεᵢ (pure, metric), (Σεᵢ, Σδᵢ) (approximate), Σρᵢ, √Σμᵢ², √Σθᵢ². Each
-/// release's cost depends on that release alone, so admitting while the total fits the budget is the filter
-/// of `docs/proofs/accounting.md` ("The ledger is a filter"). `budget` only names the Rao family of an empty
-/// total.
+/// sequentially and rounded up: Σεᵢ (pure, metric, with Σε₀ᵢ beside), (Σεᵢ, Σδᵢ) (approximate), Σρᵢ, √Σμᵢ²,
+/// √Σθᵢ², over the releases the account holds. Each release's cost depends on that release alone, so admitting
+/// while the total fits the budget is the filter of `docs/proofs/accounting.md` ("The ledger is a filter").
+/// With `strict` a release the account holds but cannot express is an error (an account with a budget);
+/// without, it is left out of this view. `budget` only names the Rao family of an empty total.
 pub(crate) fn total(
     account: Account,
     releases: &[&[Guarantee]],
     budget: Option<&Guarantee>,
+    strict: bool,
 ) -> Result<Guarantee, Unaccounted> {
-    let costs = releases
-        .iter()
-        .enumerate()
-        .map(|(i, r)| cost(account, r).map_err(|reason| Unaccounted { index: Some(i), reason }))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut costs = Vec::new();
+    for (i, r) in releases.iter().enumerate() {
+        match cost(account, r) {
+            Ok(Some(c)) => costs.push(c),
+            Ok(None) => {}
+            Err(reason) if strict => return Err(Unaccounted { index: Some(i), reason }),
+            Err(_) => {}
+        }
+    }
     if costs.is_empty() {
         return Ok(account.zero(budget));
     }
@@ -268,6 +385,35 @@ pub(crate) fn standard_companion(
     }
 }
 
+/// The combined guarantee of a data set's releases: `local` (Σ ε per unit of the label's metric, with Σε₀
+/// beside as its `additive_epsilon`) and `central` (the central releases' pure total, or their (ε, δ) total
+/// when some has no pure ε), read as ε ≤ ε_L·d + (ε_C + Σε₀), and as standard DP through the metric's
+/// diameter. `None` when the central total has no (ε, δ) form (a Rao total outside the Gaussian family).
+pub(crate) fn combined(local: Option<Guarantee>, central: Option<Guarantee>) -> Option<crate::Combined> {
+    let central = central?;
+    let (central_epsilon, delta) = match central {
+        Guarantee::PureDp { epsilon } => (epsilon, 0.0),
+        Guarantee::ApproxDp { epsilon, delta } => (epsilon, delta),
+        _ => return None,
+    };
+    let additive = local.map_or(0.0, |l| l.additive_epsilon());
+    let constant = add_up(central_epsilon, additive);
+    let per_unit = local.and_then(|l| l.epsilon()).unwrap_or(0.0);
+    let diameter = match local {
+        Some(Guarantee::MetricDp { metric, unit, .. }) => diameter(metric, unit),
+        _ => None,
+    };
+    let at_most =
+        if per_unit == 0.0 { Some(constant) } else { diameter.map(|d| add_up(mul_up(per_unit, d), constant)) };
+    let standard =
+        at_most.map(
+            |epsilon| {
+                if delta > 0.0 { Guarantee::ApproxDp { epsilon, delta } } else { Guarantee::PureDp { epsilon } }
+            },
+        );
+    Some(crate::Combined { local, central, constant, delta, diameter, standard })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,23 +422,51 @@ mod tests {
     fn keys_and_diameters() {
         assert_eq!(Account::of(&Guarantee::PureDp { epsilon: 1.0 }).key(), "pure");
         assert_eq!(Account::of(&Guarantee::metric_dp(1.0, Metric::So3Geodesic)).key(), "metric:so3_geodesic:rad");
+        for a in [
+            Account::Overall,
+            Account::Notion(Notion::Zcdp),
+            Account::Metric { metric: Metric::SphereSurface, unit: "km" },
+        ] {
+            assert_eq!(Account::from_key(&a.key()), Some(a));
+        }
+        assert_eq!(Account::from_key("metric"), None);
         assert_eq!(diameter(Metric::SphereChordal, "unit"), Some(2.0));
         assert_eq!(diameter(Metric::SpdAffineInvariant, "unit"), None);
+        let km = diameter(Metric::SphereSurface, "km").unwrap();
+        assert!(km > 20015.0 && km < 20016.0, "{km}");
+        let h = diameter(Metric::SphereSurface, "h").unwrap();
+        assert!((12.0..12.0 + 1e-12).contains(&h), "{h}");
     }
 
     #[test]
-    fn metric_release_counts_as_pure_in_bounded_spaces() {
+    fn local_releases_count_in_metric_accounts_and_the_overall_cap_only() {
         let release = [Guarantee::metric_dp(1.0, Metric::So3Geodesic)];
-        let pure = cost(Account::Notion(Notion::Pure), &release).unwrap();
-        assert!(pure.epsilon().unwrap() >= PI && pure.epsilon().unwrap() < PI + 1e-12);
+        assert_eq!(cost(Account::Notion(Notion::Pure), &release).unwrap(), None);
+        let overall = cost(Account::Overall, &release).unwrap().unwrap();
+        assert!(overall.epsilon().unwrap() >= PI && overall.epsilon().unwrap() < PI + 1e-12);
         let spd = [Guarantee::metric_dp(1.0, Metric::SpdAffineInvariant)];
-        assert!(cost(Account::Notion(Notion::Pure), &spd).is_err());
+        assert!(cost(Account::Overall, &spd).is_err());
+        let central = [Guarantee::PureDp { epsilon: 1.0 }];
+        assert_eq!(cost(Account::Metric { metric: Metric::So3Geodesic, unit: "rad" }, &central).unwrap(), None);
+    }
+
+    #[test]
+    fn chordal_implies_great_circle_and_other_metrics_imply_nothing() {
+        let vmf = [Guarantee::metric_dp_in(0.5, Metric::SphereChordal, "unit", 1e-4)];
+        let rad = cost(Account::Metric { metric: Metric::SphereSurface, unit: "rad" }, &vmf).unwrap().unwrap();
+        assert_eq!(rad, Guarantee::metric_dp_in(0.5, Metric::SphereSurface, "rad", 1e-4));
+        let km = cost(Account::Metric { metric: Metric::SphereSurface, unit: "km" }, &vmf).unwrap().unwrap();
+        assert!(km.epsilon().unwrap() > 0.5 / 6372.0 && km.additive_epsilon() == 1e-4, "{km}");
+        let so3 = [Guarantee::metric_dp(1.0, Metric::So3Geodesic)];
+        assert!(cost(Account::Metric { metric: Metric::SphereSurface, unit: "km" }, &so3).is_err());
+        let tangent = [Guarantee::metric_dp(1.0, Metric::TangentPlane)];
+        assert!(cost(Account::Metric { metric: Metric::SphereSurface, unit: "rad" }, &tangent).is_err());
     }
 
     #[test]
     fn approximate_total_of_gdp_uses_the_exact_curve() {
         let g = [Guarantee::Gdp { mu: 0.5 }];
-        let t = total(Account::Notion(Notion::Approx), &[&g], None).unwrap();
+        let t = total(Account::Notion(Notion::Approx), &[&g], None, true).unwrap();
         let exact = convert(&g[0], Target::Approx { delta: Some(REPORT_DELTA), epsilon: None }).unwrap();
         assert_eq!(t, exact);
         // zCDP's bound at the same δ is looser: ρ + 2√(ρ ln 1/δ) with ρ = μ²/2.
@@ -323,8 +497,8 @@ mod tests {
         let one = convert(&z[0], at).unwrap();
         let budget = Guarantee::ApproxDp { epsilon: 10.0, delta: 1e-5 };
         let approx = Account::Notion(Notion::Approx);
-        assert_eq!(total(approx, &[&z], Some(&budget)).unwrap(), one);
-        let t = total(approx, &[&pure, &z, &z], Some(&budget)).unwrap();
+        assert_eq!(total(approx, &[&z], Some(&budget), true).unwrap(), one);
+        let t = total(approx, &[&pure, &z, &z], Some(&budget), true).unwrap();
         let Guarantee::ApproxDp { epsilon, delta } = t else { panic!("{t}") };
         assert_eq!(delta, add_up(REPORT_DELTA, REPORT_DELTA));
         let e1 = one.epsilon().unwrap();

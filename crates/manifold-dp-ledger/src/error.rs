@@ -198,6 +198,38 @@ pub enum LedgerError {
         /// The data set label.
         dataset: String,
     },
+    /// A release of a kind (local or central) for which a data set that has budgets has none: it would be
+    /// limited by nothing. Nothing was recorded.
+    #[error(
+        "refused: data set {dataset:?} has budgets, but none for {kind} releases, so a release with {release} \
+         would be limited by nothing; {fix}. Nothing was recorded",
+        release = list(release),
+        fix = match kind {
+            crate::ReleaseKind::Local => "give the data set a local budget (metric DP per unit of the release's \
+                                           distance) first",
+            crate::ReleaseKind::Central => "give the data set a central budget (pure, approximate, zCDP or \
+                                             Gaussian DP) first",
+        }
+    )]
+    NoBudgetForKind {
+        /// The data set label.
+        dataset: String,
+        /// The kind of release that has no budget.
+        kind: crate::ReleaseKind,
+        /// The release's guarantees.
+        release: Vec<Guarantee>,
+    },
+    /// The ledger file at the path is no longer the file this handle opened (it was moved, replaced or
+    /// deleted): charging it would charge another ledger, or none.
+    #[error(
+        "{path} is no longer the ledger that was opened there (it was moved, replaced or deleted); nothing was \
+         recorded. Open the ledger again",
+        path = .path.display()
+    )]
+    Replaced {
+        /// The path.
+        path: PathBuf,
+    },
     /// A file-system failure outside SQLite (creating the file).
     #[error("{path}: {source}", path = .path.display())]
     Io {
@@ -220,7 +252,7 @@ pub enum LedgerError {
 
 impl LedgerError {
     /// Whether this is a refusal of a release ([`LedgerError::OverBudget`], [`LedgerError::Unaccountable`],
-    /// [`LedgerError::NoBudget`], [`LedgerError::RequestIdUsed`]): the release was well formed, and the ledger
+    /// [`LedgerError::NoBudget`], [`LedgerError::NoBudgetForKind`], [`LedgerError::RequestIdUsed`]): the release was well formed, and the ledger
     /// said no (the CLI exits with code 4).
     pub fn is_refusal(&self) -> bool {
         matches!(
@@ -229,6 +261,7 @@ impl LedgerError {
                 | LedgerError::Unaccountable { .. }
                 | LedgerError::NoBudget { .. }
                 | LedgerError::RequestIdUsed { .. }
+                | LedgerError::NoBudgetForKind { .. }
         )
     }
 
@@ -247,6 +280,7 @@ impl LedgerError {
                 | LedgerError::BelowSpent { .. }
                 | LedgerError::BudgetUnaccountable { .. }
                 | LedgerError::RequestIdConflict { .. }
+                | LedgerError::Replaced { .. }
         )
     }
 }

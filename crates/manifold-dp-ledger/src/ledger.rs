@@ -1,6 +1,6 @@
 //! The ledger file: creation, the checks on opening, and the transactions that record releases and budgets.
 
-use crate::accounts::{self, Account, REPORT_DELTA, Unaccounted};
+use crate::accounts::{self, Account, REPORT_DELTA, ReleaseKind, Unaccounted};
 use crate::error::{LedgerError, Overdraft};
 use crate::report::{BudgetChange, BudgetEntry, DatasetExport, Export, NotionSpent, Receipt, Release, Spent};
 use manifold_dp::privacy::{Guarantee, Notion};
@@ -70,6 +70,35 @@ pub struct Admission {
     pub allow_unbudgeted: bool,
 }
 
+/// Which file a path names: its device and inode (Unix), so that a handle can tell that the file at its path
+/// was moved, replaced or deleted since it was opened. On other systems, the canonical path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileId(FileIdInner);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum FileIdInner {
+    #[cfg(unix)]
+    Inode { dev: u64, ino: u64 },
+    #[cfg(not(unix))]
+    Canonical(PathBuf),
+}
+
+impl FileId {
+    /// The file at `path` now.
+    pub fn of(path: &Path) -> std::io::Result<FileId> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let m = std::fs::metadata(path)?;
+            Ok(FileId(FileIdInner::Inode { dev: m.dev(), ino: m.ino() }))
+        }
+        #[cfg(not(unix))]
+        {
+            Ok(FileId(FileIdInner::Canonical(std::fs::canonicalize(path)?)))
+        }
+    }
+}
+
 /// A privacy ledger: an SQLite file recording each release of each data set and its budgets.
 ///
 /// Every write is one `BEGIN IMMEDIATE` transaction (so writers queue, each seeing the releases of those
@@ -80,6 +109,7 @@ pub struct Admission {
 pub struct Ledger {
     conn: Connection,
     path: PathBuf,
+    id: FileId,
 }
 
 /// Checks a data set or mechanism label: not blank, no control characters, at most 1000 bytes.
@@ -190,7 +220,8 @@ impl Ledger {
             Ok(c) => c,
             Err(e) => return Err(classify(&path, e)),
         };
-        let ledger = Ledger { conn, path };
+        let id = FileId::of(&path).map_err(|source| LedgerError::Io { path: path.clone(), source })?;
+        let ledger = Ledger { conn, path, id };
         ledger.conn.busy_timeout(DEFAULT_BUSY_TIMEOUT).map_err(|e| ledger.sql(e))?;
         // Per-connection settings; none of them writes to the file.
         ledger.conn.pragma_update(None, "trusted_schema", false).map_err(|e| ledger.sql(e))?;
@@ -199,9 +230,29 @@ impl Ledger {
         Ok(ledger)
     }
 
+    /// Opens the ledger at `path` only if it is still the file `expected` names ([`Ledger::file_id`] of an
+    /// earlier handle): refused ([`LedgerError::Replaced`]) when the file there was moved, replaced or deleted
+    /// since, so that a long-lived handle never charges another file.
+    pub fn open_same(path: impl AsRef<Path>, expected: &FileId) -> Result<Ledger, LedgerError> {
+        let path = path.as_ref();
+        let ledger = match Ledger::open(path) {
+            Err(LedgerError::NotFound { path }) => return Err(LedgerError::Replaced { path }),
+            other => other?,
+        };
+        if &ledger.id != expected {
+            return Err(LedgerError::Replaced { path: path.to_path_buf() });
+        }
+        Ok(ledger)
+    }
+
     /// The file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Which file was opened (its device and inode).
+    pub fn file_id(&self) -> &FileId {
+        &self.id
     }
 
     /// Sets how long a transaction waits for another process's lock (default [`DEFAULT_BUSY_TIMEOUT`]).
@@ -290,33 +341,50 @@ impl Ledger {
         self.set_budgets(dataset, &[budget])
     }
 
-    /// Sets (or changes) several budgets of `dataset` at once, all or none. A budget may be raised or lowered,
-    /// but never below what the data set has already spent, and not in a notion some recorded release cannot
-    /// be expressed in ([`LedgerError::BelowSpent`], [`LedgerError::BudgetUnaccountable`]). Returns the spending
-    /// under the new budgets.
+    /// Sets (or changes) several budgets of `dataset` at once, all or none, each in its guarantee's account
+    /// ([`Account::of`]). See [`Ledger::set_budgets_in`].
     pub fn set_budgets(&self, dataset: &str, budgets: &[Guarantee]) -> Result<Spent, LedgerError> {
+        let pairs: Vec<(Account, Guarantee)> = budgets.iter().map(|b| (Account::of(b), *b)).collect();
+        self.set_budgets_in(dataset, &pairs)
+    }
+
+    /// Sets (or changes) several budgets of `dataset` at once, all or none: each in its account (a notion, a
+    /// metric and unit, or [`Account::Overall`], the optional overall cap, whose budget is pure DP). A metric
+    /// budget with no additive allowance gets [`crate::DEFAULT_ADDITIVE_ALLOWANCE`]. A budget may be raised or
+    /// lowered, but never below what the data set has already spent, and not in an account some recorded release
+    /// cannot be expressed in ([`LedgerError::BelowSpent`], [`LedgerError::BudgetUnaccountable`]). Returns the
+    /// spending under the new budgets.
+    pub fn set_budgets_in(&self, dataset: &str, budgets: &[(Account, Guarantee)]) -> Result<Spent, LedgerError> {
         check_label(dataset, "data set")?;
         if budgets.is_empty() {
             return Err(LedgerError::Invalid("no budget given".into()));
         }
-        for (i, b) in budgets.iter().enumerate() {
+        let budgets: Vec<(Account, Guarantee)> =
+            budgets.iter().map(|(a, b)| (*a, accounts::with_allowance(*b))).collect();
+        for (i, (account, b)) in budgets.iter().enumerate() {
             b.validate().map_err(|e| LedgerError::Invalid(format!("budget {b}: {e}")))?;
             if let Guarantee::ApproxDp { delta, .. } = b
                 && *delta >= 1.0
             {
                 return Err(LedgerError::Invalid(format!("budget {b}: delta must be below 1")));
             }
-            let account = Account::of(b);
-            if budgets[..i].iter().any(|o| Account::of(o) == account) {
+            let fits = match account {
+                Account::Overall => matches!(b, Guarantee::PureDp { .. }),
+                other => Account::of(b) == *other,
+            };
+            if !fits {
+                return Err(LedgerError::Invalid(format!("a {b} is not a budget of the {account} account")));
+            }
+            if budgets[..i].iter().any(|(o, _)| o == account) {
                 return Err(LedgerError::Invalid(format!("two budgets in the {account} account; give one")));
             }
         }
         let tx = self.begin(TransactionBehavior::Immediate)?;
         let mut state = self.load(dataset)?;
-        for b in budgets {
-            let account = Account::of(b);
+        for (account, b) in &budgets {
+            let account = *account;
             let lists = state.lists();
-            match accounts::total(account, &lists, Some(b)) {
+            match accounts::total(account, &lists, Some(b), true) {
                 Err(u) => {
                     return Err(LedgerError::BudgetUnaccountable {
                         dataset: dataset.into(),
@@ -385,10 +453,16 @@ impl Ledger {
         let budget: Guarantee = parse_json(json)
             .map_err(|e| self.corrupt(format!("the {account} budget of {dataset:?} is unreadable: {e}")))?;
         budget.validate().map_err(|e| self.corrupt(format!("the {account} budget of {dataset:?}: {e}")))?;
-        if Account::of(&budget).key() != account {
+        let fits = match Account::from_key(account) {
+            Some(Account::Overall) => matches!(budget, Guarantee::PureDp { .. }),
+            Some(a) => Account::of(&budget) == a,
+            None => false,
+        };
+        if !fits {
             return Err(self.corrupt(format!("the {account} budget of {dataset:?} is a {budget}")));
         }
-        Ok(budget)
+        // A metric budget written before budgets stated their additive allowance gets the default one.
+        Ok(accounts::with_allowance(budget))
     }
 
     /// The releases of one data set, or of all, oldest first.
@@ -706,15 +780,27 @@ impl DatasetState {
         }
     }
 
-    /// Refuses `new` if, added to the recorded releases, it would exceed a budget or cannot be accounted in one.
+    /// The account a budget entry is kept in.
+    fn account_of(entry: &BudgetEntry) -> Account {
+        Account::from_key(&entry.account).unwrap_or_else(|| Account::of(&entry.budget))
+    }
+
+    /// Refuses `new` if the data set has budgets but none for its kind (local or central), if, added to the
+    /// recorded releases, it would exceed a budget, or if it cannot be accounted in one that it touches.
     fn admit(&self, new: &[Guarantee]) -> Result<(), LedgerError> {
+        let kind = ReleaseKind::of(new);
+        // The overall cap is a budget of both kinds.
+        let covers = |b: &BudgetEntry| Self::account_of(b).kind().is_none_or(|k| k == kind);
+        if !self.budgets.is_empty() && !self.budgets.iter().any(covers) {
+            return Err(LedgerError::NoBudgetForKind { dataset: self.dataset.clone(), kind, release: new.to_vec() });
+        }
         let before = self.lists();
         let mut after = before.clone();
         after.push(new);
         for entry in &self.budgets {
-            let account = Account::of(&entry.budget);
+            let account = Self::account_of(entry);
             let budget = &entry.budget;
-            match accounts::total(account, &after, Some(budget)) {
+            match accounts::total(account, &after, Some(budget), true) {
                 Err(u) => {
                     return Err(LedgerError::Unaccountable {
                         dataset: self.dataset.clone(),
@@ -724,7 +810,7 @@ impl DatasetState {
                     });
                 }
                 Ok(total) if !total.fits_within(budget).unwrap_or(false) => {
-                    let spent = accounts::total(account, &before, Some(budget)).unwrap_or(total);
+                    let spent = accounts::total(account, &before, Some(budget), true).unwrap_or(total);
                     return Err(LedgerError::OverBudget(Box::new(Overdraft {
                         dataset: self.dataset.clone(),
                         notion: account.key(),
@@ -748,19 +834,47 @@ impl DatasetState {
         let mut metric: Vec<Account> = self
             .budgets
             .iter()
-            .map(|b| Account::of(&b.budget))
+            .map(Self::account_of)
             .chain(lists.iter().flat_map(|r| r.iter().map(Account::of)))
             .filter(|a| matches!(a, Account::Metric { .. }))
             .collect();
         metric.sort_by_key(Account::key);
         metric.dedup();
         order.extend(metric);
-        let totals: Vec<(Account, Result<Guarantee, Unaccounted>)> =
-            order.iter().map(|&a| (a, accounts::total(a, &lists, self.budget(a)))).collect();
+        if self.budget(Account::Overall).is_some() {
+            order.push(Account::Overall);
+        }
+        let totals: Vec<(Account, Result<Guarantee, Unaccounted>)> = order
+            .iter()
+            .map(|&a| {
+                // A metric account without a budget is a view of the local releases it can express (another
+                // metric's are left out); every other account says when a release cannot be expressed in it.
+                let budget = self.budget(a);
+                let strict = budget.is_some() || !matches!(a, Account::Metric { .. });
+                (a, accounts::total(a, &lists, budget, strict))
+            })
+            .collect();
         let find = |n: Notion| {
             totals.iter().find(|(a, _)| *a == Account::Notion(n)).and_then(|(_, t)| t.as_ref().ok()).copied()
         };
         let (pure, approx) = (find(Notion::Pure), find(Notion::Approx));
+        // The model's combined guarantee: in the label's local account (the one with a budget, else the first
+        // with a release), and the central releases' pure total (or (ε, δ) total when one has no pure ε).
+        let local = {
+            let metric_totals = || {
+                totals
+                    .iter()
+                    .filter(|(a, _)| matches!(a, Account::Metric { .. }))
+                    .filter_map(|(a, t)| Some((*a, *t.as_ref().ok()?)))
+            };
+            metric_totals()
+                .find(|(a, _)| self.budget(*a).is_some())
+                .or_else(|| metric_totals().find(|(_, t)| t.epsilon().is_some_and(|e| e > 0.0)))
+                .map(|(_, t)| t)
+        };
+        let strict = |n: Notion| accounts::total(Account::Notion(n), &lists, None, true).ok();
+        let central = strict(Notion::Pure).or_else(|| strict(Notion::Approx));
+        let combined = accounts::combined(local, central);
         let notions = totals
             .into_iter()
             .map(|(account, total)| {
@@ -793,6 +907,7 @@ impl DatasetState {
             releases: lists.len() as u64,
             last_release_at: self.releases.last().map(|r| r.at.clone()),
             notions,
+            combined,
         }
     }
 }

@@ -23,11 +23,15 @@
 //! transaction in SQLite's rollback-journal mode with `synchronous = FULL`. A file that is not a ledger, or a
 //! damaged one, is reported and left untouched; nothing here ever recreates or resets an existing file.
 //!
-//! **Accounting.** Totals come from `manifold_dp::privacy::accounting` (composition rounded up), in every
-//! notion at once: pure ε, approximate (ε, δ), zCDP ρ, GDP μ, Rao θ and metric ε per unit of each metric.
-//! Each total is shown with a standard guarantee beside it (see [`NotionSpent::standard`]), so a Rao number is
-//! never alone. The details (metric DP as pure DP through a space's diameter; the approximate charge of
-//! zCDP-type releases) are in [`accounts`].
+//! **Accounting.** One model ([`accounts`]; `docs/proofs/accounting.md`): after a data set's releases, two data
+//! sets that differ in one row moved by d are indistinguishable up to
+//! ε ≤ (Σ local ε per unit)·d + (Σ central ε) + (Σ additive costs). A label holds a local budget (metric DP per
+//! unit, with an additive allowance) and central budgets (pure, approximate, zCDP, GDP, Rao) side by side, and
+//! optionally an overall pure cap; every release is charged to every account its guarantee implies, and a
+//! release that implies nothing for a budgeted account, or of a kind the label has no budget for, is refused.
+//! Totals come from `manifold_dp::privacy::accounting` (composition rounded up). Each total is shown with a
+//! standard guarantee beside it (see [`NotionSpent::standard`]), so a Rao number is never alone, and
+//! [`Spent::combined`] states the model's ε for the whole data set.
 //!
 //! **Adaptivity.** Releases are admitted one by one against what is left, each chosen after the results of
 //! the ones before, so a budget is a privacy *filter*. Every account uses a rule proven valid as a filter:
@@ -48,8 +52,8 @@ mod error;
 mod ledger;
 mod report;
 
-pub use accounts::{Account, REPORT_DELTA, diameter};
+pub use accounts::{Account, DEFAULT_ADDITIVE_ALLOWANCE, REPORT_DELTA, ReleaseKind, diameter, with_allowance};
 pub use charge::Charge;
 pub use error::{LedgerError, Overdraft};
-pub use ledger::{APPLICATION_ID, Admission, DEFAULT_BUSY_TIMEOUT, Ledger, SCHEMA_VERSION};
-pub use report::{BudgetChange, BudgetEntry, DatasetExport, Export, NotionSpent, Receipt, Release, Spent};
+pub use ledger::{APPLICATION_ID, Admission, DEFAULT_BUSY_TIMEOUT, FileId, Ledger, SCHEMA_VERSION};
+pub use report::{BudgetChange, BudgetEntry, Combined, DatasetExport, Export, NotionSpent, Receipt, Release, Spent};

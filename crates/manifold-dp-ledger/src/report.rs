@@ -58,6 +58,27 @@ pub struct NotionSpent {
     pub testing_meaning: bool,
 }
 
+/// A data set's releases as one guarantee (the ledger's model, `docs/proofs/accounting.md`): two data sets that
+/// differ in one row, moved by d in the label's metric, are indistinguishable up to
+/// ε ≤ (Σ local ε per unit)·d + (Σ central ε) + (Σ additive costs) = `local`·d + `constant` (with δ = `delta`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Combined {
+    /// Σ local ε per unit of the label's metric and unit (a metric-DP total; its `additive_epsilon` is Σε₀ of
+    /// the local releases). `None` when the label has no metric account.
+    pub local: Option<Guarantee>,
+    /// Σ central ε: the central releases' pure total, or their (ε, δ) total when one of them states no pure ε.
+    pub central: Guarantee,
+    /// ε at d = 0: the central ε plus the local releases' additive costs, rounded up.
+    pub constant: f64,
+    /// The central total's δ (0 when pure).
+    pub delta: f64,
+    /// The largest d, in the local unit, where the metric is bounded (π rad, half the Earth's circumference …).
+    pub diameter: Option<f64>,
+    /// The standard-DP reading at d ≤ `diameter`: pure (or (ε, δ)) ε = local·diameter + constant; `None` where
+    /// the metric is unbounded.
+    pub standard: Option<Guarantee>,
+}
+
 /// What a data set has spent, under each notion.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Spent {
@@ -67,8 +88,11 @@ pub struct Spent {
     pub releases: u64,
     /// When the last one was recorded.
     pub last_release_at: Option<String>,
-    /// One entry per account: pure, approx, zcdp, gdp, rao, then each metric account with a budget or a release.
+    /// One entry per account: pure, approx, zcdp, gdp, rao, then each metric account with a budget or a release,
+    /// then the overall cap when one is set.
     pub notions: Vec<NotionSpent>,
+    /// Every release as one guarantee: local ε per unit times d plus a constant, and its standard-DP reading.
+    pub combined: Option<Combined>,
 }
 
 impl Spent {

@@ -3,7 +3,7 @@
 //! racing for the last of a budget.
 
 use manifold_dp::privacy::{Guarantee, Metric, RaoFamily, compose};
-use manifold_dp_ledger::{Admission, Ledger, LedgerError, Spent};
+use manifold_dp_ledger::{Account, Admission, Ledger, LedgerError, ReleaseKind, Spent};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -196,37 +196,146 @@ fn rao_adds_in_quadrature_with_a_standard_guarantee_beside_it() {
 }
 
 #[test]
-fn metric_dp_has_its_own_accounts_and_counts_as_pure_on_bounded_spaces() {
+fn local_releases_are_charged_to_local_budgets_and_the_overall_cap_not_to_central_ones() {
     let (_dir, _path, ledger) = new_ledger();
     let so3 = |e| Guarantee::metric_dp(e, Metric::So3Geodesic);
     ledger.set_budget("imu", so3(20.0)).unwrap();
     ledger.set_budget("imu", pure(30.0)).unwrap();
     let r = ledger.record("imu", "privatize so3 laplace", &[so3(8.0)], None).unwrap();
-    // ε = 8 per rad on SO(3), whose diameter is π rad: pure 8π ≈ 25.1 per record.
-    assert!(near(total(&r.spent, "pure").epsilon().unwrap(), 8.0 * std::f64::consts::PI));
+    // ε = 8 per rad on SO(3) is charged to the local budget only: the central (pure) one holds central releases.
+    assert_eq!(total(&r.spent, "pure").epsilon().unwrap(), 0.0);
     assert!(near(total(&r.spent, "metric:so3_geodesic:rad").epsilon().unwrap(), 8.0));
-    // The pure budget (30 < 2·8π) refuses the second, though the metric budget (16 ≤ 20) would allow it.
+    ledger.record("imu", "privatize so3 laplace", &[so3(8.0)], None).unwrap();
     let err = ledger.record("imu", "privatize so3 laplace", &[so3(8.0)], None).unwrap_err();
-    assert!(matches!(err, LedgerError::OverBudget(ref o) if o.notion == "pure"), "{err}");
-    // A local release in another metric (locations beside rotations) is charged to its own account and to pure,
-    // not to the SO(3) metric budget: 8π + π fits the pure 30.
+    assert!(matches!(err, LedgerError::OverBudget(ref o) if o.notion == "metric:so3_geodesic:rad"), "{err}");
+    // The combined guarantee: 16 per rad · d + 0, and as pure DP 16π on SO(3).
+    let c = ledger.spent("imu").unwrap().combined.unwrap();
+    assert!(near(c.local.unwrap().epsilon().unwrap(), 16.0) && c.constant == 0.0);
+    assert!(near(c.standard.unwrap().epsilon().unwrap(), 16.0 * std::f64::consts::PI));
+    // A local release in another metric implies nothing for the SO(3) budget: refused, never charged 0.
     let sphere = Guarantee::metric_dp(1.0, Metric::SphereSurface);
-    let r = ledger.record("imu", "privatize latlon", &[sphere], None).unwrap();
-    assert!(near(total(&r.spent, "metric:so3_geodesic:rad").epsilon().unwrap(), 8.0));
-    assert!(near(total(&r.spent, "metric:sphere_surface:rad").epsilon().unwrap(), 1.0));
-    assert!(near(total(&r.spent, "pure").epsilon().unwrap(), 9.0 * std::f64::consts::PI));
-    // A budget that a recorded release cannot be expressed in cannot be set.
-    let err = ledger.set_budget("imu", Guarantee::RaoDp { theta: 1.0, family: RaoFamily::Gaussian }).unwrap_err();
-    assert!(matches!(err, LedgerError::BudgetUnaccountable { .. }) && err.is_bad_input(), "{err}");
-    assert_eq!(ledger.budgets(Some("imu")).unwrap().len(), 2);
-    // SPD has no finite diameter: its metric DP implies no pure ε.
+    let err = ledger.record("imu", "privatize latlon", &[sphere], None).unwrap_err();
+    assert!(matches!(err, LedgerError::Unaccountable { ref notion, .. } if notion == "metric:so3_geodesic:rad"));
+    // The optional overall cap counts local releases at ε·D + ε₀ (8π ≈ 25.1 each) and central ones at ε.
     let (_d2, _p2, l2) = new_ledger();
-    l2.set_budget("covs", pure(100.0)).unwrap();
+    l2.set_budgets_in("imu", &[(Account::of(&so3(20.0)), so3(20.0)), (Account::Overall, pure(30.0))]).unwrap();
+    let r = l2.record("imu", "privatize so3 laplace", &[so3(8.0)], None).unwrap();
+    assert!(near(total(&r.spent, "overall").epsilon().unwrap(), 8.0 * std::f64::consts::PI));
+    let err = l2.record("imu", "privatize so3 laplace", &[so3(8.0)], None).unwrap_err();
+    assert!(matches!(err, LedgerError::OverBudget(ref o) if o.notion == "overall"), "{err}");
+    // The cap alone is a budget for both kinds; SPD has no finite diameter, so it cannot be counted there.
+    let (_d3, _p3, l3) = new_ledger();
+    l3.set_budgets_in("covs", &[(Account::Overall, pure(100.0))]).unwrap();
     let spd = Guarantee::metric_dp(1.0, Metric::SpdAffineInvariant);
-    let err = l2.record("covs", "privatize spd", &[spd], None).unwrap_err();
+    let err = l3.record("covs", "privatize spd", &[spd], None).unwrap_err();
     assert!(matches!(err, LedgerError::Unaccountable { .. }), "{err}");
     assert!(err.to_string().contains("new release"), "{err}");
-    assert!(l2.releases(None).unwrap().is_empty());
+    assert!(l3.releases(None).unwrap().is_empty());
+    // A budget that a recorded release cannot be expressed in cannot be set.
+    let err = ledger.set_budget("imu", Guarantee::metric_dp_in(1.0, Metric::SphereSurface, "km", 0.0)).unwrap_err();
+    assert!(matches!(err, LedgerError::BudgetUnaccountable { .. }) && err.is_bad_input(), "{err}");
+}
+
+/// Issue 32, "Charged 0": a VMF release states ε per unit of chordal distance, hence also per rad of great-circle
+/// distance, and was charged 0 against a great-circle km budget (three releases at 0.5/km fit a 0.5/km budget).
+#[test]
+fn a_chordal_release_is_charged_to_a_great_circle_budget_in_km() {
+    let (_dir, _path, ledger) = new_ledger();
+    let km = |e| Guarantee::metric_dp_in(e, Metric::SphereSurface, "km", 0.0);
+    ledger.set_budget("airports", km(0.5)).unwrap();
+    // 0.5 per km is 0.5·R per rad; the VMF's κ = ε per unit of chordal distance.
+    let vmf = Guarantee::metric_dp_in(0.5 * 6371.0088, Metric::SphereChordal, "unit", 1e-3);
+    let r = ledger.record("airports", "privatize latlon vmf", &[vmf], None).unwrap();
+    let charged = total(&r.spent, "metric:sphere_surface:km");
+    assert!(near(charged.epsilon().unwrap(), 0.5) && charged.additive_epsilon() == 1e-3, "{charged}");
+    for _ in 0..2 {
+        let err = ledger.record("airports", "privatize latlon vmf", &[vmf], None).unwrap_err();
+        assert!(matches!(err, LedgerError::OverBudget(ref o) if o.notion == "metric:sphere_surface:km"), "{err}");
+    }
+    assert_eq!(ledger.releases(None).unwrap().len(), 1);
+    let may = ledger.check("airports", &[vmf]).unwrap_err();
+    assert!(may.is_refusal());
+}
+
+/// Issue 32, "Unbudgeted kinds pass": a label with only a local km budget took central means at ε = 5 and an
+/// SO(3) release at ε = 100 without a word.
+#[test]
+fn a_budgeted_label_refuses_kinds_it_has_no_budget_for() {
+    let (_dir, _path, ledger) = new_ledger();
+    ledger.set_budget("airports", Guarantee::metric_dp_in(0.5, Metric::SphereSurface, "km", 0.0)).unwrap();
+    for _ in 0..2 {
+        let err = ledger.record_new("airports", "mean latlon", &[pure(5.0)], None, Default::default()).unwrap_err();
+        assert!(err.is_refusal(), "{err}");
+        assert!(matches!(err, LedgerError::NoBudgetForKind { kind: ReleaseKind::Central, .. }), "{err}");
+        assert!(err.to_string().contains("central budget"), "{err}");
+    }
+    let so3 = Guarantee::metric_dp(100.0, Metric::So3Geodesic);
+    let err = ledger.record_new("airports", "privatize so3", &[so3], None, Default::default()).unwrap_err();
+    assert!(matches!(err, LedgerError::Unaccountable { .. }), "{err}");
+    // And a label with only central budgets refuses local releases.
+    ledger.set_budget("poses", pure(3.0)).unwrap();
+    let err = ledger.record_new("poses", "privatize so3", &[so3], None, Default::default()).unwrap_err();
+    assert!(matches!(err, LedgerError::NoBudgetForKind { kind: ReleaseKind::Local, .. }), "{err}");
+    assert!(ledger.releases(None).unwrap().is_empty(), "a refusal charges nothing");
+}
+
+/// Issue 32, "Local and central cannot share a label": with a pure 2 and a 0.5/km budget, a 2 km location release
+/// was refused because it was also charged ε·D = 10007.6 pure.
+#[test]
+fn local_and_central_releases_share_a_label() {
+    let (_dir, _path, ledger) = new_ledger();
+    let km = |e, e0| Guarantee::metric_dp_in(e, Metric::SphereSurface, "km", e0);
+    ledger.set_budgets("airports", &[pure(2.0), km(0.5, 0.0)]).unwrap();
+    // The budget states its additive allowance (the default).
+    let b = ledger.budgets(Some("airports")).unwrap();
+    assert!(b.iter().any(|e| e.budget == km(0.5, manifold_dp_ledger::DEFAULT_ADDITIVE_ALLOWANCE)), "{b:?}");
+    let admit = Default::default();
+    ledger.record_new("airports", "privatize latlon", &[km(0.2, 9e-4)], None, admit).unwrap();
+    ledger.record_new("airports", "mean latlon", &[pure(1.0)], None, admit).unwrap();
+    let r = ledger.record_new("airports", "mean latlon", &[pure(1.0)], None, admit).unwrap();
+    assert_eq!(total(&r.spent, "pure"), pure(2.0), "two means at 1 fit 2 exactly");
+    let err = ledger.record_new("airports", "mean latlon", &[pure(1.0)], None, admit).unwrap_err();
+    assert!(matches!(err, LedgerError::OverBudget(ref o) if o.notion == "pure"), "{err}");
+    let err = ledger.record_new("airports", "privatize latlon", &[km(1.0 / 3.0, 9e-4)], None, admit).unwrap_err();
+    assert!(matches!(err, LedgerError::OverBudget(ref o) if o.notion.starts_with("metric:")), "{err}");
+    // ε ≤ 0.2 per km · d + 2.0009, and as pure DP 0.2·20015 + 2.0009.
+    let c = ledger.spent("airports").unwrap().combined.unwrap();
+    assert_eq!(c.local.unwrap().epsilon(), Some(0.2));
+    assert!(c.constant >= 2.0009 && c.constant < 2.0009 + 1e-12, "{}", c.constant);
+    let d = c.diameter.unwrap();
+    assert!(near(c.standard.unwrap().epsilon().unwrap(), 0.2 * d + 2.0009));
+    assert_eq!(ledger.releases(None).unwrap().len(), 3);
+}
+
+/// The additive costs of local releases are capped by the local budget's allowance, never by a central budget.
+#[test]
+fn additive_costs_are_capped_by_the_local_allowance() {
+    let (_dir, _path, ledger) = new_ledger();
+    let rad = |e, e0| Guarantee::metric_dp_in(e, Metric::SphereSurface, "rad", e0);
+    ledger.set_budgets("d", &[rad(100.0, 0.0), pure(0.01)]).unwrap();
+    let admit = Default::default();
+    ledger.record_new("d", "privatize", &[rad(1.0, 0.06)], None, admit).unwrap();
+    let err = ledger.record_new("d", "privatize", &[rad(1.0, 0.06)], None, admit).unwrap_err();
+    assert!(matches!(err, LedgerError::OverBudget(ref o) if o.notion == "metric:sphere_surface:rad"), "{err}");
+    ledger.set_budget("d", rad(100.0, 1.0)).unwrap();
+    let r = ledger.record_new("d", "privatize", &[rad(1.0, 0.06)], None, admit).unwrap();
+    assert!(near(total(&r.spent, "metric:sphere_surface:rad").additive_epsilon(), 0.12));
+    assert_eq!(total(&r.spent, "pure"), pure(0.0));
+}
+
+/// A handle refuses a file that is no longer the one it opened (moved or replaced).
+#[test]
+fn a_replaced_ledger_file_is_refused() {
+    let (dir, path, ledger) = new_ledger();
+    let id = ledger.file_id().clone();
+    drop(ledger);
+    Ledger::open_same(&path, &id).unwrap();
+    std::fs::rename(&path, dir.path().join("moved.sqlite")).unwrap();
+    Ledger::create(&path).unwrap();
+    let err = Ledger::open_same(&path, &id).unwrap_err();
+    assert!(matches!(err, LedgerError::Replaced { .. }) && err.is_bad_input(), "{err}");
+    std::fs::remove_file(&path).unwrap();
+    assert!(matches!(Ledger::open_same(&path, &id).unwrap_err(), LedgerError::Replaced { .. }));
 }
 
 #[test]

@@ -15,7 +15,7 @@ use manifold_dp::registry::{Budget, MechanismChoice, PointMechanism, Space};
 use manifold_dp::sample::rng::{StreamKey, os_rng, seeded_rng_for_experiments};
 use manifold_dp_arrow::NumberRows;
 use manifold_dp_arrow::{Codec, MeanPass, MeanStep, RowIds, SpdMetric};
-use manifold_dp_ledger::{Admission, Ledger as SqlLedger, LedgerError};
+use manifold_dp_ledger::{Account, Admission, Ledger as SqlLedger, LedgerError};
 use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -478,6 +478,7 @@ impl MeanPlan {
             "n": out.n,
             "grid": out.grid,
             "rounding_cost": out.rounding_cost,
+            "noise_epsilon": out.noise_epsilon,
         })
         .to_string())
     }
@@ -490,37 +491,67 @@ impl MeanPlan {
     }
 }
 
-/// A privacy ledger (an SQLite file): budgets per data set, and every release recorded against them.
+/// Guarantees from JSON: one object, or a list of them (every guarantee a mechanism reports).
+fn guarantees_from_json(text: &str) -> PyResult<Vec<Guarantee>> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(bad)?;
+    let list = match value {
+        serde_json::Value::Array(items) => items,
+        one => vec![one],
+    };
+    list.into_iter().map(|v| <Guarantee as serde::Deserialize>::deserialize(v).map_err(bad)).collect()
+}
+
+/// A privacy ledger (an SQLite file): budgets per data set, and every release recorded against them. The
+/// path is made absolute once, when it is opened, and every later call refuses the file there if it is no
+/// longer the one opened (moved, replaced or deleted: compared by device and inode).
 #[pyclass(module = "manifold_dp._native")]
 struct Ledger {
-    path: String,
+    path: std::path::PathBuf,
+    id: manifold_dp_ledger::FileId,
 }
 
 impl Ledger {
     fn open(&self) -> PyResult<SqlLedger> {
-        SqlLedger::open(&self.path).map_err(ledger_error)
+        SqlLedger::open_same(&self.path, &self.id).map_err(ledger_error)
     }
 }
 
 #[pymethods]
 impl Ledger {
-    /// Opens the ledger at `path`, creating it when `create` is true and it does not exist.
+    /// Opens the ledger at `path` (made absolute now, against the current directory), creating it when
+    /// `create` is true and it does not exist.
     #[new]
     #[pyo3(signature = (path, create=true))]
     fn new(path: String, create: bool) -> PyResult<Self> {
-        if create && !std::path::Path::new(&path).exists() {
-            SqlLedger::create(&path).map_err(ledger_error)?;
+        let path = std::path::absolute(&path).map_err(|e| bad(format!("{path}: {e}")))?;
+        let ledger = if create && !path.exists() {
+            SqlLedger::create(&path).map_err(ledger_error)?
         } else {
-            SqlLedger::open(&path).map_err(ledger_error)?;
-        }
-        Ok(Ledger { path })
+            SqlLedger::open(&path).map_err(ledger_error)?
+        };
+        Ok(Ledger { id: ledger.file_id().clone(), path })
     }
 
-    /// Sets the budgets of `dataset` (guarantees as JSON objects); returns what it has spent, as JSON.
-    fn set_budgets(&self, dataset: &str, budgets_json: Vec<String>) -> PyResult<String> {
-        let budgets: Vec<Guarantee> =
-            budgets_json.iter().map(|b| serde_json::from_str(b).map_err(bad)).collect::<PyResult<_>>()?;
-        Ok(json(&self.open()?.set_budgets(dataset, &budgets).map_err(ledger_error)?))
+    /// The ledger's absolute path.
+    #[getter]
+    fn path(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    /// Sets the budgets of `dataset` (guarantees as JSON objects; a metric-DP budget's `additive_epsilon` is
+    /// its additive allowance, the default where absent), and the overall pure cap `overall` when given;
+    /// returns what it has spent, as JSON.
+    #[pyo3(signature = (dataset, budgets_json, overall=None))]
+    fn set_budgets(&self, dataset: &str, budgets_json: Vec<String>, overall: Option<f64>) -> PyResult<String> {
+        let mut budgets: Vec<(Account, Guarantee)> = Vec::new();
+        for text in &budgets_json {
+            let g: Guarantee = serde_json::from_str(text).map_err(bad)?;
+            budgets.push((Account::of(&g), g));
+        }
+        if let Some(epsilon) = overall {
+            budgets.push((Account::Overall, Guarantee::PureDp { epsilon }));
+        }
+        Ok(json(&self.open()?.set_budgets_in(dataset, &budgets).map_err(ledger_error)?))
     }
 
     /// What `dataset` has spent, as JSON.
@@ -534,35 +565,67 @@ impl Ledger {
         Ok(json(&self.open()?.releases(dataset).map_err(ledger_error)?))
     }
 
-    /// Refuses now (`BudgetRefused`) what `record` would refuse; writes nothing.
-    #[pyo3(signature = (dataset, guarantee_json, request_id=None, allow_unbudgeted=false))]
+    /// The dry run ("may it release this?"): the spending the release would leave, as JSON, or the refusal
+    /// (`BudgetRefused`) that recording it would give. Writes nothing.
+    #[pyo3(signature = (dataset, guarantees_json, request_id=None, allow_unbudgeted=false))]
     fn check(
         &self,
         dataset: &str,
-        guarantee_json: &str,
-        request_id: Option<&str>,
-        allow_unbudgeted: bool,
-    ) -> PyResult<()> {
-        let g: Guarantee = serde_json::from_str(guarantee_json).map_err(bad)?;
-        let admission = Admission { allow_unbudgeted };
-        self.open()?.check_new(dataset, &[g], request_id, admission).map_err(ledger_error)?;
-        Ok(())
-    }
-
-    /// Records one release of `dataset` (check and insert in one transaction); returns the receipt as JSON.
-    #[pyo3(signature = (dataset, mechanism, guarantee_json, request_id=None, allow_unbudgeted=false))]
-    fn record(
-        &self,
-        dataset: &str,
-        mechanism: &str,
-        guarantee_json: &str,
+        guarantees_json: &str,
         request_id: Option<&str>,
         allow_unbudgeted: bool,
     ) -> PyResult<String> {
-        let g: Guarantee = serde_json::from_str(guarantee_json).map_err(bad)?;
+        let gs = guarantees_from_json(guarantees_json)?;
         let admission = Admission { allow_unbudgeted };
-        let receipt = self.open()?.record_new(dataset, mechanism, &[g], request_id, admission).map_err(ledger_error)?;
-        Ok(json(&receipt))
+        Ok(json(&self.open()?.check_new(dataset, &gs, request_id, admission).map_err(ledger_error)?))
+    }
+
+    /// The ledger crate's charge protocol, step one: checks the release (`BudgetRefused` before any work) and
+    /// returns the [`Charge`] that records it, once, just before its result is handed back.
+    #[pyo3(signature = (dataset, mechanism, guarantees_json, request_id=None, allow_unbudgeted=false))]
+    fn prepare(
+        &self,
+        dataset: &str,
+        mechanism: &str,
+        guarantees_json: &str,
+        request_id: Option<&str>,
+        allow_unbudgeted: bool,
+    ) -> PyResult<Charge> {
+        let gs = guarantees_from_json(guarantees_json)?;
+        let admission = Admission { allow_unbudgeted };
+        let inner = manifold_dp_ledger::Charge::prepare(self.open()?, dataset, mechanism, &gs, request_id, admission)
+            .map_err(ledger_error)?;
+        Ok(Charge { inner })
+    }
+}
+
+/// A checked release waiting to be recorded (`Ledger.prepare`): the ledger crate's check → work → record.
+#[pyclass(frozen, module = "manifold_dp._native")]
+struct Charge {
+    inner: manifold_dp_ledger::Charge,
+}
+
+#[pymethods]
+impl Charge {
+    /// Records the release with the guarantees its mechanism reports (JSON: one object or a list), just before
+    /// its result is handed back: the receipt as JSON, or `None` when it was already recorded. Refused
+    /// (`BudgetRefused`) over budget or when the request id was taken meanwhile.
+    fn record(&self, py: Python<'_>, guarantees_json: &str) -> PyResult<Option<String>> {
+        let gs = guarantees_from_json(guarantees_json)?;
+        let receipt = py.detach(|| self.inner.record(&gs)).map_err(ledger_error)?;
+        Ok(receipt.map(|r| json(&r)))
+    }
+
+    /// Whether the release has been recorded.
+    #[getter]
+    fn recorded(&self) -> bool {
+        self.inner.is_recorded()
+    }
+
+    /// The data set charged.
+    #[getter]
+    fn dataset(&self) -> String {
+        self.inner.dataset().to_string()
     }
 }
 
@@ -571,6 +634,7 @@ impl Ledger {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Mechanism>()?;
     m.add_class::<Ledger>()?;
+    m.add_class::<Charge>()?;
     m.add_function(wrap_pyfunction!(fresh_key, m)?)?;
     m.add_function(wrap_pyfunction!(experiment_seed, m)?)?;
     m.add("SEEDED_WARNING", manifold_dp::privacy::rules::SEEDED_WARNING)?;

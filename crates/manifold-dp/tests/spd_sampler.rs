@@ -324,7 +324,9 @@ fn releases_that_double_precision_cannot_hold_are_refused_not_returned() {
     let refused = PrivateFrechetMean::new(spd, id.clone(), 0.5, 1, 1.0, Conditioning::Unconditioned).unwrap_err();
     assert!(matches!(refused, Error::NumericalLimit(ref m) if m.contains("double precision")), "{refused}");
     let mech = PrivateFrechetMean::new(spd, id.clone(), 0.5, 1, 1.0, Conditioning::Auto).unwrap();
-    assert!(mech.conditioned() && (mech.sigma() - 2.0).abs() < 1e-6);
+    // σ = 2Δ/ε′, ε′ = ε less the rounding cost (ask ε, pay ε).
+    assert!(mech.conditioned() && (mech.sigma() - 2.0 / mech.noise_epsilon()).abs() < 1e-6);
+    assert!(mech.noise_epsilon() < 1.0 && mech.noise_epsilon() + mech.rounding_cost() <= 1.0);
     let mut rng = seeded_rng_for_experiments(2024);
     for _ in 0..N {
         let y = mech.release(std::slice::from_ref(&id), &mut rng).unwrap();

@@ -11,6 +11,8 @@ use serde_json::Value;
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
   manifold-dp budget ledger --db privacy.sqlite init --dataset poses.csv --pure 3
+  manifold-dp budget ledger --db privacy.sqlite limit --dataset airports --pure 2 \\
+      --metric-dp 0.5 --metric sphere_surface --unit km
   manifold-dp budget ledger --db privacy.sqlite add --dataset poses.csv --mechanism 'mean so3' --pure 1
   manifold-dp budget ledger --db privacy.sqlite show --dataset poses.csv --pure 1.5
   manifold-dp mean --space so3 --center identity --radius 30deg --epsilon 1 --input poses.csv --ledger privacy.sqlite
@@ -31,8 +33,9 @@ pub struct LedgerArgs {
 pub enum LedgerCommand {
     /// Create a new ledger file (never overwrites one), optionally with budgets for a data set.
     Init(InitArgs),
-    /// Set or change budgets of a data set: one per notion (--pure, --approx, --zcdp, --gdp, --rao) and per
-    /// metric and unit (--metric-dp). A budget can be raised, or lowered down to what was spent.
+    /// Set or change budgets of a data set: central ones (--pure, --approx, --zcdp, --gdp, --rao), a local one
+    /// (--metric-dp per --unit of --metric, with --additive-allowance), and an --overall-pure cap. A budget can
+    /// be raised, or lowered down to what was spent.
     Limit(LimitArgs),
     /// Record a release (every guarantee its mechanism reported), or refuse it (exit 4) when a total would pass
     /// a budget. With --dry-run, only answer whether it would be accepted.
@@ -105,6 +108,49 @@ impl GuaranteeArgs {
     }
 }
 
+/// What a label's budgets hold besides one guarantee per account: the local budget's additive allowance and
+/// the overall standard-DP cap.
+#[derive(Debug, Args)]
+pub struct BudgetExtras {
+    /// The local (--metric-dp) budget's additive allowance: the most the rounding costs of its local releases
+    /// may add up to (default 0.1). They are part of the combined guarantee, never of a central budget.
+    #[arg(long, value_name = "EPSILON0", requires = "metric_dp")]
+    pub additive_allowance: Option<f64>,
+    /// An overall cap in pure epsilon over every release of the data set: central releases at their epsilon,
+    /// local ones at epsilon times the metric's diameter plus their additive cost.
+    #[arg(long, value_name = "EPSILON")]
+    pub overall_pure: Option<String>,
+}
+
+impl BudgetExtras {
+    /// The budgets of `guarantees` with these added: the allowance on the metric budget, the overall cap.
+    pub fn apply(&self, guarantees: Vec<Guarantee>) -> Result<Vec<(manifold_dp_ledger::Account, Guarantee)>, BadInput> {
+        let mut out = Vec::new();
+        for g in guarantees {
+            let g = match (g, self.additive_allowance) {
+                (Guarantee::MetricDp { epsilon, metric, unit, .. }, Some(a)) => {
+                    if !(a.is_finite() && a > 0.0) {
+                        return Err(BadInput(format!("--additive-allowance {a}: give a number > 0")));
+                    }
+                    Guarantee::metric_dp_in(epsilon, metric, unit, a)
+                }
+                (g, _) => g,
+            };
+            out.push((manifold_dp_ledger::Account::of(&g), g));
+        }
+        if let Some(v) = &self.overall_pure {
+            let epsilon = v
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|e| e.is_finite() && *e >= 0.0)
+                .ok_or_else(|| BadInput(format!("--overall-pure {v:?}: give a number >= 0")))?;
+            out.push((manifold_dp_ledger::Account::Overall, Guarantee::PureDp { epsilon }));
+        }
+        Ok(out)
+    }
+}
+
 /// Arguments of `ledger init`.
 #[derive(Debug, Args)]
 pub struct InitArgs {
@@ -113,6 +159,8 @@ pub struct InitArgs {
     pub dataset: Option<String>,
     #[command(flatten)]
     pub budgets: GuaranteeArgs,
+    #[command(flatten)]
+    pub extras: BudgetExtras,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -126,6 +174,8 @@ pub struct LimitArgs {
     pub dataset: String,
     #[command(flatten)]
     pub budgets: GuaranteeArgs,
+    #[command(flatten)]
+    pub extras: BudgetExtras,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,

@@ -11,7 +11,7 @@ use crate::io::output::Output;
 use anyhow::Result;
 use manifold_dp::privacy::guarantee::{Rounding, short_rounded};
 use manifold_dp::privacy::{Guarantee, RaoFamily};
-use manifold_dp_ledger::{Admission, Ledger, LedgerError, NotionSpent, REPORT_DELTA, Spent};
+use manifold_dp_ledger::{Admission, Ledger, LedgerError, NotionSpent, REPORT_DELTA, ReleaseKind, Spent};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
@@ -31,7 +31,7 @@ pub fn run(args: &LedgerArgs) -> Result<()> {
 }
 
 fn init(db: &str, args: &InitArgs) -> Result<()> {
-    let budgets = args.budgets.parse()?;
+    let budgets = args.extras.apply(args.budgets.parse()?)?;
     if !budgets.is_empty() && args.dataset.is_none() {
         return Err(BadInput("budgets need a --dataset LABEL to apply to".into()).into());
     }
@@ -40,7 +40,7 @@ fn init(db: &str, args: &InitArgs) -> Result<()> {
     }
     let ledger = Ledger::create(db)?;
     let spent = match &args.dataset {
-        Some(d) => Some(ledger.set_budgets(d, &budgets)?),
+        Some(d) => Some(ledger.set_budgets_in(d, &budgets)?),
         None => None,
     };
     let mut out = std::io::stdout().lock();
@@ -66,23 +66,30 @@ fn init(db: &str, args: &InitArgs) -> Result<()> {
 }
 
 fn limit(db: &str, args: &LimitArgs) -> Result<()> {
-    let budgets = args.budgets.parse()?;
+    let budgets = args.extras.apply(args.budgets.parse()?)?;
     if budgets.is_empty() {
         return Err(BadInput(
             "give at least one budget: --pure E, --approx E,D, --zcdp R, --gdp MU, --rao T, \
-                             --metric-dp E or --guarantee JSON"
+                             --metric-dp E, --overall-pure E or --guarantee JSON"
                 .into(),
         )
         .into());
     }
     let ledger = Ledger::open(db)?;
-    let spent = ledger.set_budgets(&args.dataset, &budgets)?;
+    let spent = ledger.set_budgets_in(&args.dataset, &budgets)?;
     let mut out = std::io::stdout().lock();
     if args.json {
-        writeln!(out, "{}", json!({ "ledger": db, "dataset": args.dataset, "budgets": budgets, "spent": spent }))?;
+        let list: Vec<Value> = budgets.iter().map(|(a, b)| json!({ "account": a.key(), "budget": b })).collect();
+        writeln!(out, "{}", json!({ "ledger": db, "dataset": args.dataset, "budgets": list, "spent": spent }))?;
         return Ok(());
     }
-    let set: Vec<String> = budgets.iter().map(|b| b.to_string()).collect();
+    let set: Vec<String> = budgets
+        .iter()
+        .map(|(a, b)| match a {
+            manifold_dp_ledger::Account::Overall => format!("overall cap: {b}"),
+            _ => b.to_string(),
+        })
+        .collect();
     writeln!(out, "Budget of data set {:?} set: {}.", args.dataset, set.join("; "))?;
     write_spent(&mut out, &spent)?;
     Ok(())
@@ -100,6 +107,9 @@ fn refusal_json(err: &LedgerError) -> Value {
         }),
         LedgerError::NoBudget { dataset } => json!({
             "kind": "no_budget", "dataset": dataset, "message": err.to_string(),
+        }),
+        LedgerError::NoBudgetForKind { dataset, kind, .. } => json!({
+            "kind": "no_budget_for_kind", "dataset": dataset, "release_kind": kind, "message": err.to_string(),
         }),
         LedgerError::RequestIdUsed { request_id, id, .. } => json!({
             "kind": "request_id_used", "request_id": request_id, "release": id, "message": err.to_string(),
@@ -256,11 +266,29 @@ fn may_release(s: &Spent) -> String {
             n.not_accountable.as_deref().unwrap_or("no total")
         );
     }
-    if let Some(n) = budgeted.iter().find(|n| n.remaining.is_some_and(|r| is_zero(&r))) {
-        return format!("No: its {} budget is spent.", n.account);
+    let spent: Vec<&NotionSpent> =
+        budgeted.iter().copied().filter(|n| n.remaining.is_some_and(|r| is_zero(&r))).collect();
+    let left: Vec<String> = budgeted
+        .iter()
+        .filter(|n| !spent.iter().any(|s| s.account == n.account))
+        .filter_map(|n| Some(format!("{} {}", n.account, brief_left(&n.remaining?))))
+        .collect();
+    if let Some(n) = spent.first() {
+        // Budgets hold one kind of release each: a spent central budget leaves local releases their own.
+        let kind = |n: &NotionSpent| manifold_dp_ledger::Account::from_key(&n.account).and_then(|a| a.kind());
+        let other_kind_left = budgeted
+            .iter()
+            .any(|o| !spent.iter().any(|s| s.account == o.account) && kind(o).is_some() && kind(o) != kind(n));
+        let what = match kind(n) {
+            Some(k) if other_kind_left && !spent.iter().any(|s| kind(s) != Some(k)) => format!("{k} releases"),
+            _ => return format!("No: its {} budget is spent.", n.account),
+        };
+        return format!(
+            "No {what}: its {} budget is spent. Others within what is left: {}.",
+            n.account,
+            left.join(", ")
+        );
     }
-    let left: Vec<String> =
-        budgeted.iter().filter_map(|n| Some(format!("{} {}", n.account, brief_left(&n.remaining?)))).collect();
     format!(
         "Yes, within what is left: {}. Ask about a given release with --pure E (or --zcdp, --gdp, …).",
         left.join(", ")
@@ -324,6 +352,9 @@ fn brief_rounded(g: &Guarantee, rounding: Rounding) -> String {
             };
             format!("theta = {} ({family})", sig(theta))
         }
+        Guarantee::MetricDp { epsilon, unit, additive_epsilon, .. } if additive_epsilon > 0.0 => {
+            format!("epsilon = {} per {unit} + {}", sig(epsilon), sig(additive_epsilon))
+        }
         Guarantee::MetricDp { epsilon, unit, .. } => format!("epsilon = {} per {unit}", sig(epsilon)),
     }
 }
@@ -335,16 +366,15 @@ fn write_spent(out: &mut impl Write, s: &Spent) -> std::io::Result<()> {
     writeln!(out, "Data set {:?}: {} release{plural}{last}", s.dataset, s.releases)?;
     // Only what means something for this label: accounts with a budget, and the pure and metric totals of its
     // releases; the other views (approx, zcdp, gdp, rao without a budget) are one `--json` away.
-    // A metric total in another unit of a metric whose budget is shown is the same spending twice.
+    // A metric total beside a metric budget is the same local spending again (another unit, or the chordal
+    // distance that the budget's great-circle account also charges).
     let metric_of = |account: &str| account.rsplit_once(':').map(|(m, _)| m.to_string());
     let budgeted_metrics: Vec<String> =
         s.notions.iter().filter(|n| n.budget.is_some()).filter_map(|n| metric_of(&n.account)).collect();
     let shown = |n: &&NotionSpent| {
         n.budget.is_some()
             || (n.total.as_ref().is_some_and(|t| !is_zero(t))
-                && (n.account == "pure"
-                    || (n.account.starts_with("metric:")
-                        && !metric_of(&n.account).is_some_and(|m| budgeted_metrics.contains(&m)))))
+                && (n.account == "pure" || (n.account.starts_with("metric:") && budgeted_metrics.is_empty())))
     };
     let hidden: Vec<&str> = s.notions.iter().filter(|n| !shown(n)).map(|n| n.account.as_str()).collect();
     let width = s.notions.iter().filter(shown).map(|n| n.account.len()).max().unwrap_or(6);
@@ -373,7 +403,33 @@ fn write_spent(out: &mut impl Write, s: &Spent) -> std::io::Result<()> {
     if !hidden.is_empty() {
         writeln!(out, "  (not shown, no budget of their own: {}; --json lists every notion)", hidden.join(", "))?;
     }
+    if let Some(c) = &s.combined {
+        writeln!(out, "  Combined: {}", combined_text(c))?;
+    }
     Ok(())
+}
+
+/// The model's guarantee for the whole data set, in the local budget's unit:
+/// `epsilon <= 0.2 per km · d + 2.0004 between data sets that differ in one row moved by d; as standard DP (d up to
+/// 20015.1 km): epsilon <= 4005.03`.
+fn combined_text(c: &manifold_dp_ledger::Combined) -> String {
+    let up = |x: f64| short_rounded(x, Rounding::Up);
+    let delta = if c.delta > 0.0 { format!(", delta = {}", up(c.delta)) } else { String::new() };
+    let Some(Guarantee::MetricDp { epsilon: per, unit, .. }) = c.local else {
+        return format!("epsilon <= {}{delta} between data sets that differ in one row", up(c.constant));
+    };
+    let head = format!(
+        "epsilon <= {} per {unit} · d + {}{delta} between data sets that differ in one row moved by d",
+        up(per),
+        up(c.constant)
+    );
+    match (c.standard, c.diameter) {
+        (Some(std), Some(d)) => {
+            let eps = std.epsilon().unwrap_or(f64::INFINITY);
+            format!("{head}; as standard DP (d up to {} {unit}): epsilon <= {}{delta}", up(d), up(eps))
+        }
+        _ => format!("{head}; no standard-DP reading (the metric has no finite diameter)"),
+    }
 }
 
 /// A release to be charged to a ledger (the ledger crate's [`manifold_dp_ledger::Charge`]), with what the
@@ -448,13 +504,42 @@ impl Charge {
 
 /// A ledger error with the ledger's name, and for a refusal the flag that would change the answer.
 fn explain_refusal(e: LedgerError, db: &str) -> anyhow::Error {
-    let hint = match &e {
-        LedgerError::NoBudget { .. } => {
-            " (give the data set a budget with `manifold-dp budget ledger --db DB limit --dataset LABEL …`, or pass \
-             --allow-unbudgeted)"
+    let hint: String = match &e {
+        LedgerError::NoBudget { .. } => " (give the data set a budget with `manifold-dp budget ledger --db DB limit \
+                                          --dataset LABEL …`, or pass --allow-unbudgeted)"
+            .into(),
+        LedgerError::RequestIdUsed { .. } => " (a new release needs a new --request-id)".into(),
+        LedgerError::NoBudgetForKind { kind: ReleaseKind::Central, .. } => {
+            " (add a central budget with `manifold-dp budget ledger --db DB limit --dataset LABEL --pure E` (or \
+             --approx E,D, --zcdp R, --gdp MU))"
+                .into()
         }
-        LedgerError::RequestIdUsed { .. } => " (a new release needs a new --request-id)",
-        _ => "",
+        LedgerError::NoBudgetForKind { kind: ReleaseKind::Local, release, .. } => {
+            let (metric, unit) = release
+                .iter()
+                .find_map(|g| match g {
+                    Guarantee::MetricDp { metric, unit, .. } => {
+                        Some((manifold_dp_ledger::accounts::metric_name(*metric), *unit))
+                    }
+                    _ => None,
+                })
+                .unwrap_or_else(|| ("sphere_surface".into(), "rad"));
+            format!(
+                " (add a local budget with `manifold-dp budget ledger --db DB limit --dataset LABEL --metric-dp E \
+                 --metric {metric} --unit {unit}` (or another unit of that distance: km, deg, h …))"
+            )
+        }
+        LedgerError::OverBudget(o) if o.notion.starts_with("metric:") && o.total.epsilon() <= o.budget.epsilon() => {
+            " (the local releases' additive costs would pass the budget's allowance: raise it with `limit \
+             --metric-dp E --additive-allowance E0`)"
+                .into()
+        }
+        LedgerError::Unaccountable { notion, .. } if notion.starts_with("metric:") => {
+            " (a local budget holds releases in its own distance; give this kind of release a data set label of \
+             its own, with its own budgets)"
+                .into()
+        }
+        _ => String::new(),
     };
     anyhow::Error::new(e).context(format!("ledger {db}{hint}"))
 }

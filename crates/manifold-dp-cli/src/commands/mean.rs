@@ -292,8 +292,8 @@ pub fn run(args: MeanArgs) -> Result<()> {
     }
     if released.rounding_cost > 0.01 * args.epsilon {
         eprintln!(
-            "warning: rounding the release float-safely costs {} of the epsilon {} (included in the guarantee): \
-             a centre closer to the data and a smaller radius cost less",
+            "warning: rounding the release float-safely costs {} of the epsilon {} (taken inside it: the noise is \
+             calibrated at the rest): a centre closer to the data and a smaller radius cost less",
             short(released.rounding_cost),
             args.epsilon
         );
@@ -325,6 +325,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
             "randomness": randomness,
             "grid": released.grid,
             "rounding_cost": released.rounding_cost,
+            "noise_epsilon": released.noise_epsilon,
         });
         if angular {
             // Distances also in the unit people think in on the space: deg, km on latlon, h on timeofday.
@@ -373,10 +374,18 @@ pub fn run(args: MeanArgs) -> Result<()> {
             dist(released.sensitivity)
         );
     }
-    let how = if released.conditioned {
-        "σ = 2Δ/ε, conditioned on the ball (the release lies within the radius of the centre)"
-    } else {
-        "σ = Δ/ε, unconditioned"
+    let how = match (released.conditioned, released.noise_epsilon < args.epsilon) {
+        (true, false) => "σ = 2Δ/ε, conditioned on the ball (the release lies within the radius of the centre)".into(),
+        (false, false) => "σ = Δ/ε, unconditioned".to_string(),
+        (true, true) => format!(
+            "σ = 2Δ/ε′ with ε′ = {} (ε less the rounding cost), conditioned on the ball (the release lies within \
+             the radius of the centre)",
+            manifold_dp::privacy::guarantee::short_down(released.noise_epsilon)
+        ),
+        (false, true) => format!(
+            "σ = Δ/ε′ with ε′ = {} (ε less the rounding cost), unconditioned",
+            manifold_dp::privacy::guarantee::short_down(released.noise_epsilon)
+        ),
     };
     let law = if space == Space::Real { "Laplace (exact, on a public grid)" } else { "Riemannian Laplace" };
     println!("Noise: {law}, scale {} ({how}).", dist(released.sigma));
@@ -384,7 +393,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
     println!("Expected error: {} between the release and the exact mean{at}.", dist(released.expected_error));
     match released.grid {
         Some(grid) => println!(
-            "Rounding: float-safe, on the {grid}; its cost {} is included in epsilon{}.",
+            "Rounding: float-safe, on the {grid}; its cost {} is taken inside epsilon{}.",
             short(released.rounding_cost),
             if released.conditioned { " (twice: once per cell, once in the ball's normaliser)" } else { "" }
         ),

@@ -845,7 +845,10 @@ pub struct PrivateFrechetMean<M: LaplaceManifold> {
     center: M::Point,
     radius: f64,
     n: usize,
+    /// The ε asked for, and stated: the noise's ε′ plus the rounding's cost, rounded up, is at most it.
     epsilon: f64,
+    /// The ε′ the noise is calibrated at (σ = Δ/ε′, or 2Δ/ε′ conditioned).
+    noise_epsilon: f64,
     sensitivity: f64,
     sigma: f64,
     conditioned: bool,
@@ -892,7 +895,7 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         let h = h_factor(widened, manifold.curvature_bound());
         let sensitivity = frechet_sensitivity(&manifold, widened, n)? + 2.0 * stop.tolerance() / h;
         let free = manifold.footpoint_independent_normaliser();
-        let unconditioned = |_: ()| -> Fallible<(f64, M::Noise)> {
+        let unconditioned = |epsilon: f64| -> Fallible<(f64, M::Noise)> {
             if !free {
                 return Err(Error::NotApplicable(format!(
                     "{}: the Laplace normaliser depends on the footpoint; condition on the ball (σ = 2Δ/ε)",
@@ -905,13 +908,13 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         // The computed mean η lies within τ/h ≤ Δ/2 of the exact one, which is in B_r′(m0), and a kept draw's
         // computed distance from m0 is ≤ r, its exact one ≤ r′; so every kept draw lies in B_{2r′+Δ}(η), and
         // truncating the proposal to that ball before rejecting is exact.
-        let ball = |_: ()| -> Fallible<(f64, M::Noise)> {
+        let ball = |epsilon: f64| -> Fallible<(f64, M::Noise)> {
             let sigma = 2.0 * sensitivity / epsilon;
             Ok((sigma, manifold.laplace_noise(sigma, Some(2.0 * widened + sensitivity))?))
         };
         // One way to draw: the noise, and the float-safe rounding with its cost (`rounding_cost`).
-        let plan = |conditioned: bool| -> Fallible<Plan<M>> {
-            let (sigma, noise) = if conditioned { ball(())? } else { unconditioned(())? };
+        let plan = |conditioned: bool, epsilon: f64| -> Fallible<Plan<M>> {
+            let (sigma, noise) = if conditioned { ball(epsilon)? } else { unconditioned(epsilon)? };
             if conditioned
                 && let Some(rate) = manifold.ball_acceptance_lower_bound(&noise, radius, sensitivity)
                 && (rate.is_nan() || rate < MIN_BALL_ACCEPTANCE)
@@ -933,36 +936,64 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
             };
             Ok(Plan { sigma, noise, conditioned, rounding, ball_chart })
         };
-        let chosen = match conditioning {
-            Conditioning::Unconditioned => plan(false)?,
-            Conditioning::Ball => plan(true)?,
-            // Unconditioned where the law exists and its rounding is cheap; otherwise the cheaper of the two (an
-            // affine-invariant SPD release far in a wide ball cannot be computed finely in f64).
-            Conditioning::Auto => match plan(false) {
-                Ok(free) if free.cost() <= AUTO_ROUNDING_SHARE * epsilon => free,
-                free => match (free, plan(true)) {
-                    (Ok(free), Ok(ball)) => {
-                        if ball.cost() < free.cost() {
-                            ball
-                        } else {
-                            free
+        // The plan at a noise budget ε′: conditioned or not, as asked or as `Auto` chooses.
+        let choose = |inner: f64| -> Fallible<Plan<M>> {
+            let plan = |conditioned: bool| plan(conditioned, inner);
+            Ok(match conditioning {
+                Conditioning::Unconditioned => plan(false)?,
+                Conditioning::Ball => plan(true)?,
+                // Unconditioned where the law exists and its rounding is cheap; otherwise the cheaper of the two
+                // (an affine-invariant SPD release far in a wide ball cannot be computed finely in f64).
+                Conditioning::Auto => match plan(false) {
+                    Ok(free) if free.cost() <= AUTO_ROUNDING_SHARE * inner => free,
+                    free => match (free, plan(true)) {
+                        (Ok(free), Ok(ball)) => {
+                            if ball.cost() < free.cost() {
+                                ball
+                            } else {
+                                free
+                            }
                         }
-                    }
-                    (Ok(free), Err(_)) => free,
-                    (Err(_), ball) => ball?,
+                        (Ok(free), Err(_)) => free,
+                        (Err(_), ball) => ball?,
+                    },
                 },
-            },
+            })
         };
-        let cost = chosen.cost();
-        if cost > MAX_ROUNDING_SHARE * epsilon {
-            return Err(Error::NumericalLimit(format!(
+        // Ask ε, pay ε: the rounding's cost ε₀ is taken inside ε. The noise is calibrated at ε′ = ε − ε₀(ε′)
+        // (a fixed point: ε₀ depends on the noise scale through the grid), found by lowering ε′ until
+        // ε′ + ε₀(ε′) ≤ ε, rounded up; the release is then pure ε-DP, exactly the ε asked.
+        let too_costly = |cost: f64| {
+            Error::NumericalLimit(format!(
                 "rounding this release onto a float-safe grid would cost {} of privacy loss, more than a tenth of \
                  epsilon = {epsilon}: double precision cannot compute it finely enough for {n} points within \
                  {radius} of the centre (SPD: the condition numbers in a wide ball amplify its rounding errors); \
                  use a centre closer to the data and a smaller radius, --conditioning ball, or the log-Euclidean \
                  metric",
                 crate::privacy::guarantee::short(cost)
-            )));
+            ))
+        };
+        let mut inner = epsilon;
+        let mut chosen = choose(inner)?;
+        for _ in 0..16 {
+            let cost = chosen.cost();
+            if cost > MAX_ROUNDING_SHARE * epsilon {
+                return Err(too_costly(cost));
+            }
+            if crate::privacy::rounding::add_up(inner, cost) <= epsilon {
+                break;
+            }
+            // The largest double ≤ ε − ε₀, and strictly below the last try.
+            let next = (-crate::privacy::rounding::add_up(cost, -epsilon)).min(inner.next_down());
+            if next <= 0.0 {
+                return Err(too_costly(cost));
+            }
+            inner = next;
+            chosen = choose(inner)?;
+        }
+        let cost = chosen.cost();
+        if cost > MAX_ROUNDING_SHARE * epsilon || crate::privacy::rounding::add_up(inner, cost) > epsilon {
+            return Err(too_costly(cost));
         }
         let Plan { sigma, noise, conditioned, rounding, ball_chart } = chosen;
         Ok(PrivateFrechetMean {
@@ -971,6 +1002,7 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
             radius,
             n,
             epsilon,
+            noise_epsilon: inner,
             sensitivity,
             sigma,
             conditioned,
@@ -982,14 +1014,22 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         })
     }
 
-    /// Pure ε-DP for data sets of n points in B_r(m0) that differ in one point.
+    /// Pure ε-DP for data sets of n points in B_r(m0) that differ in one point, at exactly the ε asked: the
+    /// noise is calibrated at ε′ = [`PrivateFrechetMean::noise_epsilon`] and ε′ + the rounding's cost ≤ ε.
     pub fn guarantee(&self) -> Guarantee {
-        Guarantee::PureDp { epsilon: crate::privacy::rounding::add_up(self.epsilon, self.rounding_cost()) }
+        debug_assert!(crate::privacy::rounding::add_up(self.noise_epsilon, self.rounding_cost()) <= self.epsilon);
+        Guarantee::PureDp { epsilon: self.epsilon }
     }
 
-    /// What float-safe rounding adds to the pure ε (docs/proofs/float_safety.md §3b, §3e): its ε₀, twice when
-    /// the draw is conditioned on the ball (once in each cell's probability, once in the normaliser); on SPD
-    /// with the affine-invariant metric unconditioned, plus what keeping the release in its public ball costs.
+    /// The ε′ the noise is calibrated at: the ε asked less the rounding's cost (`ε′ + cost ≤ ε`, rounded up).
+    pub fn noise_epsilon(&self) -> f64 {
+        self.noise_epsilon
+    }
+
+    /// What float-safe rounding costs of the pure ε (docs/proofs/float_safety.md §3b, §3e), taken inside the
+    /// ε asked: its ε₀, twice when the draw is conditioned on the ball (once in each cell's probability, once in
+    /// the normaliser); on SPD with the affine-invariant metric unconditioned, plus what keeping the release in
+    /// its public ball costs.
     pub fn rounding_cost(&self) -> f64 {
         rounding_cost(self.rounding, self.ball_chart.as_ref(), self.conditioned)
     }
@@ -1198,11 +1238,13 @@ mod tests {
         let spd = SpdAffine::new(2).unwrap();
         let small = PrivateFrechetMean::new(spd, DMatrix::identity(2, 2), 1.5, 100, 1.0, Conditioning::Auto).unwrap();
         assert!(!small.conditioned());
-        assert!((small.sigma() - 0.03).abs() < 1e-9);
-        // n = 1: Δ = 3, σ = 3 is above SPD(2)'s threshold √2, so the ball is used with σ = 2Δ/ε.
+        // σ = Δ/ε′, ε′ = ε less the rounding cost (ask ε, pay ε).
+        assert!((small.sigma() - 0.03 / small.noise_epsilon()).abs() < 1e-9);
+        assert!(small.noise_epsilon() < 1.0 && small.noise_epsilon() + small.rounding_cost() <= 1.0);
+        // n = 1: Δ = 3, σ = 3 is above SPD(2)'s threshold √2, so the ball is used with σ = 2Δ/ε′.
         let big = PrivateFrechetMean::new(spd, DMatrix::identity(2, 2), 1.5, 1, 1.0, Conditioning::Auto).unwrap();
         assert!(big.conditioned());
-        assert!((big.sigma() - 6.0).abs() < 1e-9);
+        assert!((big.sigma() - 6.0 / big.noise_epsilon()).abs() < 1e-9);
         assert!(
             PrivateFrechetMean::new(spd, DMatrix::identity(2, 2), 1.5, 1, 1.0, Conditioning::Unconditioned).is_err()
         );
@@ -1657,7 +1699,10 @@ mod affine_chart_tests {
         let eps0 = ball.ball_chart.as_ref().unwrap().rounding.additive_epsilon();
         let footpoint = ball.ball_chart.as_ref().unwrap().footpoint_cost;
         assert_eq!(ball.rounding_cost(), add_up(2.0 * eps0, 2.0 * footpoint));
-        assert_eq!(ball.guarantee(), Guarantee::PureDp { epsilon: add_up(1.0, ball.rounding_cost()) });
+        // Ask ε, pay ε: the guarantee is the ε asked, the noise calibrated at ε′ with ε′ + cost ≤ ε.
+        assert_eq!(ball.guarantee(), Guarantee::PureDp { epsilon: 1.0 });
+        assert!(add_up(ball.noise_epsilon(), ball.rounding_cost()) <= 1.0);
+        assert!(ball.noise_epsilon() >= 1.0 - 2.0 * ball.rounding_cost(), "{}", ball.noise_epsilon());
         // Auto keeps the unconditioned draw where its rounding is cheap, and takes the ball where it is not
         // (n = 20, r = 3: the unconditioned law reaches far beyond the data ball).
         assert!(!PrivateFrechetMean::new(spd, center(2), 1.5, 200, 1.0, Conditioning::Auto).unwrap().conditioned());
