@@ -497,6 +497,7 @@ def _mean_plan(
 
 
 def _release_mean(
+    space: str,
     plan: Any,
     at: List[float],
     counts: Any,
@@ -519,12 +520,10 @@ def _release_mean(
         raise BadInputError(str(e)) from None
     if charge is not None:
         charge.record(out["guarantee"])
-    if out["expected_error"] > plan.radius:
-        warnings.warn(
-            f"the expected error {out['expected_error']:.6g} exceeds the radius {plan.radius:.6g} (radians, or the "
-            "SPD distance): at this epsilon and n the release says next to nothing about the data",
-            stacklevel=3,
-        )
+    # The core's warnings, as the command line prints them (in the space's unit).
+    for note in _native.mean_warnings(space, int(used), int(dropped), int(clipped), float(out["expected_error"]),
+                                      float(plan.radius), float(out["rounding_cost"]), float(epsilon)):
+        warnings.warn(note, stacklevel=3)
     out["dropped"], out["clipped"] = dropped, clipped
     return out
 
@@ -614,7 +613,7 @@ def mean(
         raise BadInputError(str(e)) from None
     if problem is not None:
         cv.raise_rejected([problem], 0, column_index)
-    out = _release_mean(plan, at, (used, dropped, clipped), epsilon, conditioning, seed, charge)
+    out = _release_mean(space, plan, at, (used, dropped, clipped), epsilon, conditioning, seed, charge)
     m = np.asarray(out["mean"], dtype=np.float64)
     if shape is not None and len(shape) == 3:
         m = m.reshape(shape[1:])

@@ -90,6 +90,16 @@ def fresh_key() -> bytes: ...
 def experiment_seed(seed: Any, ledger: bool = False) -> Optional[int]: ...
 
 SEEDED_WARNING: str
+def mean_warnings(
+    space: str,
+    used: int,
+    dropped: int,
+    clipped: int,
+    expected_error: float,
+    radius: float,
+    rounding_cost: float,
+    epsilon: float,
+) -> List[str]: ...
 __version__: str
 
 def parse_distance(space: str, text: str) -> float: ...

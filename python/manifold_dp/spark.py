@@ -299,7 +299,7 @@ def mean(
     finally:
         data.unpersist()
     _, used, dropped, clipped, _, _ = summed
-    out = _release_mean(plan, base, (used, dropped, clipped), epsilon, conditioning, seed, charge)
+    out = _release_mean(space, plan, base, (used, dropped, clipped), epsilon, conditioning, seed, charge)
     m = np.asarray(out["mean"], dtype=np.float64)
     if space.startswith("spd:"):
         k = int(space.split(":", 1)[1])

@@ -1,5 +1,7 @@
 """Private Fréchet means from Python: every space, the guarantee, and rows outside the ball named."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
@@ -94,3 +96,20 @@ def test_plain_numbers_per_row_and_bounded_means():
     with pytest.raises(mdp.BadInputError) as e:
         mdp.mean(np.array([1.0, 50.0]), space="real", bounds=(0, 10), epsilon=1.0)
     assert e.value.row == 1 and "outside the bounds" in str(e.value)
+
+
+def test_a_mean_of_mostly_clipped_or_dropped_rows_warns():
+    """Half or more of the rows outside the ball: the release mostly shows the ball, and the warning says what
+    its expected error is the error of (issue 34). A minority outside is not warned about."""
+    near = np.tile([1.0, 0.0, 0.0], (3, 1))
+    far = np.tile([0.0, 1.0, 0.0], (7, 1))
+    v = np.vstack([near, far])
+    kw = dict(space="sphere:3", center=[1, 0, 0], radius="30deg", epsilon=1.0, seed=1)
+    with pytest.warns(UserWarning, match=r"7 of 10 rows \(70 %\) lay outside the radius and were moved onto"):
+        mdp.mean(v, outside="clip", **kw)
+    with pytest.warns(UserWarning, match=r"7 of 10 rows \(70 %\) lay outside the radius and were left out"):
+        mdp.mean(v, outside="drop", **kw)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mdp.mean(np.vstack([np.tile(near, (4, 1)), far[:1]]), outside="clip", **kw)
+    assert not any("lay outside" in str(w.message) for w in caught)

@@ -354,3 +354,35 @@ fn real_columns_privatize_and_mean_within_bounds() {
         .code(2)
         .stderr(predicate::str::contains("LO must be below HI"));
 }
+
+/// Rotations mostly outside the ball (issue 34: 212 of 214 protein frames were clipped and nothing warned): a
+/// clipped or dropped majority is warned about, saying what the expected error is the error of; a minority is not.
+#[test]
+fn a_mean_of_mostly_clipped_or_dropped_rows_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("frames.csv");
+    // 30 rotations about x by angles in [−0.3, 0.3] rad, then 70 by 2.5 rad: the ball of radius 0.5 holds 30 %.
+    let mut text = rotations_csv(30);
+    for i in 30..100 {
+        text.push_str(&format!("{i},{},{},0,0\n", (1.25f64).cos(), (1.25f64).sin()));
+    }
+    fs::write(&input, text).unwrap();
+    let run = |outside: &str, input: &Path| {
+        let out = bin()
+            .args(["mean", "--space", "so3", "--center", "1,0,0,0", "--radius", "0.5", "--epsilon", "1"])
+            .args(["--outside", outside, "--seed", "3", "--input", s(input)])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let err = run("clip", &input);
+    assert!(err.contains("warning: 70 of 100 rows (70 %) lay outside the radius and were moved onto"), "{err}");
+    assert!(err.contains("not of your data"), "{err}");
+    let err = run("drop", &input);
+    assert!(err.contains("warning: 70 of 100 rows (70 %) lay outside the radius and were left out"), "{err}");
+    assert!(err.contains("the mean of the 30 rows inside"), "{err}");
+    let few = dir.path().join("few.csv");
+    fs::write(&few, rotations_csv(30) + "30,0.3153223623952687,0.9489846193555862,0,0\n").unwrap();
+    assert!(!run("clip", &few).contains("lay outside"));
+}

@@ -275,6 +275,27 @@ fn parse_distance(space: &str, text: &str) -> PyResult<f64> {
     space.parse_distance(text).map_err(bad)
 }
 
+/// The warnings a private mean's release deserves ([`manifold_dp::notes::mean_warnings`]), as the command line
+/// prints them: half or more of the rows outside the ball, an expected error beyond the radius, a rounding cost
+/// above 1 % of ε; distances in the space's unit.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn mean_warnings(
+    space: &str,
+    used: u64,
+    dropped: u64,
+    clipped: u64,
+    expected_error: f64,
+    radius: f64,
+    rounding_cost: f64,
+    epsilon: f64,
+) -> PyResult<Vec<String>> {
+    let space: Space = space.parse().map_err(bad)?;
+    let facts =
+        manifold_dp::notes::MeanFacts { space, used, dropped, clipped, expected_error, radius, rounding_cost, epsilon };
+    Ok(manifold_dp::notes::mean_warnings(&facts))
+}
+
 /// Audits `mechanism` on `space` at the claimed `epsilon` with `samples` draws per input: returns the
 /// auditor's report as JSON (verdict, epsilon_lower_bound, …). The GIL is released while it runs.
 #[pyfunction]
@@ -642,6 +663,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<MeanPlan>()?;
     m.add_function(wrap_pyfunction!(parse_distance, m)?)?;
+    m.add_function(wrap_pyfunction!(mean_warnings, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;
     m.add("BudgetRefused", m.py().get_type::<BudgetRefused>())?;
     m.add("DrawUnrepresentable", m.py().get_type::<DrawUnrepresentable>())?;

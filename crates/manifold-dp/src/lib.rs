@@ -32,6 +32,7 @@ pub mod audit;
 pub mod error;
 pub mod manifold;
 pub mod mechanism;
+pub mod notes;
 pub mod privacy;
 pub mod registry;
 pub mod sample;

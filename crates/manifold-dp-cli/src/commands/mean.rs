@@ -103,13 +103,9 @@ fn form(space: Space, args: &MeanArgs) -> String {
     }
 }
 
-/// A distance for people: radians and the space's natural unit (deg, km, h), or a plain number on spd:K.
+/// A distance for people ([`manifold_dp::notes::show_distance`]).
 fn shown(space: Space, x: f64) -> String {
-    if matches!(space, Space::Spd(_) | Space::Real) {
-        return short(x);
-    }
-    let unit = space.natural_unit();
-    format!("{} rad ({} {})", short(x), short(x / unit.radians), unit.name)
+    manifold_dp::notes::show_distance(space, x)
 }
 
 /// The value column names the plan reads.
@@ -282,21 +278,19 @@ pub fn run(args: MeanArgs) -> Result<()> {
     }
     let n = released.n;
     let radius = plan.radius();
-    if released.expected_error > radius {
-        eprintln!(
-            "warning: the expected error {} exceeds the radius {}: at this epsilon and n the release says next to \
-             nothing about the data (more rows or a larger epsilon help)",
-            shown(space, released.expected_error),
-            shown(space, radius)
-        );
-    }
-    if released.rounding_cost > 0.01 * args.epsilon {
-        eprintln!(
-            "warning: rounding the release float-safely costs {} of the epsilon {} (taken inside it: the noise is \
-             calibrated at the rest): a centre closer to the data and a smaller radius cost less",
-            short(released.rounding_cost),
-            args.epsilon
-        );
+    // The core's warnings, as every front end prints them.
+    let facts = manifold_dp::notes::MeanFacts {
+        space,
+        used: n,
+        dropped: fit.pass.dropped,
+        clipped: fit.pass.clipped,
+        expected_error: released.expected_error,
+        radius,
+        rounding_cost: released.rounding_cost,
+        epsilon: args.epsilon,
+    };
+    for warning in manifold_dp::notes::mean_warnings(&facts) {
+        eprintln!("warning: {warning}");
     }
     let angular = !matches!(space, Space::Spd(_) | Space::Real);
     let describe = plan.describe();
