@@ -434,7 +434,8 @@ def audit(
 
 @dataclass(frozen=True)
 class MeanResult:
-    """A private Fréchet mean: ``mean`` (in the input's layout: a quaternion in the input's format, ``[lat, lon]``
+    """A private Fréchet mean: ``mean`` (in the input's layout: a scipy ``Rotation`` for a ``Rotation`` input, a
+    quaternion in the input's format, ``[lat, lon]``
     in degrees, an angle, hours, a unit vector or a K×K matrix), its pure-DP ``guarantee``, the ``sensitivity``
     Δ and noise scale ``sigma`` (radians, or the SPD distance), the ``expected_error``, the number of rows ``n``
     the mean is over, and how many rows outside the ball were ``dropped`` or ``clipped`` (counts for you, the
@@ -467,6 +468,42 @@ def _distance(space: str, r: Union[float, str]) -> float:
     return float(r)
 
 
+def _center_values(space: str, center: Any, format: Optional[str]) -> Optional[List[float]]:
+    """The centre as the native plan takes it, read as the command line reads ``--center``: ``None`` for
+    ``"identity"`` (so3, spd:K); a clock time such as ``"13:00"`` on timeofday; a scipy ``Rotation`` on so3, in
+    the input's rotation format; else the point's values in the input's layout."""
+    if isinstance(center, str):
+        text = center.strip()
+        if text.lower() == "identity" and (space == "so3" or space.startswith("spd:")):
+            return None
+        if space == "timeofday":
+            try:
+                return [_native.clock_hours(text)]
+            except ValueError as e:
+                raise BadInputError(f"center={center!r}: {e}") from None
+        raise BadInputError(f"center={center!r}: give the point's values, or 'identity' (so3 and spd:K)")
+    if cv.is_rotation(center):
+        if space != "so3":
+            raise BadInputError(f"center=Rotation(...) is a rotation: it goes with space='so3', not {space!r}")
+        if len(np.atleast_2d(center.as_quat())) != 1:
+            raise BadInputError("center=Rotation(...) must hold one rotation")
+        forms = {
+            "quat-xyzw": lambda r: r.as_quat(),
+            "quat-wxyz": lambda r: np.roll(r.as_quat(), 1),
+            "rotvec": lambda r: r.as_rotvec(),
+            "matrix": lambda r: r.as_matrix(),
+        }
+        convert = forms.get(format or "")
+        if convert is None and (format or "").startswith("euler:"):
+            seq, _, unit = format[len("euler:"):].partition(":")  # type: ignore[index]
+            convert = lambda r: r.as_euler(seq, degrees=unit != "rad")  # noqa: E731 (scipy's sequences)
+        if convert is None:
+            raise BadInputError(f"center=Rotation(...) with format={format!r}: give the centre as numbers in that "
+                                "format, or use format='quat-xyzw', 'quat-wxyz', 'rotvec' or 'matrix'")
+        return [float(v) for v in np.ravel(convert(center))]
+    return [float(v) for v in np.asarray(center, dtype=np.float64).ravel()]
+
+
 def _mean_plan(
     space: str,
     center: Any,
@@ -483,12 +520,7 @@ def _mean_plan(
     else:
         if center is None or radius is None:
             raise BadInputError(f"give center= and radius= (the public ball every row lies in) for space {space}")
-        if isinstance(center, str):
-            if center != "identity":
-                raise BadInputError(f"center={center!r}: give the point's values, or 'identity' (so3 and spd:K)")
-            c = None
-        else:
-            c = [float(v) for v in np.asarray(center, dtype=np.float64).ravel()]
+        c = _center_values(space, center, format)
         args = (space, c, _distance(space, radius), outside, format, columns, metric, None)
     try:
         return _native.MeanPlan(*args), args
@@ -570,8 +602,9 @@ def mean(
     circle ``(n,)`` radians (``format="deg"`` for degrees), timeofday ``(n,)`` hours and spd:K ``(n, K, K)``;
     or a pyarrow/pandas table with ``columns=``.
 
-    ``center`` (public, chosen without looking at the data: ``"identity"`` on so3 and spd:K, else the point in
-    the input's layout, e.g. ``[45.0, 10.0]`` on latlon or ``8.0`` on timeofday) and ``radius`` (every row
+    ``center`` (public, chosen without looking at the data: ``"identity"`` or a scipy ``Rotation`` on so3,
+    ``"identity"`` on spd:K, a clock time such as ``"13:00"`` or hours on timeofday, else the point in the input's
+    layout, e.g. ``[45.0, 10.0]`` on latlon) and ``radius`` (every row
     used lies within it: radians or text with a unit like ``"30deg"``, ``"300km"``, ``"2h"``; a plain number on
     spd:K) bound one row's influence. On ``space="real"`` give ``bounds=(lo, hi)`` instead: the mean of each
     value column (``(n,)`` or ``(n, k)`` arrays), with Laplace noise at ℓ₁ sensitivity k·(hi − lo)/n, and
@@ -590,7 +623,8 @@ def mean(
     """
     seed = experiment_seed(seed, ledger is not None)
     _charge_plan(ledger, dataset)
-    if cv.is_rotation(x):
+    rotation_in = cv.is_rotation(x)
+    if rotation_in:
         x, format = np.atleast_2d(x.as_quat()), "quat-xyzw"
     if isinstance(x, (pa.Table, pa.RecordBatch)) or cv.is_pandas(x):
         table = pa.Table.from_pandas(x, preserve_index=False) if cv.is_pandas(x) else x
@@ -619,4 +653,8 @@ def mean(
         m = m.reshape(shape[1:])
     elif space in ("circle", "timeofday") or (space == "real" and shape is not None and len(shape) == 1):
         m = float(m[0])
+    if rotation_in:
+        from scipy.spatial.transform import Rotation  # present: the input was one
+
+        m = Rotation.from_quat(m)  # scalar-last, as the input was read
     return _mean_result(out, m)

@@ -268,6 +268,13 @@ impl Mechanism {
     }
 }
 
+/// Hours since midnight of a clock time (`13:00`, `08:30:15`, or a timestamp's time), as the command line reads
+/// a time-of-day centre (`manifold_dp_arrow::clock::parse`).
+#[pyfunction]
+fn clock_hours(text: &str) -> PyResult<f64> {
+    manifold_dp_arrow::clock::parse(text).map(|c| c.hours).map_err(bad)
+}
+
 /// A distance in radians from text with a unit (`10deg`, `2km` on latlon, `1h` on timeofday).
 #[pyfunction]
 fn parse_distance(space: &str, text: &str) -> PyResult<f64> {
@@ -664,6 +671,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<MeanPlan>()?;
     m.add_function(wrap_pyfunction!(parse_distance, m)?)?;
     m.add_function(wrap_pyfunction!(mean_warnings, m)?)?;
+    m.add_function(wrap_pyfunction!(clock_hours, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;
     m.add("BudgetRefused", m.py().get_type::<BudgetRefused>())?;
     m.add("DrawUnrepresentable", m.py().get_type::<DrawUnrepresentable>())?;
