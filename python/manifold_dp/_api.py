@@ -200,13 +200,14 @@ class Mechanism:
         mechanism: str,
         epsilon: Optional[float] = None,
         *,
-        protect: Optional[str] = None,
+        protect: Union[str, float, None] = None,
         level: Optional[float] = None,
         concentration: Optional[float] = None,
         snap: Optional[str] = None,
         bounds: Optional[Tuple[float, float]] = None,
         values: int = 1,
     ):
+        protect = _distance_text(protect)  # protect=2 is 2 rad where a bare number is, as on the command line
         self._budget = _budget_text(epsilon, protect, level, concentration)
         self._bounds = bounds
         try:
@@ -459,13 +460,22 @@ class MeanResult:
     noise_epsilon: float = 0.0
 
 
+def _distance_text(r: Union[float, str, None]) -> Optional[str]:
+    """A distance as the command line's parser reads it: text as given; a plain number as its digits, which is
+    radians where the command line takes a bare number (so3, circle, spheres) and refused, with the parser's
+    message, where it needs a unit (``"2km"`` on latlon, ``"1h"`` on timeofday). A bool is not a distance."""
+    if r is None or isinstance(r, str):
+        return r
+    if isinstance(r, bool) or not isinstance(r, (int, float, np.integer, np.floating)):
+        raise BadInputError(f"{r!r} is not a distance: give a number (radians) or text with a unit, e.g. '10deg'")
+    return repr(float(r))
+
+
 def _distance(space: str, r: Union[float, str]) -> float:
-    if isinstance(r, str):
-        try:
-            return _native.parse_distance(space, r)
-        except ValueError as e:
-            raise BadInputError(str(e)) from None
-    return float(r)
+    try:
+        return _native.parse_distance(space, _distance_text(r))
+    except ValueError as e:
+        raise BadInputError(str(e)) from None
 
 
 def _center_values(space: str, center: Any, format: Optional[str]) -> Optional[List[float]]:

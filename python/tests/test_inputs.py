@@ -146,3 +146,18 @@ def test_snap_rounds_onto_a_coarser_grid_at_no_cost():
     assert np.allclose(turns, np.round(turns), atol=1e-6)
     with pytest.raises(mdp.BadInputError, match="finer than the float-safe grid"):
         mdp.Mechanism("timeofday", "purkayastha", protect="1h", level=1, snap="1e-9s")
+
+
+def test_distances_as_numbers_read_as_the_command_line_reads_them():
+    """protect=2 is 2 rad where a bare number is radians (it failed with "'int' object is not an instance of
+    'str'", issue 33); on latlon and timeofday a bare number is refused with the parser's message, as the CLI
+    refuses it, for protect= and radius= alike; a bool is not a distance."""
+    assert mdp.Mechanism("so3", "laplace", protect=2, level=1).guarantee == mdp.Mechanism(
+        "so3", "laplace", protect="2rad", level=1
+    ).guarantee
+    with pytest.raises(mdp.BadInputError, match="unit"):
+        mdp.Mechanism("latlon", "purkayastha", protect=2, level=1)
+    with pytest.raises(mdp.BadInputError, match="unit"):
+        mdp.mean(np.array([[45.0, 10.0]] * 3), space="latlon", center=[45, 10], radius=0.01, epsilon=1.0)
+    with pytest.raises(mdp.BadInputError, match="not a distance"):
+        mdp.Mechanism("so3", "laplace", protect=True, level=1)
