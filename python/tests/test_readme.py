@@ -16,3 +16,4 @@ def test_quick_start_runs():
     assert list(scope["visits"].columns) == ["venue", "lat", "lon", "at"]
     assert scope["visits"]["at"].str.match(r"2024-05-01T\d\d:\d\d:\d\dZ").all()
     assert scope["res"].mean.shape == (2, 2)
+    assert type(scope["mean_pose"]).__name__ == "Rotation"
