@@ -324,6 +324,33 @@ pub(crate) fn total(
     compose(&costs).map_err(|e| Unaccounted { index: None, reason: e.to_string() })
 }
 
+/// Whether `total`, the rounded-up total of `releases` releases, fits `budget` as the decimals people write
+/// (`docs/proofs/accounting.md`, "Decimals"). Each ε asked and the budget are the doubles nearest the decimals
+/// typed (within 2^-53 of their size), and every sum, conversion and root is rounded up (within 2^-52 per step),
+/// so a total that equals its budget in decimal exceeds it in binary by a few ulps (0.1 + 0.1 + 0.1 > 0.3): three
+/// releases at ε = 0.1 were refused on a budget of 0.3. The budget is compared widened by (4·releases + 4)·2^-53
+/// of itself, which covers those roundings, and never by more than [`DECIMAL_SLACK`] (so many tiny releases
+/// cannot add up to more): the total admitted is at most that fraction above the stated budget.
+pub(crate) fn fits(total: &Guarantee, budget: &Guarantee, releases: usize) -> bool {
+    let widen = 1.0 + ((4.0 * releases as f64 + 4.0) * (f64::EPSILON / 2.0)).min(DECIMAL_SLACK);
+    let w = |x: f64| x * widen;
+    let widened = match *budget {
+        Guarantee::PureDp { epsilon } => Guarantee::PureDp { epsilon: w(epsilon) },
+        Guarantee::ApproxDp { epsilon, delta } => Guarantee::ApproxDp { epsilon: w(epsilon), delta: w(delta) },
+        Guarantee::Zcdp { rho } => Guarantee::Zcdp { rho: w(rho) },
+        Guarantee::Gdp { mu } => Guarantee::Gdp { mu: w(mu) },
+        Guarantee::RaoDp { theta, family } => Guarantee::RaoDp { theta: w(theta), family },
+        Guarantee::MetricDp { epsilon, additive_epsilon, metric, unit, grid } => {
+            Guarantee::MetricDp { epsilon: w(epsilon), additive_epsilon: w(additive_epsilon), metric, unit, grid }
+        }
+    };
+    total.fits_within(&widened).unwrap_or(false)
+}
+
+/// The most a budget is widened by for decimal sums ([`fits`]): 2^-40 ≈ 9.1·10⁻¹³ of it, reached at 2046
+/// releases. Beyond, sums of decimals that equal the budget may be refused by a few ulps, as before.
+pub const DECIMAL_SLACK: f64 = 1.0 / (1u64 << 40) as f64;
+
 /// The largest double ≤ a − b: the negation of the upward-rounded b − a.
 fn sub_down(a: f64, b: f64) -> f64 {
     -add_up(b, -a)

@@ -393,7 +393,7 @@ impl Ledger {
                         reason: u.reason,
                     });
                 }
-                Ok(t) if !t.fits_within(b).unwrap_or(false) => {
+                Ok(t) if !accounts::fits(&t, b, lists.len()) => {
                     return Err(LedgerError::BelowSpent {
                         dataset: dataset.into(),
                         notion: account.key(),
@@ -809,7 +809,7 @@ impl DatasetState {
                         reason: u.reason,
                     });
                 }
-                Ok(total) if !total.fits_within(budget).unwrap_or(false) => {
+                Ok(total) if !accounts::fits(&total, budget, after.len()) => {
                     let spent = accounts::total(account, &before, Some(budget), true).unwrap_or(total);
                     return Err(LedgerError::OverBudget(Box::new(Overdraft {
                         dataset: self.dataset.clone(),
@@ -887,7 +887,7 @@ impl DatasetState {
                     }
                 };
                 let remaining = total.zip(budget).and_then(|(t, b)| accounts::remaining(&t, &b));
-                let within_budget = total.zip(budget).map(|(t, b)| t.fits_within(&b).unwrap_or(false));
+                let within_budget = total.zip(budget).map(|(t, b)| accounts::fits(&t, &b, lists.len()));
                 let standard = total.and_then(|t| accounts::standard_companion(&t, pure.as_ref(), approx.as_ref()));
                 NotionSpent {
                     account: account.key(),

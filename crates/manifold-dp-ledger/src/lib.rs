@@ -52,7 +52,9 @@ mod error;
 mod ledger;
 mod report;
 
-pub use accounts::{Account, DEFAULT_ADDITIVE_ALLOWANCE, REPORT_DELTA, ReleaseKind, diameter, with_allowance};
+pub use accounts::{
+    Account, DECIMAL_SLACK, DEFAULT_ADDITIVE_ALLOWANCE, REPORT_DELTA, ReleaseKind, diameter, with_allowance,
+};
 pub use charge::Charge;
 pub use error::{LedgerError, Overdraft};
 pub use ledger::{APPLICATION_ID, Admission, DEFAULT_BUSY_TIMEOUT, FileId, Ledger, SCHEMA_VERSION};

@@ -101,7 +101,9 @@ fn refusal_at_the_boundary() {
         ledger.record("d", "m", &[*c], None).unwrap();
     }
     assert_eq!(total(&ledger.spent("d").unwrap(), "pure"), budget);
-    let err = ledger.record("d", "m", &[pure(1e-300)], None).unwrap_err();
+    // Budgets are compared as decimals, to at most 2^-40 of themselves (accounting.md, "Decimals"): anything above
+    // that is refused.
+    let err = ledger.record("d", "m", &[pure(1e-9)], None).unwrap_err();
     assert!(matches!(err, LedgerError::OverBudget(_)), "{err}");
     // Exact sums are not rounded up: ε = 1 holds 0.5 + 0.25 + 0.25 and nothing more, and nothing is left.
     ledger.set_budget("exact", pure(1.0)).unwrap();
@@ -111,7 +113,7 @@ fn refusal_at_the_boundary() {
     let spent = ledger.spent("exact").unwrap();
     assert_eq!(total(&spent, "pure"), pure(1.0));
     assert_eq!(spent.get("pure").unwrap().remaining, Some(pure(0.0)));
-    assert!(ledger.check("exact", &[pure(1e-300)]).unwrap_err().is_refusal());
+    assert!(ledger.check("exact", &[pure(1e-9)]).unwrap_err().is_refusal());
     // A budget may be lowered to the total, not below it.
     ledger.set_budget("d", budget).unwrap();
     let below = ledger.set_budget("d", pure(0.8)).unwrap_err();
@@ -646,4 +648,33 @@ fn many_writers_race_for_the_last_of_a_budget() {
     let t = total(&spent, "pure");
     assert!(t.fits_within(&pure(1.0)).unwrap() && near(t.epsilon().unwrap(), 0.95), "{t}");
     ledger.integrity_check().unwrap();
+}
+
+/// Ask ε, pay ε, in the decimals people write: three releases at ε = 0.1 fit a budget of 0.3 (in binary
+/// 0.1 + 0.1 + 0.1 > 0.3 and they were refused), a fourth does not; the same per km on a local budget; and many
+/// tiny releases cannot creep past the budget by more than 2^-40 of it.
+#[test]
+fn decimal_budgets_hold_the_decimal_releases_that_sum_to_them() {
+    let (_dir, _path, ledger) = new_ledger();
+    ledger.set_budget("d", pure(0.3)).unwrap();
+    for _ in 0..3 {
+        ledger.record("d", "m", &[pure(0.1)], None).unwrap();
+    }
+    assert!(ledger.record("d", "m", &[pure(0.1)], None).unwrap_err().is_refusal());
+    assert!(ledger.record("d", "m", &[pure(1e-9)], None).unwrap_err().is_refusal());
+    let km = |e| Guarantee::metric_dp_in(e, Metric::SphereSurface, "km", 0.0);
+    ledger.set_budget("local", km(0.3)).unwrap();
+    for _ in 0..3 {
+        ledger.record("local", "privatize latlon", &[km(0.1)], None).unwrap();
+    }
+    assert!(ledger.record("local", "privatize latlon", &[km(0.1)], None).unwrap_err().is_refusal());
+    // Tiny releases on a spent budget: admitted only while the widening (at most 2^-40) covers them.
+    ledger.set_budget("tiny", pure(1.0)).unwrap();
+    ledger.record("tiny", "m", &[pure(1.0)], None).unwrap();
+    let mut admitted = 0;
+    while ledger.record("tiny", "m", &[pure(1e-14)], None).is_ok() {
+        admitted += 1;
+        assert!(admitted < 1000, "tiny releases kept fitting");
+    }
+    assert!(f64::from(admitted) * 1e-14 <= manifold_dp_ledger::DECIMAL_SLACK * 1.0, "{admitted}");
 }
