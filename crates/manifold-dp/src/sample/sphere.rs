@@ -28,7 +28,7 @@ pub fn uniform_s2<R: Rng + ?Sized>(rng: &mut R) -> Vector3<f64> {
 /// A uniform unit quaternion on S³, i.e. a Haar-distributed rotation, in Hopf coordinates (Shoemake 1992):
 /// q = (√(1 − s)·(cos α, sin α), √s·(cos β, sin β)) with s uniform on (0, 1) and α, β uniform angles. s is read
 /// at full precision from the nearer end (a fair bit picks s = x or 1 − x, x = Ṽ/2 ∈ (0, ½]), so both radii
-/// keep their relative accuracy, and the angles are [`uniform_circle`]'s: the point is within 19·2^-53 (chord)
+/// keep their relative accuracy, and the angles are [`uniform_circle`]'s: the point is within 10·2^-53 (chord)
 /// of the exact point of the real uniforms read, everywhere on S³ (`docs/proofs/float_safety.md` §3f).
 /// Marsaglia's (1972) two-disk method, used until issue 37, divides by the second disk's s₂ and maps its rim
 /// with an unbounded derivative.
