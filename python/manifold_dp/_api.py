@@ -522,11 +522,12 @@ def _mean_plan(
     format: Optional[str],
     columns: Optional[Sequence[str]],
     metric: str,
-    bounds: Optional[Tuple[float, float]] = None,
+    bounds: Any = None,
 ) -> Tuple[Any, tuple]:
     """The native plan of a mean, and the native arguments that rebuild it (Spark's executors do)."""
     if bounds is not None:
-        args: tuple = (space, None, 0.0, outside, format, columns, metric, (float(bounds[0]), float(bounds[1])))
+        pairs, columns = _mean_bounds(bounds, columns)
+        args: tuple = (space, None, 0.0, outside, format, columns, metric, pairs)
     else:
         if center is None or radius is None:
             raise BadInputError(f"give center= and radius= (the public ball every row lies in) for space {space}")
@@ -570,11 +571,44 @@ def _release_mean(
     return out
 
 
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
+def _mean_bounds(bounds: Any, columns: Optional[Sequence[str]]) -> Tuple[List[Tuple[float, float]],
+                                                                         Optional[List[str]]]:
+    """A real mean's bounds as the native plan takes them, and the columns they imply: ``(lo, hi)`` for every
+    column; a list of pairs, one per column in order; or ``{"depth": (0, 700), "mag": (4, 7)}``, which names the
+    columns (of a table; the command line's ``--bounds depth=0:700,mag=4:7``)."""
+    def pair(v: Any, what: str) -> Tuple[float, float]:
+        if isinstance(v, (str, bytes)) or not hasattr(v, "__len__") or len(v) != 2 or not all(map(_is_number, v)):
+            raise BadInputError(f"bounds: {what} {v!r} is not a pair (lo, hi) of numbers")
+        return float(v[0]), float(v[1])
+
+    if isinstance(bounds, dict):
+        names = [str(k) for k in bounds]
+        if columns is not None and list(columns) != names:
+            raise BadInputError(f"bounds= names the columns {names}, but the columns are {list(columns)}: for an "
+                                "array give a list of (lo, hi) pairs, one per column; for a table drop columns=")
+        return [pair(v, f"column {k!r}:") for k, v in bounds.items()], names
+    if hasattr(bounds, "__len__") and len(bounds) == 2 and all(map(_is_number, bounds)):
+        return [pair(bounds, "")], (list(columns) if columns is not None else None)
+    if isinstance(bounds, (str, bytes)) or not hasattr(bounds, "__iter__"):
+        raise BadInputError(f"bounds={bounds!r}: give (lo, hi), a list of (lo, hi) pairs or a dict of them")
+    pairs = [pair(v, f"item {i}:") for i, v in enumerate(bounds)]
+    return pairs, (list(columns) if columns is not None else None)
+
+
 def _mean_provenance(command: str, space: str, center: Any, radius: Any, bounds: Any, epsilon: float,
                      outside: str, columns: Optional[Sequence[str]], source: str) -> str:
     """A mean's ledger entry, as the command line writes it."""
     if bounds is not None:
-        ball = f"--bounds {bounds[0]:g},{bounds[1]:g}"
+        pairs, named = _mean_bounds(bounds, None if isinstance(bounds, dict) else columns)
+        if len(pairs) == 1:
+            ball = f"--bounds {pairs[0][0]:g},{pairs[0][1]:g}"
+        else:
+            names = named or [f"c{i}" for i in range(len(pairs))]
+            ball = "--bounds " + ",".join(f"{n}={lo:g}:{hi:g}" for n, (lo, hi) in zip(names, pairs))
     else:
         c = center if isinstance(center, str) else ",".join(f"{float(v):g}" for v in np.ravel(center))
         ball = f"--center {c} --radius {radius}"
@@ -600,7 +634,7 @@ def mean(
     columns: Optional[Sequence[str]] = None,
     conditioning: str = "auto",
     metric: str = "affine",
-    bounds: Optional[Tuple[float, float]] = None,
+    bounds: Any = None,
     seed: Optional[int] = None,
     ledger: Optional[Ledger] = None,
     dataset: Optional[str] = None,
@@ -616,7 +650,9 @@ def mean(
     ``"identity"`` on spd:K, a clock time such as ``"13:00"`` or hours on timeofday, else the point in the input's
     layout, e.g. ``[45.0, 10.0]`` on latlon) and ``radius`` (every row
     used lies within it: radians or text with a unit like ``"30deg"``, ``"300km"``, ``"2h"``; a plain number on
-    spd:K) bound one row's influence. On ``space="real"`` give ``bounds=(lo, hi)`` instead: the mean of each
+    spd:K) bound one row's influence. On ``space="real"`` give ``bounds=(lo, hi)`` instead (or one pair per
+    column: ``bounds={"depth": (0, 700), "mag": (4, 7)}`` for a table, a list of pairs for an array; the ℓ₁
+    sensitivity is then Σ_k (hi_k − lo_k)/n): the mean of each
     value column (``(n,)`` or ``(n, k)`` arrays), with Laplace noise at ℓ₁ sensitivity k·(hi − lo)/n, and
     ``outside="clip"`` clamps. A row outside the ball is, by ``outside=``:
 

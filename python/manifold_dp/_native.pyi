@@ -117,7 +117,7 @@ class MeanPlan:
         format: Optional[str] = None,
         columns: Optional[Sequence[str]] = None,
         metric: str = "affine",
-        bounds: Optional[Tuple[float, float]] = None,
+        bounds: Optional[Sequence[Tuple[float, float]]] = None,
     ) -> None: ...
     @property
     def radius(self) -> float: ...

@@ -210,7 +210,7 @@ def mean(
     outside: str = "error",
     conditioning: str = "auto",
     metric: str = "affine",
-    bounds: Optional[Tuple[float, float]] = None,
+    bounds: Any = None,
     id_column: Optional[str] = None,
     seed: Optional[int] = None,
     ledger: Optional[Ledger] = None,

@@ -134,3 +134,24 @@ def test_centres_as_the_command_line_reads_them():
     assert clock.mean == number.mean
     with pytest.raises(mdp.BadInputError, match="center='25:99'"):
         mdp.mean(hours, space="timeofday", center="25:99", radius="2h", epsilon=5.0)
+
+
+def test_real_means_take_each_columns_own_bounds():
+    """One pair of bounds per column (issue 34: a shared 0..700 made the magnitude's mean 8.42 against 4.62):
+    a dict names the columns of a table, a list gives an array's in order; Δ₁ adds the widths; malformed
+    bounds are BadInputErrors, not TypeErrors."""
+    pd = pytest.importorskip("pandas")
+
+    quakes = pd.DataFrame({"depth": [10.0, 20.0, 30.0, 700.0], "mag": [4.0, 5.0, 6.0, 9.0]})
+    res = mdp.mean(quakes, space="real", bounds={"depth": (0, 700), "mag": (4, 7)}, epsilon=1e4, outside="clip")
+    assert res.sensitivity == (700 + 3) / 4 and res.clipped == 1
+    assert np.allclose(res.mean, [190.0, 5.5], atol=0.2)
+    arr = quakes.to_numpy()
+    listed = mdp.mean(arr, space="real", bounds=[(0, 700), (4, 7)], epsilon=1e4, outside="clip", seed=2)
+    assert listed.sensitivity == res.sensitivity
+    with pytest.raises(mdp.BadInputError, match="names the columns"):
+        mdp.mean(arr, space="real", bounds={"depth": (0, 700), "mag": (4, 7)}, epsilon=1.0, outside="clip")
+    with pytest.raises(mdp.BadInputError, match="one pair of bounds per column"):
+        mdp.mean(arr, space="real", bounds=[(0, 700)] * 3, epsilon=1.0, outside="clip")
+    with pytest.raises(mdp.BadInputError, match="not a pair"):
+        mdp.mean(quakes, space="real", bounds={"depth": (0, 700), "mag": "4..7"}, epsilon=1.0)

@@ -416,15 +416,21 @@ impl MeanPlan {
         format: Option<&str>,
         columns: Option<Vec<String>>,
         metric: &str,
-        bounds: Option<(f64, f64)>,
+        bounds: Option<Vec<(f64, f64)>>,
     ) -> PyResult<Self> {
         let space: Space = space.parse().map_err(bad)?;
         let outside: Outside = outside.parse().map_err(bad)?;
         if bounds.is_some() != (space == Space::Real) {
             return Err(bad("bounds=(lo, hi) goes with space real (and space real needs it)"));
         }
-        if let Some((lo, hi)) = bounds {
-            let inner = manifold_dp_arrow::MeanPlan::bounded(columns.as_deref(), lo, hi, outside).map_err(bad)?;
+        // One pair for every column, or one per column (named by `columns`, in order).
+        if let Some(bounds) = bounds {
+            let inner = match (&bounds[..], &columns) {
+                ([(lo, hi)], _) => manifold_dp_arrow::MeanPlan::bounded(columns.as_deref(), *lo, *hi, outside),
+                (_, Some(names)) => manifold_dp_arrow::MeanPlan::bounded_per_column(names, &bounds, outside),
+                (_, None) => return Err(bad("bounds for several columns need the columns they bound")),
+            }
+            .map_err(bad)?;
             return Ok(MeanPlan { inner });
         }
         let metric: SpdMetric = metric.parse().map_err(bad)?;

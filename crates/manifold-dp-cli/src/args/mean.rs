@@ -2,6 +2,58 @@
 
 use super::LedgerUse;
 use super::common::parse_bounds;
+
+/// The public bounds of a mean on `real`: one pair for every value column (`LO,HI`), or one per named column
+/// (`depth=0:700,mag=4:7`, which also names the columns).
+#[derive(Debug, Clone, PartialEq)]
+pub enum MeanBounds {
+    /// LO,HI for every column.
+    Shared(f64, f64),
+    /// (column, LO, HI) for each column, in order.
+    PerColumn(Vec<(String, f64, f64)>),
+}
+
+impl MeanBounds {
+    /// As the command line takes it (for the ledger's record and messages).
+    pub fn text(&self) -> String {
+        match self {
+            MeanBounds::Shared(lo, hi) => format!("{lo},{hi}"),
+            MeanBounds::PerColumn(each) => {
+                each.iter().map(|(c, lo, hi)| format!("{c}={lo}:{hi}")).collect::<Vec<_>>().join(",")
+            }
+        }
+    }
+
+    /// For people: `values in [0, 700]`, or `depth in [0, 700], mag in [4, 7]`.
+    pub fn describe(&self) -> String {
+        match self {
+            MeanBounds::Shared(lo, hi) => format!("values in [{lo}, {hi}]"),
+            MeanBounds::PerColumn(each) => {
+                each.iter().map(|(c, lo, hi)| format!("{c} in [{lo}, {hi}]")).collect::<Vec<_>>().join(", ")
+            }
+        }
+    }
+}
+
+/// `LO,HI`, or `NAME=LO:HI,NAME=LO:HI,…` (one pair per column, each LO < HI, names distinct).
+pub fn parse_mean_bounds(s: &str) -> Result<MeanBounds, String> {
+    if !s.contains('=') {
+        return parse_bounds(s).map(|(lo, hi)| MeanBounds::Shared(lo, hi));
+    }
+    let mut each: Vec<(String, f64, f64)> = Vec::new();
+    for part in s.split(',').map(str::trim) {
+        let bad = || format!("{part:?}: give each column's bounds as NAME=LO:HI (e.g. depth=0:700,mag=4:7)");
+        let (name, range) = part.split_once('=').ok_or_else(bad)?;
+        let (lo, hi) = range.split_once(':').ok_or_else(bad)?;
+        let (lo, hi) = parse_bounds(&format!("{lo},{hi}")).map_err(|e| format!("{part:?}: {e}"))?;
+        let name = name.trim();
+        if name.is_empty() || each.iter().any(|(c, _, _)| c == name) {
+            return Err(format!("{part:?}: each column is named once, with a name"));
+        }
+        each.push((name.to_string(), lo, hi));
+    }
+    Ok(MeanBounds::PerColumn(each))
+}
 use crate::io::table::{FileFormat, parse_delimiter};
 use clap::{Args, ValueEnum};
 
@@ -63,10 +115,11 @@ pub struct MeanArgs {
     /// the row out (drop), or move it onto the ball (clip; on real: clamp).
     #[arg(long, value_enum, default_value = "error")]
     pub outside: OutsideArg,
-    /// Space real only: the public bounds LO,HI of every value (chosen without looking at the data); with
-    /// --radius and --center unused (give any, e.g. 0).
-    #[arg(long, value_parser = parse_bounds, allow_hyphen_values = true)]
-    pub bounds: Option<(f64, f64)>,
+    /// Space real only: the public bounds LO,HI of every value, or each column's own as
+    /// NAME=LO:HI,NAME=LO:HI (e.g. depth=0:700,mag=4:7; these name the columns), chosen without looking at the
+    /// data; with --radius and --center unused (give any, e.g. 0).
+    #[arg(long, value_parser = parse_mean_bounds, allow_hyphen_values = true)]
+    pub bounds: Option<MeanBounds>,
     /// Pure differential privacy budget for the whole data set (neighbouring data sets differ in one row).
     #[arg(long, allow_hyphen_values = true)]
     pub epsilon: f64,

@@ -20,7 +20,7 @@ pub use budget::{BudgetCommand, ComposeArgs, ConvertArgs, GuaranteeContext, MAX_
 pub use common::MechanismArgs;
 pub use demo::DemoArgs;
 pub use ledger::{AddArgs, ExportArgs, InitArgs, LedgerArgs, LedgerCommand, LedgerUse, LimitArgs, ShowArgs};
-pub use mean::{ConditioningArg, MeanArgs, OutsideArg, SpdMetricArg};
+pub use mean::{ConditioningArg, MeanArgs, MeanBounds, OutsideArg, SpdMetricArg};
 pub use privatize::PrivatizeArgs;
 pub use radius::RadiusArgs;
 pub use reproduce::{DirectionalMeanArgs, ReproduceArgs, ReproduceCommand, RiemannianMeanArgs};

@@ -4,7 +4,7 @@
 //! reads the rows and prints. Nothing is written to disk; the result goes to stdout (text, or JSON with --json).
 
 use crate::BadInput;
-use crate::args::{ConditioningArg, MeanArgs, OutsideArg, SpdMetricArg};
+use crate::args::{ConditioningArg, MeanArgs, MeanBounds, OutsideArg, SpdMetricArg};
 use crate::io::table::{FileFormat, InputBatch, TableReader};
 use anyhow::Result;
 use arrow_array::RecordBatch;
@@ -110,6 +110,18 @@ fn shown(space: Space, x: f64) -> String {
 
 /// The value column names the plan reads.
 fn column_names(space: Space, args: &MeanArgs) -> Result<Vec<String>> {
+    if let Some(MeanBounds::PerColumn(each)) = &args.bounds {
+        let named: Vec<String> = each.iter().map(|(c, _, _)| c.clone()).collect();
+        if args.columns.as_ref().is_some_and(|c| *c != named) {
+            return Err(BadInput(format!(
+                "--columns {} and --bounds {} name different columns: the bounds name them already, drop --columns",
+                args.columns.as_ref().map(|c| c.join(",")).unwrap_or_default(),
+                args.bounds.as_ref().map(MeanBounds::text).unwrap_or_default()
+            ))
+            .into());
+        }
+        return Ok(named);
+    }
     if let Some(c) = &args.columns {
         return Ok(c.clone());
     }
@@ -182,8 +194,14 @@ pub fn run(args: MeanArgs) -> Result<()> {
         })?,
         _ => space.parse_distance(radius_text)?,
     };
-    let plan = if let Some((lo, hi)) = args.bounds {
-        MeanPlan::bounded(args.columns.as_deref(), lo, hi, outside)
+    let plan = if let Some(bounds) = &args.bounds {
+        match bounds {
+            MeanBounds::Shared(lo, hi) => MeanPlan::bounded(args.columns.as_deref(), *lo, *hi, outside),
+            MeanBounds::PerColumn(each) => {
+                let pairs: Vec<(f64, f64)> = each.iter().map(|&(_, lo, hi)| (lo, hi)).collect();
+                MeanPlan::bounded_per_column(&column_names(space, &args)?, &pairs, outside)
+            }
+        }
     } else {
         MeanPlan::new(
             space,
@@ -214,8 +232,8 @@ pub fn run(args: MeanArgs) -> Result<()> {
         &args.ledger,
         &args.input,
         {
-            let ball = match args.bounds {
-                Some((lo, hi)) => format!("--bounds {lo},{hi}"),
+            let ball = match &args.bounds {
+                Some(b) => format!("--bounds {}", b.text()),
                 None => format!("--center {center_text} --radius {radius_text}"),
             };
             let columns = args.columns.as_ref().map(|c| format!(" --columns {}", c.join(","))).unwrap_or_default();
@@ -231,11 +249,12 @@ pub fn run(args: MeanArgs) -> Result<()> {
     let fit = plan.fit(&batches).map_err(|e| plan_error(path, e))?;
     if let Some((i, problem)) = &fit.pass.problem {
         let at = locate(path, rows[*i]);
-        if let (Some((lo, hi)), Some(_)) = (args.bounds, fit.pass.outside_distance) {
+        if let (Some(bounds), Some(_)) = (&args.bounds, fit.pass.outside_distance) {
             return Err(BadInput(format!(
-                "{at}: {}, outside --bounds {lo},{hi}.\nNothing was released: use --outside clip (clamp such values) \
+                "{at}: {}, outside --bounds {}.\nNothing was released: use --outside clip (clamp such values) \
                  or --outside drop, widen the bounds without looking at the data, or remove the row",
-                problem.reason
+                problem.reason,
+                bounds.text()
             ))
             .into());
         }
@@ -337,10 +356,10 @@ pub fn run(args: MeanArgs) -> Result<()> {
     let what = if space == Space::Real { "mean of {n} rows" } else { "Fréchet mean of {n} points" };
     println!("Private {} on {describe} ({}):", what.replace("{n}", &n.to_string()), form(space, &args));
     println!("  {} = {}", names.join(","), joined.join(","));
-    match args.bounds {
-        Some((lo, hi)) => println!(
-            "Guarantee: {guarantee}, for data sets of {n} rows with values in [{lo}, {hi}] that differ in one row."
-        ),
+    match &args.bounds {
+        Some(b) => {
+            println!("Guarantee: {guarantee}, for data sets of {n} rows with {} that differ in one row.", b.describe())
+        }
         None => println!(
             "Guarantee: {guarantee}, for data sets of {n} points within {} of the centre that differ in one row.",
             dist(radius)
@@ -360,8 +379,12 @@ pub fn run(args: MeanArgs) -> Result<()> {
             ball, fit.pass.dropped
         ),
     }
-    if args.bounds.is_some() {
-        println!("Sensitivity: Δ = {} (ℓ₁, k·(hi − lo)/n).", short(released.sensitivity));
+    if let Some(b) = &args.bounds {
+        let how = match b {
+            MeanBounds::Shared(..) => "k·(hi − lo)/n",
+            MeanBounds::PerColumn(_) => "Σ_k (hi_k − lo_k)/n",
+        };
+        println!("Sensitivity: Δ = {} (ℓ₁, {how}).", short(released.sensitivity));
     } else {
         println!(
             "Sensitivity: Δ = {} (Reimherr, Bharath & Soto, Theorem 2: 2r(2 − h)/(n·h)).",
