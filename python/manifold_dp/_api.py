@@ -484,8 +484,8 @@ def _center_values(space: str, center: Any, format: Optional[str]) -> Optional[L
     the input's rotation format; else the point's values in the input's layout."""
     if isinstance(center, str):
         text = center.strip()
-        if text.lower() == "identity" and (space == "so3" or space.startswith("spd:")):
-            return None
+        if text.lower() == "identity":
+            return None  # the native plan says what a centre is where there is no identity
         if space == "timeofday":
             try:
                 return [_native.clock_hours(text)]
