@@ -22,21 +22,21 @@ Guarantee = Dict[str, Any]
 MAX_SAMPLES = 100_000_000
 
 
-#: What to call to add the missing budget, by the refusal's words (the library names no front end's calls).
+#: What to call to add the missing budget, by the refusal's ``missing`` kind (the library names no front end's
+#: calls; the command line names its flags the same way).
 _ADD_BUDGET = {
-    "none for central releases": " (add one: ledger.set_budget(dataset, {'notion': 'pure_dp', 'epsilon': E}), or "
-                                 "an approx_dp, zcdp or gdp budget)",
-    "none for local releases": " (add one: ledger.set_budget(dataset, {'notion': 'metric_dp', 'epsilon': E, "
-                               "'metric': ..., 'unit': ...}) in the release's metric)",
-    "has no budget in this ledger": " (set one with ledger.set_budget(dataset, ...), or pass allow_unbudgeted=True)",
+    "central": " (add one: ledger.set_budget(dataset, {'notion': 'pure_dp', 'epsilon': E}), or an approx_dp, zcdp "
+               "or gdp budget)",
+    "local": " (add one: ledger.set_budget(dataset, {'notion': 'metric_dp', 'epsilon': E, 'metric': ..., "
+             "'unit': ...}) in the release's metric)",
+    "any": " (set one with ledger.set_budget(dataset, ...), or pass allow_unbudgeted=True)",
 }
 
 
 def _refusal(e: Exception) -> Exception:
     if not isinstance(e, _native.BudgetRefused):
         return e
-    text = str(e)
-    return BudgetExceededError(text + "".join(hint for words, hint in _ADD_BUDGET.items() if words in text))
+    return BudgetExceededError(str(e) + _ADD_BUDGET.get(getattr(e, "missing", None) or "", ""))
 
 
 class Ledger:

@@ -6,7 +6,8 @@ from typing import Any, List, Optional, Sequence, Tuple
 import numpy as np
 import pyarrow as pa
 
-class BudgetRefused(RuntimeError): ...
+class BudgetRefused(RuntimeError):
+    missing: Optional[str]
 
 class Mechanism:
     def __init__(

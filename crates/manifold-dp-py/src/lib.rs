@@ -36,7 +36,15 @@ fn bad(e: impl std::fmt::Display) -> PyErr {
 
 fn ledger_error(e: LedgerError) -> PyErr {
     if e.is_refusal() {
-        BudgetRefused::new_err(e.to_string())
+        // What budget is missing, if that is the refusal (`local`, `central`, or `any` for an unbudgeted label):
+        // the Python layer says which call adds it, as the CLI names its flag, without reading the message.
+        let missing = match &e {
+            LedgerError::NoBudgetForKind { kind, .. } => Some(kind.to_string()),
+            LedgerError::NoBudget { .. } => Some("any".to_string()),
+            _ => None,
+        };
+        let err = BudgetRefused::new_err(e.to_string());
+        Python::attach(|py| err.value(py).setattr("missing", missing)).map(|()| err).unwrap_or_else(|e| e)
     } else if e.is_bad_input() {
         bad(e)
     } else {
