@@ -3,7 +3,6 @@
 //! than the input; a report names rows and reasons without the rows' values; SQLite's files beside the ledger
 //! are refused as outputs; a ledger refusal while rows stream out exits 4.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 use std::fs;
@@ -12,40 +11,11 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Stdio;
 
-fn cmd() -> Command {
-    Command::cargo_bin("manifold-dp").unwrap()
-}
-
-fn ledger(dir: &Path) -> Command {
-    let mut c = cmd();
-    c.current_dir(dir).args(["budget", "ledger", "--db", "l.sqlite"]);
-    c
-}
-
-fn privatize(dir: &Path) -> Command {
-    let mut c = cmd();
-    c.current_dir(dir).args(["privatize", "--mechanism", "laplace", "--epsilon", "1"]);
-    c
-}
-
-fn releases(dir: &Path, dataset: &str) -> u64 {
-    let out = ledger(dir).args(["show", "--dataset", dataset, "--json"]).assert().success().get_output().stdout.clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
-    v["datasets"][0]["releases"].as_u64().unwrap()
-}
+mod common;
+use common::{cmd, ledger, privatize, releases, scratch};
 
 fn mode(path: &Path) -> u32 {
     fs::metadata(path).unwrap().permissions().mode() & 0o777
-}
-
-const POSES: &str = "w,x,y,z\n1,0,0,0\n0,1,0,0\n0,0,1,0\n0,0,0,1\n";
-
-/// A scratch directory with `in.csv` and a ledger `l.sqlite` giving `in.csv` a budget.
-fn scratch() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(dir.path().join("in.csv"), POSES).unwrap();
-    ledger(dir.path()).args(["init", "--dataset", "in.csv", "--pure", "100"]).assert().success();
-    dir
 }
 
 #[test]

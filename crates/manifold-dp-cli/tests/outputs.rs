@@ -2,17 +2,14 @@
 //! the input and the ledger; devices, FIFOs and symbolic links; every path checked before any work or ledger
 //! charge; streams that fail midway say what they published; and interrupted runs leave no temporary files.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
-use serde_json::Value;
 use std::fs;
 use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;
 
-fn cmd() -> Command {
-    Command::cargo_bin("manifold-dp").unwrap()
-}
+mod common;
+use common::{POSES, ledger, privatize, releases, scratch};
 
 /// Names in `dir`, sorted.
 fn listing(dir: &Path) -> Vec<String> {
@@ -20,36 +17,6 @@ fn listing(dir: &Path) -> Vec<String> {
         fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
     names
-}
-
-const POSES: &str = "w,x,y,z\n1,0,0,0\n0,1,0,0\n0,0,1,0\n0,0,0,1\n";
-
-/// `privatize` of so3 Laplace at ε = 1, run in `dir` (not seeded: most of these runs are charged to a ledger,
-/// which refuses a seed).
-fn privatize(dir: &Path) -> Command {
-    let mut c = cmd();
-    c.current_dir(dir).args(["privatize", "--mechanism", "laplace", "--epsilon", "1"]);
-    c
-}
-
-fn ledger(dir: &Path) -> Command {
-    let mut c = cmd();
-    c.current_dir(dir).args(["budget", "ledger", "--db", "l.sqlite"]);
-    c
-}
-
-fn releases(dir: &Path, dataset: &str) -> u64 {
-    let out = ledger(dir).args(["show", "--dataset", dataset, "--json"]).assert().success().get_output().stdout.clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
-    v["datasets"][0]["releases"].as_u64().unwrap()
-}
-
-/// A scratch directory with `in.csv` and a ledger `l.sqlite` giving `in.csv` a budget.
-fn scratch() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(dir.path().join("in.csv"), POSES).unwrap();
-    ledger(dir.path()).args(["init", "--dataset", "in.csv", "--pure", "100"]).assert().success();
-    dir
 }
 
 #[test]
