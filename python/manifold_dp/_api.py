@@ -688,7 +688,7 @@ def mean(
         charge = ledger._prepare(dataset, what, {"notion": "pure_dp", "epsilon": float(epsilon)}, request_id,
                                  allow_unbudgeted)
     try:
-        at, (_, used, dropped, clipped, problem, _) = plan.fit(batch)
+        at, (_, used, dropped, clipped, problem, _, _) = plan.fit([batch])
     except ValueError as e:
         raise BadInputError(str(e)) from None
     if problem is not None:

@@ -192,10 +192,14 @@ _PASS_SCHEMA = pa.schema(
         ("reason", pa.string()),
         ("ident", pa.string()),
         ("depth", pa.int64()),
+        ("hessian", pa.list_(pa.float64())),
     ]
 )
 _PASS_DDL = ("part int, sum array<double>, used long, dropped long, clipped long, row long, col string, "
-             "reason string, ident string, depth long")
+             "reason string, ident string, depth long, hessian array<double>")
+# The most rows of a partition its exact mean is fitted on for the start (the first pass): the start needs
+# no exactness, only closeness, and the rows are held in memory for it.
+_START_ROWS = 1_000_000
 
 
 def mean(
@@ -222,8 +226,11 @@ def mean(
     :func:`manifold_dp.mean` (``outside="error"|"drop"|"clip"``; ``.dropped`` and ``.clipped`` count the rows
     outside the ball).
 
-    Each Karcher step runs one Spark job: every partition sums log_base(x) over its rows, and the driver adds
-    the sums in partition order and steps. The value columns are cached for the iteration and released after.
+    The mean takes a few Spark jobs over the rows. The first fits each partition's own exact mean (on up to
+    a million of its rows); their average, weighted by rows, is the start. Each later job is one Newton step
+    (spheres, SO(3); a gradient step on SPD): every partition sums log_base(x) and its Hessian over its rows,
+    and the driver adds the sums in partition order and steps, until the certified stop test holds (usually
+    the second or third step). The value columns are cached for the iteration and released after.
     The noise is drawn once, on the driver; with ``ledger=`` and ``dataset=`` the release is checked before the
     first job and charged once, on the driver. A row that is not a point (or, with ``outside="error"``, lies
     outside the ball) stops it with an error naming the row by ``id_column`` when given, else by partition.
@@ -247,6 +254,31 @@ def mean(
         _preflight(df)
     data = df.select(*(cols + ([id_column] if id_column else []))).persist(StorageLevel.MEMORY_AND_DISK)
 
+    def local_fit(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        # The partition's exact mean on its first rows, for the start; a partition with an unusable row
+        # offers none (the passes name that row).
+        kept: List[pa.RecordBatch] = []
+        rows = 0
+        for batch in batches:
+            if batch.num_rows and rows < _START_ROWS:
+                kept.append(batch)
+                rows += batch.num_rows
+        if not kept:
+            return
+        try:
+            at, p = _native.MeanPlan(*args).fit(kept)
+        except ValueError:
+            return
+        if p[4] is None and p[1] > 0:
+            part = TaskContext.get().partitionId()
+            yield pa.RecordBatch.from_pylist([{"part": part, "sum": at, "used": p[1]}], _PASS_SCHEMA)
+
+    def start() -> List[float]:
+        if space == "real":
+            return plan.start()
+        fits = sorted(data.mapInArrow(local_fit, _PASS_DDL).collect(), key=lambda r: r["part"])
+        return plan.start_from([(list(r["sum"]), r["used"]) for r in fits])
+
     def run(base: List[float]) -> Any:
         def partial(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             native = _native.MeanPlan(*args)
@@ -256,7 +288,7 @@ def mean(
             for batch in batches:
                 if batch.num_rows == 0:
                     continue
-                p = native.run_pass(batch, base)
+                p = native.run_pass(batch, base, True)
                 if p[4] is not None:
                     row, column, reason = p[4]
                     ident = str(batch.column(id_column)[row].as_py()) if id_column else None
@@ -267,9 +299,10 @@ def mean(
                     return
                 passes.append(p)
                 offset += batch.num_rows
-            total, used, dropped, clipped, _, depth = _native.MeanPlan.merge(passes)
+            total, used, dropped, clipped, _, depth, hessian = _native.MeanPlan.merge(passes)
             yield pa.RecordBatch.from_pylist(
-                [{"part": part, "sum": total, "used": used, "dropped": dropped, "clipped": clipped, "depth": depth}],
+                [{"part": part, "sum": total, "used": used, "dropped": dropped, "clipped": clipped, "depth": depth,
+                  "hessian": hessian}],
                 _PASS_SCHEMA,
             )
 
@@ -281,12 +314,12 @@ def mean(
                 raise BadInputError(f"{where}{col}: {r['reason']}", column=r["col"])
         return _native.MeanPlan.merge(
             [(list(r["sum"]) if r["sum"] is not None else None, r["used"], r["dropped"], r["clipped"], None,
-              r["depth"] or 0)
+              r["depth"] or 0, list(r["hessian"]) if r["hessian"] is not None else None)
              for r in rows]
         )
 
     try:
-        base, iterations = plan.start(), 0
+        base, iterations = start(), 0
         while True:
             summed = run(base)
             try:
@@ -298,7 +331,7 @@ def mean(
             base, iterations = following, iterations + 1
     finally:
         data.unpersist()
-    _, used, dropped, clipped, _, _ = summed
+    _, used, dropped, clipped, _, _, _ = summed
     out = _release_mean(space, plan, base, (used, dropped, clipped), epsilon, conditioning, seed, charge)
     m = np.asarray(out["mean"], dtype=np.float64)
     if space.startswith("spd:"):

@@ -381,18 +381,19 @@ fn problem_tuple(problem: &Option<(usize, manifold_dp_arrow::Problem)>) -> Optio
     problem.as_ref().map(|(row, p)| (*row, p.column.clone(), p.reason.clone()))
 }
 
-/// A pass as Python holds it: (sum or None, used, dropped, clipped, problem or None, summation depth).
-type PassTuple = (Option<Vec<f64>>, u64, u64, u64, Option<Rejected>, u32);
+/// A pass as Python holds it: (sum or None, used, dropped, clipped, problem or None, summation depth,
+/// Hessian sum or None).
+type PassTuple = (Option<Vec<f64>>, u64, u64, u64, Option<Rejected>, u32, Option<Vec<f64>>);
 
 fn pass_tuple(p: MeanPass) -> PassTuple {
     let problem = problem_tuple(&p.problem);
-    (p.sum, p.used, p.dropped, p.clipped, problem, p.depth)
+    (p.sum, p.used, p.dropped, p.clipped, problem, p.depth, p.hessian)
 }
 
 fn pass_from(t: PassTuple) -> MeanPass {
-    let (sum, used, dropped, clipped, problem, depth) = t;
+    let (sum, used, dropped, clipped, problem, depth, hessian) = t;
     let problem = problem.map(|(row, column, reason)| (row, manifold_dp_arrow::Problem { column, reason }));
-    MeanPass { sum, used, dropped, clipped, problem, outside_distance: None, depth }
+    MeanPass { sum, used, dropped, clipped, problem, outside_distance: None, depth, hessian }
 }
 
 fn conditioning(name: &str) -> PyResult<Conditioning> {
@@ -466,10 +467,26 @@ impl MeanPlan {
         self.inner.start()
     }
 
-    /// One pass over `batch` at `base`: (sum, used, dropped, clipped, problem, depth).
-    fn run_pass(&self, py: Python<'_>, batch: PyArrowType<RecordBatch>, base: Vec<f64>) -> PyResult<PassTuple> {
+    /// One pass over `batch` at `base`: (sum, used, dropped, clipped, problem, depth, hessian); with
+    /// `hessian=True` the Hessian sum too (spheres and SO(3)), so that `step` takes Newton steps.
+    #[pyo3(signature = (batch, base, hessian=false))]
+    fn run_pass(
+        &self,
+        py: Python<'_>,
+        batch: PyArrowType<RecordBatch>,
+        base: Vec<f64>,
+        hessian: bool,
+    ) -> PyResult<PassTuple> {
         let batch = batch.0;
-        py.detach(|| self.inner.pass(&batch, &base)).map(pass_tuple).map_err(bad)
+        py.detach(|| if hessian { self.inner.newton_pass(&batch, &base) } else { self.inner.pass(&batch, &base) })
+            .map(pass_tuple)
+            .map_err(bad)
+    }
+
+    /// A start for the passes from the exact means of parts of the data: [(mean coordinates, rows used)] →
+    /// their extrinsic mean weighted by rows where it lies in the ball, else the centre.
+    fn start_from(&self, parts: Vec<(Vec<f64>, u64)>) -> Vec<f64> {
+        self.inner.start_from(&parts)
     }
 
     /// The passes of consecutive parts of the data, added pairwise in the order given (the Karcher stop test
@@ -525,10 +542,10 @@ impl MeanPlan {
         .to_string())
     }
 
-    /// The exact mean of the rows of `batch` on this machine: (mean coordinates, pass at the mean).
-    fn fit(&self, py: Python<'_>, batch: PyArrowType<RecordBatch>) -> PyResult<(Vec<f64>, PassTuple)> {
-        let batch = batch.0;
-        let fit = py.detach(|| self.inner.fit(std::slice::from_ref(&batch))).map_err(bad)?;
+    /// The exact mean of the rows of `batches` on this machine: (mean coordinates, pass at the mean).
+    fn fit(&self, py: Python<'_>, batches: Vec<PyArrowType<RecordBatch>>) -> PyResult<(Vec<f64>, PassTuple)> {
+        let batches: Vec<RecordBatch> = batches.into_iter().map(|b| b.0).collect();
+        let fit = py.detach(|| self.inner.fit(&batches)).map_err(bad)?;
         Ok((fit.mean, pass_tuple(fit.pass)))
     }
 }

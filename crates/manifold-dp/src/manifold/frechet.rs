@@ -106,6 +106,15 @@ impl<P: Clone> KarcherStop<P> {
         })
     }
 
+    /// Whether `p`, reached from an iterate in B_r′(m0) by a step of length ≤ r′ (so ρ(m0, p) ≤ 2r′), lies
+    /// in B_r′(m0): its computed distance from the centre plus that distance's proven error at reach 2r′ is
+    /// at most r′. The ball where a Newton step may land ([`karcher_newton_step`]).
+    pub fn holds<M: Manifold<Point = P> + ?Sized>(&self, m: &M, p: &P) -> bool {
+        let error = m.distance_error(&self.center, 0.0, 2.0 * self.radius);
+        let d = add_up(m.distance(&self.center, p), error);
+        d <= self.radius
+    }
+
     /// τ: the certified bound the iteration stops at (≥ the tolerance asked for).
     pub fn tolerance(&self) -> f64 {
         self.tolerance
@@ -297,6 +306,34 @@ pub fn karcher_step<M: Manifold + ?Sized>(
     stop: &KarcherStop<M::Point>,
 ) -> Fallible<KarcherStep<M::Point>> {
     karcher_step_of_length(m, base, gradient, depth, 1.0, iterations, stop)
+}
+
+/// [`karcher_step`] with a Newton step exp_base(H⁻¹·g) in place of the unit step where one is safe: the
+/// manifold gives a direction ([`Manifold::newton_direction`], H = `hessian`, the mean Hessian of ½ρ² at
+/// `base`), it is no longer than r′, and it lands in B_r′(m0) by a certified test ([`KarcherStop::holds`]).
+/// Otherwise the unit step, as [`karcher_step`]. The stop test is the same: Newton steps change only the path,
+/// and every iterate stays in B_r′(m0), which is all the certified stop needs
+/// (`docs/proofs/frechet_mean_sensitivity.md`, "Newton steps").
+pub fn karcher_newton_step<M: Manifold + ?Sized>(
+    m: &M,
+    base: &M::Point,
+    gradient: &DVector<f64>,
+    hessian: &nalgebra::DMatrix<f64>,
+    depth: u32,
+    iterations: usize,
+    stop: &KarcherStop<M::Point>,
+) -> Fallible<KarcherStep<M::Point>> {
+    let unit = karcher_step(m, base, gradient, depth, iterations, stop)?;
+    if let KarcherStep::Next(_) = &unit
+        && let Some(direction) = m.newton_direction(base, gradient, hessian)
+        && direction.norm() <= stop.radius()
+    {
+        let next = m.exp(base, &direction);
+        if stop.holds(m, &next) {
+            return Ok(KarcherStep::Next(next));
+        }
+    }
+    Ok(unit)
 }
 
 /// [`karcher_step`] with the step exp_base(`length`·gradient) (see [`StepLengths`]); the stopping test is the

@@ -10,6 +10,7 @@ pub mod ball;
 pub mod fixed;
 pub mod float_error;
 pub mod frechet;
+pub mod newton;
 pub mod sensitivity;
 pub mod so3;
 pub mod spd;
@@ -19,7 +20,7 @@ pub use ball::{Outside, Placed};
 pub use float_error::LogError;
 pub use frechet::{
     FrechetMean, KarcherOptions, KarcherStep, KarcherStop, StepLengths, check_ball, frechet_mean, frechet_mean_within,
-    karcher_step, karcher_step_of_length,
+    karcher_newton_step, karcher_step, karcher_step_of_length,
 };
 pub use sensitivity::{empirical_log_spread, frechet_sensitivity, h_factor, max_radius};
 pub use so3::So3;
@@ -82,6 +83,25 @@ pub trait Manifold: Send + Sync {
     /// ball whenever the data do (the ball is the cap {x·m0 ≥ cos r}, closed under positive sums). `None`
     /// where there is none, or the sum vanishes.
     fn extrinsic_mean(&self, _sum: &DVector<f64>, _n: usize) -> Option<Self::Point> {
+        None
+    }
+
+    /// Σ over a chunk of the Hessians of ½ρ²(·, x_i) at `base`, as a matrix in the coordinates of
+    /// [`Manifold::log`], for Newton steps ([`newton`]); `None` where the manifold has none (the iteration then
+    /// takes gradient steps). Sums of chunks add up to the sum over all the data.
+    fn hessian_sum(&self, _base: &Self::Point, _xs: &[Self::Point]) -> Option<nalgebra::DMatrix<f64>> {
+        None
+    }
+
+    /// The Newton direction H⁻¹·g at `base` for the mean Hessian `hessian` ([`Manifold::hessian_sum`] / n)
+    /// and the gradient `gradient` ((1/n) Σ log_base x_i), in the coordinates of [`Manifold::log`]; `None`
+    /// where H is not positive definite on the tangent space or the manifold has no Hessian.
+    fn newton_direction(
+        &self,
+        _base: &Self::Point,
+        _gradient: &DVector<f64>,
+        _hessian: &nalgebra::DMatrix<f64>,
+    ) -> Option<DVector<f64>> {
         None
     }
 

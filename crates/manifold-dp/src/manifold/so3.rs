@@ -62,6 +62,28 @@ impl Manifold for So3 {
         (norm > 0.0 && norm.is_finite() && sum.len() == 4).then(|| UnitQuaternion::new_normalize(q))
     }
 
+    /// Σ P_v + c(θ)·(I − P_v) with v = log_q x, θ = ‖v‖ and c = (θ/2)·cot(θ/2) ([`super::newton`]).
+    fn hessian_sum(&self, q: &UnitQuaternion<f64>, xs: &[UnitQuaternion<f64>]) -> Option<nalgebra::DMatrix<f64>> {
+        let inverse = q.inverse();
+        let identity = nalgebra::DMatrix::identity(3, 3);
+        let mut h = nalgebra::DMatrix::zeros(3, 3);
+        for x in xs {
+            let v = DVector::from_column_slice(&to_rotvec(&(inverse * x)));
+            let c = super::newton::t_cot_t(0.5 * v.norm());
+            super::newton::add_log_hessian(&mut h, &identity, &v, c);
+        }
+        Some(h)
+    }
+
+    fn newton_direction(
+        &self,
+        _q: &UnitQuaternion<f64>,
+        gradient: &DVector<f64>,
+        hessian: &nalgebra::DMatrix<f64>,
+    ) -> Option<DVector<f64>> {
+        super::newton::solve_positive(hessian, gradient)
+    }
+
     /// The angle is 4·atan2(‖a − b‖, ‖a + b‖) of unit quaternions: twice the sphere's distance on S³, at half
     /// the reach (counted with D = 8 to cover the quaternion product of the log as well).
     fn distance_error(&self, _near: &UnitQuaternion<f64>, _offset: f64, reach: f64) -> f64 {

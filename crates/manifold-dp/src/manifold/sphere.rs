@@ -103,6 +103,32 @@ impl Manifold for Sphere {
         (norm > 0.0 && norm.is_finite() && sum.len() == self.ambient).then(|| sum / norm)
     }
 
+    /// Σ P_v + θ·cot θ·(T − P_v) with v = log_x y, θ = ‖v‖ and T = I − x·xᵀ the tangent space's identity, in
+    /// ambient coordinates ([`super::newton`]).
+    fn hessian_sum(&self, x: &DVector<f64>, ys: &[DVector<f64>]) -> Option<nalgebra::DMatrix<f64>> {
+        let n = self.ambient;
+        let tangent = nalgebra::DMatrix::identity(n, n) - x * x.transpose();
+        let mut h = nalgebra::DMatrix::zeros(n, n);
+        for y in ys {
+            let v = self.log(x, y);
+            super::newton::add_log_hessian(&mut h, &tangent, &v, super::newton::t_cot_t(v.norm()));
+        }
+        Some(h)
+    }
+
+    /// H⁻¹·g on x^⊥: H is singular along x (H·x = 0), so (H + x·xᵀ)·d = g is solved for g projected onto x^⊥,
+    /// whose solution lies in x^⊥.
+    fn newton_direction(
+        &self,
+        x: &DVector<f64>,
+        gradient: &DVector<f64>,
+        hessian: &nalgebra::DMatrix<f64>,
+    ) -> Option<DVector<f64>> {
+        let g = gradient - x * x.dot(gradient);
+        let d = super::newton::solve_positive(&(hessian + x * x.transpose()), &g)?;
+        Some(&d - x * x.dot(&d))
+    }
+
     fn distance_error(&self, _near: &DVector<f64>, _offset: f64, reach: f64) -> f64 {
         super::float_error::sphere_distance_error(self.ambient, reach)
     }
