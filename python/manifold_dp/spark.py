@@ -279,7 +279,7 @@ def mean(
         fits = sorted(data.mapInArrow(local_fit, _PASS_DDL).collect(), key=lambda r: r["part"])
         return plan.start_from([(list(r["sum"]), r["used"]) for r in fits])
 
-    def run(base: List[float]) -> Any:
+    def run(base: List[float], newton: bool) -> Any:
         def partial(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             native = _native.MeanPlan(*args)
             part = TaskContext.get().partitionId()
@@ -288,7 +288,7 @@ def mean(
             for batch in batches:
                 if batch.num_rows == 0:
                     continue
-                p = native.run_pass(batch, base, True)
+                p = native.run_pass(batch, base, newton)
                 if p[4] is not None:
                     row, column, reason = p[4]
                     ident = str(batch.column(id_column)[row].as_py()) if id_column else None
@@ -320,14 +320,18 @@ def mean(
 
     try:
         base, iterations = start(), 0
+        # The Hessian steers Newton steps; once a step was tiny, the next pass most likely only certifies the
+        # stop, and a gradient step would do if it does not: that pass skips the Hessian's work.
+        newton = True
         while True:
-            summed = run(base)
+            summed = run(base, newton)
             try:
                 converged, following = plan.step(base, summed, iterations)
             except ValueError as e:
                 raise BadInputError(str(e)) from None
             if converged:
                 break
+            newton = float(np.linalg.norm(np.subtract(following, base))) > 1e-6
             base, iterations = following, iterations + 1
     finally:
         data.unpersist()

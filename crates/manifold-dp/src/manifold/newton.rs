@@ -27,6 +27,39 @@ pub fn add_log_hessian(h: &mut DMatrix<f64>, tangent: &DMatrix<f64>, v: &DVector
     }
 }
 
+/// Σ over `logs` of P_v + c(‖v‖)·(I − P_v) for 3-vectors, without a matrix per term: (Σc)·I + Σ (1 − c)/‖v‖²·v·vᵀ
+/// (v = 0 adds I). With `tangent_of` = Some(b) the identity is the tangent space's, I − b·bᵀ (b a unit vector).
+pub fn hessian_sum3(
+    logs: impl Iterator<Item = [f64; 3]>,
+    c: impl Fn(f64) -> f64,
+    tangent_of: Option<[f64; 3]>,
+) -> DMatrix<f64> {
+    let mut trace_part = 0.0;
+    let mut outer = [[0.0; 3]; 3];
+    for v in logs {
+        let t2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+        if t2 == 0.0 {
+            trace_part += 1.0;
+            continue;
+        }
+        let cv = c(t2.sqrt());
+        trace_part += cv;
+        let w = (1.0 - cv) / t2;
+        for (i, row) in outer.iter_mut().enumerate() {
+            for (j, x) in row.iter_mut().enumerate().skip(i) {
+                *x += w * v[i] * v[j];
+            }
+        }
+    }
+    DMatrix::from_fn(3, 3, |i, j| {
+        let identity = match tangent_of {
+            Some(b) => f64::from(u8::from(i == j)) - b[i] * b[j],
+            None => f64::from(u8::from(i == j)),
+        };
+        trace_part * identity + outer[i.min(j)][i.max(j)]
+    })
+}
+
 /// Solves H·d = g by Cholesky, H symmetrised first; `None` where H is not positive definite or d is not
 /// finite.
 pub fn solve_positive(h: &DMatrix<f64>, g: &DVector<f64>) -> Option<DVector<f64>> {
@@ -65,23 +98,35 @@ mod tests {
         }
     }
 
+    /// S² (the fixed-size path) and S³ (the general one).
     #[test]
     fn the_sphere_hessian_matches_a_finite_difference_of_the_gradient() {
-        let m = Sphere::new(3).unwrap();
-        let base = DVector::from_column_slice(&[0.0, 0.0, 1.0]);
-        let pts = [[0.3, 0.1], [-0.3, -0.1], [0.1, 0.5], [-0.1, -0.5]];
-        let xs: Vec<_> = pts.iter().map(|p| m.exp(&base, &DVector::from_column_slice(&[p[0], p[1], 0.0]))).collect();
-        let h = m.hessian_sum(&base, &xs).unwrap() / xs.len() as f64;
-        let s = 1e-6;
-        for w in [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]] {
-            let w = DVector::from_column_slice(&w);
-            let moved = m.exp(&base, &(&w * s));
-            let back = m.exp(&base, &(&w * -s));
-            // At the north pole the tangent planes of nearby points differ by O(s) in the normal direction
-            // only; compare the tangent components.
-            let fd = (m.mean_log(&back, &xs) - m.mean_log(&moved, &xs)) / (2.0 * s);
-            let hw = &h * &w;
-            assert!((fd.rows(0, 2) - hw.rows(0, 2)).norm() < 1e-6, "{fd} vs {hw}");
+        for n in [3, 4] {
+            let m = Sphere::new(n).unwrap();
+            let mut base = DVector::zeros(n);
+            base[n - 1] = 1.0;
+            let pts = [[0.3, 0.1], [-0.3, -0.1], [0.1, 0.5], [-0.1, -0.5]];
+            let xs: Vec<_> = pts
+                .iter()
+                .map(|p| {
+                    let mut v = DVector::zeros(n);
+                    (v[0], v[1]) = (p[0], p[1]);
+                    m.exp(&base, &v)
+                })
+                .collect();
+            let h = m.hessian_sum(&base, &xs).unwrap() / xs.len() as f64;
+            let s = 1e-6;
+            for k in 0..n - 1 {
+                let mut w = DVector::zeros(n);
+                w[k] = 1.0;
+                let moved = m.exp(&base, &(&w * s));
+                let back = m.exp(&base, &(&w * -s));
+                // At the pole the tangent planes of nearby points differ by O(s) in the normal direction
+                // only; compare the tangent components.
+                let fd = (m.mean_log(&back, &xs) - m.mean_log(&moved, &xs)) / (2.0 * s);
+                let hw = &h * &w;
+                assert!((fd.rows(0, n - 1) - hw.rows(0, n - 1)).norm() < 1e-6, "S^{}: {fd} vs {hw}", n - 1);
+            }
         }
     }
 

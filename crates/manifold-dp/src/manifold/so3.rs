@@ -65,14 +65,9 @@ impl Manifold for So3 {
     /// Σ P_v + c(θ)·(I − P_v) with v = log_q x, θ = ‖v‖ and c = (θ/2)·cot(θ/2) ([`super::newton`]).
     fn hessian_sum(&self, q: &UnitQuaternion<f64>, xs: &[UnitQuaternion<f64>]) -> Option<nalgebra::DMatrix<f64>> {
         let inverse = q.inverse();
-        let identity = nalgebra::DMatrix::identity(3, 3);
-        let mut h = nalgebra::DMatrix::zeros(3, 3);
-        for x in xs {
-            let v = DVector::from_column_slice(&to_rotvec(&(inverse * x)));
-            let c = super::newton::t_cot_t(0.5 * v.norm());
-            super::newton::add_log_hessian(&mut h, &identity, &v, c);
-        }
-        Some(h)
+        let logs = xs.iter().map(|x| to_rotvec(&(inverse * x)));
+        // c = (θ/2)·cot(θ/2); the Hessian steers only the path, so libm's tan will do.
+        Some(super::newton::hessian_sum3(logs, |t| super::newton::t_cot_t(0.5 * t), None))
     }
 
     fn newton_direction(

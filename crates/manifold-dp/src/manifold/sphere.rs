@@ -107,6 +107,24 @@ impl Manifold for Sphere {
     /// ambient coordinates ([`super::newton`]).
     fn hessian_sum(&self, x: &DVector<f64>, ys: &[DVector<f64>]) -> Option<nalgebra::DMatrix<f64>> {
         let n = self.ambient;
+        if n == 3 {
+            // S² (and latitude/longitude): without a vector or matrix per point.
+            let b = nalgebra::Vector3::new(x[0], x[1], x[2]);
+            // The log as in `fixed::sphere2_sum_log`: θ·v/‖v‖ with v = y − (b·y)·b.
+            let logs = ys.iter().map(|y| {
+                let y = nalgebra::Vector3::new(y[0], y[1], y[2]);
+                let c = b.dot(&y);
+                let v = y - b * c;
+                let s = v.norm();
+                if s == 0.0 {
+                    return [0.0; 3];
+                }
+                let theta = if c > 0.0 { (s / c).atan() } else { s.atan2(c) };
+                let v = v * (theta / s);
+                [v[0], v[1], v[2]]
+            });
+            return Some(super::newton::hessian_sum3(logs, super::newton::t_cot_t, Some([x[0], x[1], x[2]])));
+        }
         let tangent = nalgebra::DMatrix::identity(n, n) - x * x.transpose();
         let mut h = nalgebra::DMatrix::zeros(n, n);
         for y in ys {
