@@ -557,7 +557,7 @@ def _release_mean(
         out = json.loads(plan.release(at, used, float(epsilon), conditioning, seed))
     except _native.DrawUnrepresentable as e:
         if charge is not None:
-            charge.record({"notion": "pure_dp", "epsilon": float(epsilon)})
+            charge.record(json.loads(plan.guarantee(float(epsilon))))
         raise BadInputError(str(e)) from None
     except ValueError as e:
         raise BadInputError(str(e)) from None
@@ -659,7 +659,9 @@ def mean(
     - ``"error"``: refused, naming it (nothing is released);
     - ``"clip"``: moved onto the ball along the geodesic from the centre; the guarantee is unchanged;
     - ``"drop"``: left out; the mean is over the rows in the ball and their number sets the noise, so the
-      guarantee protects rows in the ball, not whether a row lies outside it (``docs/proofs/mean_outside_ball.md``).
+      guarantee protects rows in the ball, not whether a row lies outside it, and says so:
+      ``{"notion": "pure_dp", "epsilon": ε, "neighbouring": "replace_one_row_in_ball"}``; ``n``, ``sigma`` and
+      ``sensitivity`` reveal the number of rows inside (``docs/proofs/mean_outside_ball.md``).
 
     >>> res = mdp.mean(angles_deg, space="circle", format="deg", center=0.0, radius="40deg", epsilon=1.0,
     ...                outside="clip")
@@ -685,7 +687,7 @@ def mean(
     if ledger is not None:
         assert dataset is not None
         what = _mean_provenance("mean", space, center, radius, bounds, epsilon, outside, columns, _source(x))
-        charge = ledger._prepare(dataset, what, {"notion": "pure_dp", "epsilon": float(epsilon)}, request_id,
+        charge = ledger._prepare(dataset, what, json.loads(plan.guarantee(float(epsilon))), request_id,
                                  allow_unbudgeted)
     try:
         at, (_, used, dropped, clipped, problem, _, _) = plan.fit([batch])

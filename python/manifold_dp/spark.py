@@ -16,9 +16,9 @@ written.
 charged once, on the driver, before the DataFrame is returned: further actions on it cost nothing more (they
 are the same release).
 
-:func:`mean` releases the private Fréchet mean of a distributed table: each Karcher step is one Spark job of
-per-partition tangent-space sums, added on the driver in partition order; the noise is drawn once, on the
-driver, when the iteration has converged.
+:func:`mean` releases the private Fréchet mean of a distributed table in a few Spark jobs (per-partition fits
+for a start, then Newton steps of per-partition tangent-space sums, added on the driver in partition order);
+the noise is drawn once, on the driver, when the iteration has converged.
 
 >>> res = mdps.mean(df, space="latlon", center=[45.0, 10.0], radius="300km", epsilon=1.0,
 ...                 columns=["lat", "lon"], outside="clip")
@@ -27,6 +27,7 @@ driver, when the iteration has converged.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -249,7 +250,7 @@ def mean(
     if ledger is not None:
         assert dataset is not None
         what = _mean_provenance("spark mean", space, center, radius, bounds, epsilon, outside, cols, "spark DataFrame")
-        charge = ledger._prepare(dataset, what, {"notion": "pure_dp", "epsilon": float(epsilon)}, request_id,
+        charge = ledger._prepare(dataset, what, json.loads(plan.guarantee(float(epsilon))), request_id,
                                  allow_unbudgeted)
         _preflight(df)
     data = df.select(*(cols + ([id_column] if id_column else []))).persist(StorageLevel.MEMORY_AND_DISK)

@@ -43,6 +43,8 @@ def test_a_row_outside_the_ball_is_named():
     # Dropped: the mean is over the one row left, and its noise is calibrated for n = 1.
     drop = mdp.mean(v, space="sphere:3", center=[1, 0, 0], radius="30deg", epsilon=1.0, outside="drop", seed=1)
     assert (drop.n, drop.clipped, drop.dropped) == (1, 0, 1) and drop.sensitivity > clip.sensitivity
+    # Its guarantee says what it does not protect; a clipped one covers any row.
+    assert drop.guarantee.get("neighbouring") == "replace_one_row_in_ball" and "neighbouring" not in clip.guarantee
     with pytest.raises(mdp.BadInputError, match="no rows lie in the ball"):
         mdp.mean(v[1:], space="sphere:3", center=[1, 0, 0], radius="30deg", epsilon=1.0, outside="drop")
     with pytest.raises(mdp.BadInputError, match="error.*drop.*clip"):
@@ -92,6 +94,7 @@ def test_plain_numbers_per_row_and_bounded_means():
     assert np.allclose(res.mean, [39.25, 5.15], atol=0.1)
     res = mdp.mean(np.array([1.0, 2.0, 3.0, 50.0]), space="real", bounds=(0, 10), epsilon=1e4, outside="drop")
     assert isinstance(res.mean, float) and abs(res.mean - 2.0) < 0.1 and res.dropped == 1
+    assert res.guarantee["neighbouring"] == "replace_one_row_in_ball"
     with pytest.raises(mdp.BadInputError) as e:
         mdp.mean(np.array([1.0, 50.0]), space="real", bounds=(0, 10), epsilon=1.0)
     assert e.value.row == 1 and "outside the bounds" in str(e.value)

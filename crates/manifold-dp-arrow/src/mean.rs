@@ -21,6 +21,7 @@ use manifold_dp::manifold::{
     karcher_newton_step, karcher_step, karcher_step_of_length,
 };
 use manifold_dp::mechanism::{Conditioning, LaplaceManifold, PrivateFrechetMean};
+use manifold_dp::privacy::guarantee::Neighbouring;
 use manifold_dp::privacy::{Grid, Guarantee};
 use manifold_dp::registry::Space;
 use manifold_dp::space::representation::Representation;
@@ -433,6 +434,17 @@ impl MeanPlan {
         with_geometry!(&self.geometry, |m, c| m.coordinates(c))
     }
 
+    /// The guarantee a release of this plan at `epsilon` states, and what a ledger is charged: pure ε-DP for
+    /// data sets that differ in one row; with [`Outside::Drop`] only for those with the same rows outside the
+    /// ball (or bounds) ([`Neighbouring::ReplaceOneRowInBall`], `docs/proofs/mean_outside_ball.md` §2).
+    pub fn guarantee(&self, epsilon: f64) -> Guarantee {
+        let neighbouring = match self.outside {
+            Outside::Drop => Neighbouring::ReplaceOneRowInBall,
+            Outside::Error | Outside::Clip => Neighbouring::ReplaceOneRow,
+        };
+        Guarantee::PureDp { epsilon, neighbouring }
+    }
+
     /// A start for a mean computed in passes, from the exact means of parts of the data (each part's
     /// [`MeanPlan::fit`], as coordinates, with the number of rows it used): their extrinsic mean weighted by
     /// rows ([`Manifold::extrinsic_mean`]), where it lies in the ball by the certified test
@@ -818,7 +830,7 @@ impl MeanPlan {
             let laplace = manifold_dp::mechanism::scalar::ScalarLaplace::for_epsilon(sensitivity, epsilon)?;
             return Ok(MeanRelease {
                 mean: laplace.release(mean, rng)?,
-                guarantee: Guarantee::PureDp { epsilon: laplace.epsilon() },
+                guarantee: self.guarantee(laplace.epsilon()),
                 sensitivity,
                 sigma: laplace.scale(),
                 expected_error: laplace.scale(),
@@ -842,7 +854,7 @@ impl MeanPlan {
             let private = mech.release_mean(&m.point_at(mean)?, rng)?;
             Ok(MeanRelease {
                 mean: self.table_form(&m.coordinates(&private))?,
-                guarantee: mech.guarantee(),
+                guarantee: self.guarantee(mech.guarantee().epsilon().unwrap_or(epsilon)),
                 sensitivity: mech.sensitivity(),
                 sigma: mech.sigma(),
                 expected_error: mech.expected_error(),
@@ -1267,7 +1279,7 @@ mod tests {
         let q = p.release(&fit.mean, 2, eps, Conditioning::Auto, &mut rng).unwrap();
         assert!(q.mean[0] > 0.04 && q.mean[0] < 0.06 && q.mean[3] > 0.99, "{:?}", q.mean);
         // The float-safe rounding's small ε₀ is part of the guarantee.
-        assert!(matches!(q.guarantee, Guarantee::PureDp { epsilon } if epsilon >= eps && epsilon < eps * 1.001));
+        assert!(matches!(q.guarantee, Guarantee::PureDp { epsilon, .. } if epsilon >= eps && epsilon < eps * 1.001));
         for metric in [SpdMetric::Affine, SpdMetric::LogEuclidean] {
             let b =
                 batch(&[("m11", vec![2.0, 2.0]), ("m12", vec![0.5; 2]), ("m21", vec![0.5; 2]), ("m22", vec![1.0; 2])]);
@@ -1294,7 +1306,7 @@ mod tests {
         // Two columns of width 100 over 4 rows: Δ₁ = 2·100/4 = 50, b = Δ/ε.
         let mut rng = seeded_rng_for_experiments(2);
         let out = plan(Outside::Clip).release(&clipped.mean, 4, 10.0, Conditioning::Auto, &mut rng).unwrap();
-        assert_eq!((out.sensitivity, out.sigma, out.guarantee), (50.0, 5.0, Guarantee::PureDp { epsilon: 10.0 }));
+        assert_eq!((out.sensitivity, out.sigma, out.guarantee), (50.0, 5.0, Guarantee::pure(10.0)));
         assert!(MeanPlan::bounded(Some(&cols), 1.0, 1.0, Outside::Error).is_err());
         assert!(MeanPlan::new(Space::Real, None, None, None, 1.0, Outside::Error, SpdMetric::Affine).is_err());
     }

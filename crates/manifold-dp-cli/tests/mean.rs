@@ -258,6 +258,10 @@ fn direction_means_and_rows_outside_the_ball() {
             (Some(n), Some(dropped), Some(clipped))
         );
         assert_eq!(v["outside"], how);
+        // A drop mean's guarantee says what it does not protect, in the guarantee itself.
+        let narrower =
+            if how == "drop" { serde_json::json!("replace_one_row_in_ball") } else { serde_json::Value::Null };
+        assert_eq!(v["guarantee"]["neighbouring"], narrower, "{how}");
         let m: Vec<f64> = serde_json::from_value(v["mean"].clone()).unwrap();
         // Berlin pulls a clipped mean a little north-east; a dropped one stays at the centre.
         assert!((m[0] - 45.0).abs() < 1.0 && (m[1] - 10.0).abs() < 1.0, "{how}: {m:?}");

@@ -180,7 +180,7 @@ impl Account {
                 };
                 Guarantee::RaoDp { theta: 0.0, family }
             }
-            Account::Notion(_) | Account::Overall => Guarantee::PureDp { epsilon: 0.0 },
+            Account::Notion(_) | Account::Overall => Guarantee::pure(0.0),
         }
     }
 }
@@ -245,7 +245,7 @@ fn local_as_pure(release: &[Guarantee]) -> Result<Guarantee, String> {
             }
         }
     }
-    best.map(|epsilon| Guarantee::PureDp { epsilon }).ok_or(why)
+    best.map(Guarantee::pure).ok_or(why)
 }
 
 /// Why a total cannot be formed: which release (its index in the list) cannot be expressed, and why.
@@ -335,7 +335,7 @@ pub(crate) fn fits(total: &Guarantee, budget: &Guarantee, releases: usize) -> bo
     let widen = 1.0 + ((4.0 * releases as f64 + 4.0) * (f64::EPSILON / 2.0)).min(DECIMAL_SLACK);
     let w = |x: f64| x * widen;
     let widened = match *budget {
-        Guarantee::PureDp { epsilon } => Guarantee::PureDp { epsilon: w(epsilon) },
+        Guarantee::PureDp { epsilon, neighbouring } => Guarantee::PureDp { epsilon: w(epsilon), neighbouring },
         Guarantee::ApproxDp { epsilon, delta } => Guarantee::ApproxDp { epsilon: w(epsilon), delta: w(delta) },
         Guarantee::Zcdp { rho } => Guarantee::Zcdp { rho: w(rho) },
         Guarantee::Gdp { mu } => Guarantee::Gdp { mu: w(mu) },
@@ -376,8 +376,8 @@ pub(crate) fn remaining(total: &Guarantee, budget: &Guarantee) -> Option<Guarant
             Guarantee::MetricDp { epsilon: t, additive_epsilon: at, .. },
             Guarantee::MetricDp { epsilon: b, metric, unit, additive_epsilon: ab, .. },
         ) => Guarantee::metric_dp_in(minus(b, t), metric, unit, minus(ab, at)),
-        (Guarantee::PureDp { epsilon: t }, Guarantee::PureDp { epsilon: b }) => {
-            Guarantee::PureDp { epsilon: minus(b, t) }
+        (Guarantee::PureDp { epsilon: t, .. }, Guarantee::PureDp { epsilon: b, neighbouring }) => {
+            Guarantee::PureDp { epsilon: minus(b, t), neighbouring }
         }
         (Guarantee::ApproxDp { epsilon: t, delta: dt }, Guarantee::ApproxDp { epsilon: b, delta: db }) => {
             Guarantee::ApproxDp { epsilon: minus(b, t), delta: minus(db, dt) }
@@ -419,7 +419,7 @@ pub(crate) fn standard_companion(
 pub(crate) fn combined(local: Option<Guarantee>, central: Option<Guarantee>) -> Option<crate::Combined> {
     let central = central?;
     let (central_epsilon, delta) = match central {
-        Guarantee::PureDp { epsilon } => (epsilon, 0.0),
+        Guarantee::PureDp { epsilon, .. } => (epsilon, 0.0),
         Guarantee::ApproxDp { epsilon, delta } => (epsilon, delta),
         _ => return None,
     };
@@ -432,12 +432,8 @@ pub(crate) fn combined(local: Option<Guarantee>, central: Option<Guarantee>) -> 
     };
     let at_most =
         if per_unit == 0.0 { Some(constant) } else { diameter.map(|d| add_up(mul_up(per_unit, d), constant)) };
-    let standard =
-        at_most.map(
-            |epsilon| {
-                if delta > 0.0 { Guarantee::ApproxDp { epsilon, delta } } else { Guarantee::PureDp { epsilon } }
-            },
-        );
+    let standard = at_most
+        .map(|epsilon| if delta > 0.0 { Guarantee::ApproxDp { epsilon, delta } } else { Guarantee::pure(epsilon) });
     Some(crate::Combined { local, central, constant, delta, diameter, standard })
 }
 
@@ -447,7 +443,7 @@ mod tests {
 
     #[test]
     fn keys_and_diameters() {
-        assert_eq!(Account::of(&Guarantee::PureDp { epsilon: 1.0 }).key(), "pure");
+        assert_eq!(Account::of(&Guarantee::pure(1.0)).key(), "pure");
         assert_eq!(Account::of(&Guarantee::metric_dp(1.0, Metric::So3Geodesic)).key(), "metric:so3_geodesic:rad");
         for a in [
             Account::Overall,
@@ -473,7 +469,7 @@ mod tests {
         assert!(overall.epsilon().unwrap() >= PI && overall.epsilon().unwrap() < PI + 1e-12);
         let spd = [Guarantee::metric_dp(1.0, Metric::SpdAffineInvariant)];
         assert!(cost(Account::Overall, &spd).is_err());
-        let central = [Guarantee::PureDp { epsilon: 1.0 }];
+        let central = [Guarantee::pure(1.0)];
         assert_eq!(cost(Account::Metric { metric: Metric::So3Geodesic, unit: "rad" }, &central).unwrap(), None);
     }
 
@@ -503,8 +499,8 @@ mod tests {
 
     #[test]
     fn remaining_is_rounded_down() {
-        let left = remaining(&Guarantee::PureDp { epsilon: 0.75 }, &Guarantee::PureDp { epsilon: 1.0 }).unwrap();
-        assert_eq!(left, Guarantee::PureDp { epsilon: 0.25 });
+        let left = remaining(&Guarantee::pure(0.75), &Guarantee::pure(1.0)).unwrap();
+        assert_eq!(left, Guarantee::pure(0.25));
         let left = remaining(&Guarantee::Gdp { mu: 0.6 }, &Guarantee::Gdp { mu: 1.0 }).unwrap();
         let Guarantee::Gdp { mu } = left else { panic!() };
         assert!(mu <= 0.8 && mu > 0.8 - 1e-15 && mu * mu + 0.36 <= 1.0 + 1e-15, "{mu}");
@@ -518,7 +514,7 @@ mod tests {
     fn approximate_charge_of_a_zcdp_release_is_fixed_and_releases_add() {
         // A release with only a zCDP guarantee costs its (ε, δ) at REPORT_DELTA, whatever the budget and the
         // releases before it; the account is the plain sum (Σε, Σδ).
-        let pure = [Guarantee::PureDp { epsilon: 0.5 }];
+        let pure = [Guarantee::pure(0.5)];
         let z = [Guarantee::Zcdp { rho: 0.01 }];
         let at = Target::Approx { delta: Some(REPORT_DELTA), epsilon: None };
         let one = convert(&z[0], at).unwrap();

@@ -82,8 +82,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("l.sqlite");
         let ledger = Ledger::create(&path).unwrap();
-        ledger.set_budget("d", Guarantee::PureDp { epsilon: 1.5 }).unwrap();
-        let g = [Guarantee::PureDp { epsilon: 1.0 }];
+        ledger.set_budget("d", Guarantee::pure(1.5)).unwrap();
+        let g = [Guarantee::pure(1.0)];
         let admit = Admission::default();
         let charge = Charge::prepare(Ledger::open(&path).unwrap(), "d", "mean", &g, Some("r1"), admit).unwrap();
         assert!(!charge.is_recorded());

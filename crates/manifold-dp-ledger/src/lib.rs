@@ -10,11 +10,11 @@
 //! use manifold_dp_ledger::Ledger;
 //!
 //! let ledger = Ledger::create("privacy.sqlite")?;
-//! ledger.set_budget("patients.csv", Guarantee::PureDp { epsilon: 1.0 })?;
-//! let receipt = ledger.record("patients.csv", "mean so3", &[Guarantee::PureDp { epsilon: 0.4 }], None)?;
+//! ledger.set_budget("patients.csv", Guarantee::pure(1.0))?;
+//! let receipt = ledger.record("patients.csv", "mean so3", &[Guarantee::pure(0.4)], None)?;
 //! println!("release #{} at {}", receipt.release.id, receipt.release.at);
 //! // May I release once more with ε = 0.7? No: 0.4 + 0.7 > 1.
-//! assert!(ledger.check("patients.csv", &[Guarantee::PureDp { epsilon: 0.7 }]).unwrap_err().is_refusal());
+//! assert!(ledger.check("patients.csv", &[Guarantee::pure(0.7)]).unwrap_err().is_refusal());
 //! # Ok::<(), manifold_dp_ledger::LedgerError>(())
 //! ```
 //!

@@ -483,6 +483,12 @@ impl MeanPlan {
             .map_err(bad)
     }
 
+    /// The guarantee a release at `epsilon` states, as JSON (what a ledger is charged): with
+    /// outside="drop" only for data sets with the same rows outside the ball.
+    fn guarantee(&self, epsilon: f64) -> PyResult<String> {
+        serde_json::to_string(&self.inner.guarantee(epsilon)).map_err(bad)
+    }
+
     /// A start for the passes from the exact means of parts of the data: [(mean coordinates, rows used)] →
     /// their extrinsic mean weighted by rows where it lies in the ball, else the centre.
     fn start_from(&self, parts: Vec<(Vec<f64>, u64)>) -> Vec<f64> {
@@ -608,7 +614,7 @@ impl Ledger {
             budgets.push((Account::of(&g), g));
         }
         if let Some(epsilon) = overall {
-            budgets.push((Account::Overall, Guarantee::PureDp { epsilon }));
+            budgets.push((Account::Overall, Guarantee::pure(epsilon)));
         }
         Ok(json(&self.open()?.set_budgets_in(dataset, &budgets).map_err(ledger_error)?))
     }

@@ -24,7 +24,7 @@ fn composition_identities() {
     // k-fold: pure kε, zCDP kρ, GDP √k μ, Rao √k θ; every total rounds up and stays within 1e-14.
     for k in [1usize, 2, 10, 1000] {
         let kf = k as f64;
-        let pure = compose(&vec![Guarantee::PureDp { epsilon: 0.3 }; k]).unwrap().epsilon().unwrap();
+        let pure = compose(&vec![Guarantee::pure(0.3); k]).unwrap().epsilon().unwrap();
         assert!(pure >= 0.3 * kf && close(pure, 0.3 * kf, 1e-12), "{pure}");
         let Guarantee::Gdp { mu } = compose(&vec![gdp(0.4); k]).unwrap() else { panic!() };
         assert!(mu >= 0.4 * kf.sqrt() * (1.0 - 1e-16) && close(mu, 0.4 * kf.sqrt(), 1e-13), "{mu}");
@@ -72,13 +72,13 @@ fn parallel_composition_is_the_largest_cost() {
     assert_eq!(compose_parallel(&costs).unwrap(), gdp(1.1));
     let approx = [Guarantee::ApproxDp { epsilon: 2.0, delta: 1e-9 }, Guarantee::ApproxDp { epsilon: 1.0, delta: 1e-6 }];
     assert_eq!(compose_parallel(&approx).unwrap(), Guarantee::ApproxDp { epsilon: 2.0, delta: 1e-6 });
-    assert!(compose_parallel(&[gdp(1.0), Guarantee::PureDp { epsilon: 1.0 }]).is_err());
+    assert!(compose_parallel(&[gdp(1.0), Guarantee::pure(1.0)]).is_err());
 }
 
 #[test]
 fn advanced_composition() {
     // 1000 releases at ε = 0.01: basic gives 10; advanced with δ′ = 1e-6 gives √(2·1000·ln 1e6)·0.01 + 1000·0.01·(e^0.01 − 1).
-    let costs = vec![Guarantee::PureDp { epsilon: 0.01 }; 1000];
+    let costs = vec![Guarantee::pure(0.01); 1000];
     let Guarantee::ApproxDp { epsilon, delta } = compose_advanced(&costs, 1e-6).unwrap() else { panic!() };
     let expected = (2.0 * 1000.0 * 1e6f64.ln()).sqrt() * 0.01 + 10.0 * 0.01f64.exp_m1();
     assert!(epsilon >= expected && close(epsilon, expected, 1e-12) && epsilon < 10.0, "{epsilon} vs {expected}");
@@ -91,10 +91,10 @@ fn advanced_composition() {
 #[test]
 fn conversions_that_hold() {
     assert_eq!(
-        convert(&Guarantee::PureDp { epsilon: 1.5 }, Target::Approx { delta: None, epsilon: None }).unwrap(),
+        convert(&Guarantee::pure(1.5), Target::Approx { delta: None, epsilon: None }).unwrap(),
         Guarantee::ApproxDp { epsilon: 1.5, delta: 0.0 }
     );
-    let Guarantee::Zcdp { rho } = convert(&Guarantee::PureDp { epsilon: 0.5 }, Target::Zcdp).unwrap() else { panic!() };
+    let Guarantee::Zcdp { rho } = convert(&Guarantee::pure(0.5), Target::Zcdp).unwrap() else { panic!() };
     assert!(rho >= 0.125 && close(rho, 0.125, 1e-15));
     // zCDP → (ε, δ) and back.
     let Guarantee::ApproxDp { epsilon, delta } = convert(&Guarantee::Zcdp { rho: 0.5 }, APPROX_AT(1e-6)).unwrap()
@@ -112,7 +112,7 @@ fn conversions_that_hold() {
     let pure = convert(&m, Target::Pure { diameter: Some(std::f64::consts::PI) }).unwrap();
     assert!(pure.epsilon().unwrap() >= 2.0 * std::f64::consts::PI);
     // A release is expressed by its cheapest guarantee in the notion asked for.
-    let release = [Guarantee::PureDp { epsilon: 2.0 }, gdp(0.5)];
+    let release = [Guarantee::pure(2.0), gdp(0.5)];
     assert_eq!(express(&release, Target::Gdp).unwrap(), gdp(0.5));
     let Guarantee::Zcdp { rho } = express(&release, Target::Zcdp).unwrap() else { panic!() };
     assert!(close(rho, 0.125, 1e-15), "the GDP route (μ²/2) beats the pure route (ε²/2)");
@@ -133,9 +133,7 @@ fn pure_tradeoff(eps: f64, alpha: f64) -> f64 {
 #[test]
 fn pure_to_gdp_is_the_largest_valid_mu() {
     for eps in [0.01, 0.1, 0.5, 1.0, 3.0, 10.0] {
-        let Guarantee::Gdp { mu } = convert(&Guarantee::PureDp { epsilon: eps }, Target::Gdp).unwrap() else {
-            panic!()
-        };
+        let Guarantee::Gdp { mu } = convert(&Guarantee::pure(eps), Target::Gdp).unwrap() else { panic!() };
         let kink = 1.0 / (1.0 + eps.exp());
         let grid = (1..2000).map(|i| i as f64 / 2000.0).chain([kink]);
         // The proof's inequality G_μ ≤ f_ε holds on a grid (up to the evaluation error of Φ)…
@@ -151,9 +149,7 @@ fn pure_to_gdp_is_the_largest_valid_mu() {
 #[test]
 fn pure_to_gdp_stays_finite_for_huge_epsilon() {
     for eps in [700.0, 1e4, 1e300] {
-        let Guarantee::Gdp { mu } = convert(&Guarantee::PureDp { epsilon: eps }, Target::Gdp).unwrap() else {
-            panic!()
-        };
+        let Guarantee::Gdp { mu } = convert(&Guarantee::pure(eps), Target::Gdp).unwrap() else { panic!() };
         assert!(mu.is_finite() && mu >= 2.0 * (2.0 * eps).sqrt(), "eps = {eps}: mu = {mu}");
     }
 }
@@ -174,11 +170,11 @@ fn conversions_that_do_not_hold_are_refused() {
         Guarantee::RaoDp { theta: 0.1, family: RaoFamily::GeneralizedGaussian { order: 3 } },
         APPROX_AT(1e-6)
     ));
-    assert!(refused(Guarantee::PureDp { epsilon: 1.0 }, Target::Rao));
+    assert!(refused(Guarantee::pure(1.0), Target::Rao));
     let m = Guarantee::metric_dp(1.0, Metric::SphereSurface);
     assert!(refused(m, Target::Pure { diameter: None }));
     assert!(refused(m, Target::Metric { metric: Metric::So3Geodesic, unit: "rad" }));
-    assert!(refused(Guarantee::PureDp { epsilon: 1.0 }, Target::Metric { metric: Metric::So3Geodesic, unit: "rad" }));
+    assert!(refused(Guarantee::pure(1.0), Target::Metric { metric: Metric::So3Geodesic, unit: "rad" }));
     // zCDP and GDP need a point on the curve.
     assert!(refused(gdp(1.0), Target::Approx { delta: None, epsilon: None }));
     // Out-of-range numbers are parameter errors, not refusals.
@@ -196,7 +192,7 @@ fn sums_never_round_below_the_exact_total() {
     for _ in 0..2000 {
         let steps: Vec<u64> = (0..20).map(|_| rng.random_range(1u64 << 50..1u64 << 52)).collect();
         let exact: u128 = steps.iter().map(|&s| s as u128).sum();
-        let costs: Vec<Guarantee> = steps.iter().map(|&s| Guarantee::PureDp { epsilon: s as f64 / scale }).collect();
+        let costs: Vec<Guarantee> = steps.iter().map(|&s| Guarantee::pure(s as f64 / scale)).collect();
         let total = compose(&costs).unwrap().epsilon().unwrap() * scale;
         // total ≥ 2⁵⁴ is an integer-valued float, so the cast is exact.
         assert!(total as u128 >= exact, "rounded below: {} < {exact}", total as u128);
@@ -282,7 +278,7 @@ fn analytic_gaussian_matches_dp_accounting() {
 fn guarantees_round_trip_through_json() {
     let all = [
         Guarantee::metric_dp(1.5, Metric::SphereSurface).in_unit("h", std::f64::consts::TAU / 24.0),
-        Guarantee::PureDp { epsilon: 1.0 },
+        Guarantee::pure(1.0),
         Guarantee::ApproxDp { epsilon: 1.0, delta: 1e-6 },
         Guarantee::Zcdp { rho: 0.5 },
         gdp(0.7),
@@ -306,7 +302,7 @@ fn guarantees_round_trip_through_json() {
 #[test]
 fn implied_guarantees_convert_each_release_first() {
     // docs/accounting.md's worked example: ten pure releases at ε = 0.5.
-    let costs = vec![Guarantee::PureDp { epsilon: 0.5 }; 10];
+    let costs = vec![Guarantee::pure(0.5); 10];
     let routes = implied(&costs, false, 1e-6);
     let get = |name: &str| routes.iter().find(|(n, _)| n == name).unwrap().1.clone().unwrap();
     let Guarantee::Zcdp { rho } = get("zcdp") else { panic!() };

@@ -400,7 +400,7 @@ fn smaller_shifts_are_no_worse_than_the_sensitivity() {
 fn every_standard_guarantee_is_reported() {
     let laplace = ScalarLaplace::for_epsilon(1.0, 0.5).unwrap().guarantees();
     for g in [
-        Guarantee::PureDp { epsilon: 0.5 },
+        Guarantee::pure(0.5),
         Guarantee::ApproxDp { epsilon: 0.5, delta: 0.0 },
         Guarantee::Zcdp { rho: 0.125 },
         Guarantee::RaoDp { theta: 0.5, family: RaoFamily::Laplace },
@@ -425,11 +425,11 @@ fn every_standard_guarantee_is_reported() {
     // N = 1: the Laplace guarantees beside the Rao one; vectors of k coordinates pay √k in pure ε.
     let gg1 = GeneralizedGaussian::new(1, 1.0, 2.0).unwrap();
     let g = gg1.guarantees();
-    assert!(g.contains(&Guarantee::PureDp { epsilon: 0.5 }));
+    assert!(g.contains(&Guarantee::pure(0.5)));
     assert!(g.contains(&Guarantee::RaoDp { theta: 0.5, family: RaoFamily::GeneralizedGaussian { order: 1 } }));
     assert!(g.contains(&Guarantee::RaoDp { theta: 0.5, family: RaoFamily::Laplace }));
     let g4 = gg1.with_dimension(4).unwrap().guarantees();
-    assert!(g4.contains(&Guarantee::PureDp { epsilon: 1.0 }));
+    assert!(g4.contains(&Guarantee::pure(1.0)));
     assert!(g4.contains(&Guarantee::RaoDp { theta: 0.5, family: RaoFamily::Laplace }));
 
     // N ≥ 3: Rao and (ε, δ); k coordinates compose (ε₁, δ/k) per coordinate.

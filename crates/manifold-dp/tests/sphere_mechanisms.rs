@@ -112,7 +112,7 @@ fn guarantees_are_reported_as_data() {
     let g = PurkayasthaSphere::new(3, 2.0).unwrap().guarantee();
     assert!(matches!(g, Guarantee::MetricDp { epsilon: 2.0, metric: Metric::SphereSurface, .. }));
     assert!(g.grid().is_some() && g.additive_epsilon() > 0.0 && g.additive_epsilon() < 1e-5);
-    assert_eq!(UniformSphere::new(3).unwrap().guarantee(), Guarantee::PureDp { epsilon: 0.0 });
+    assert_eq!(UniformSphere::new(3).unwrap().guarantee(), Guarantee::pure(0.0));
     // Pure DP for whole records: ε per unit times the diameter.
     let m = SphereMechanism::for_pure_dp(SphereKind::Vmf, 2, 1.0).unwrap();
     assert_eq!(m.concentration(), Some(0.5));

@@ -118,7 +118,7 @@ impl GuaranteeContext {
                 })?;
                 Guarantee::ApproxDp { epsilon: number(e, "epsilon")?, delta: number(d, "delta")? }
             }
-            NotionArg::Pure => Guarantee::PureDp { epsilon: number(value, "epsilon")? },
+            NotionArg::Pure => Guarantee::pure(number(value, "epsilon")?),
             NotionArg::Zcdp => Guarantee::Zcdp { rho: number(value, "rho")? },
             NotionArg::Gdp => Guarantee::Gdp { mu: number(value, "mu")? },
             NotionArg::Rao => Guarantee::RaoDp { theta: number(value, "theta")?, family: self.family()? },

@@ -145,7 +145,7 @@ impl BudgetExtras {
                 .ok()
                 .filter(|e| e.is_finite() && *e >= 0.0)
                 .ok_or_else(|| BadInput(format!("--overall-pure {v:?}: give a number >= 0")))?;
-            out.push((manifold_dp_ledger::Account::Overall, Guarantee::PureDp { epsilon }));
+            out.push((manifold_dp_ledger::Account::Overall, Guarantee::pure(epsilon)));
         }
         Ok(out)
     }

@@ -301,7 +301,7 @@ fn is_zero(g: &Guarantee) -> bool {
         Guarantee::Zcdp { rho } => rho == 0.0,
         Guarantee::Gdp { mu } => mu == 0.0,
         Guarantee::RaoDp { theta, .. } => theta == 0.0,
-        Guarantee::PureDp { epsilon } | Guarantee::MetricDp { epsilon, .. } => epsilon == 0.0,
+        Guarantee::PureDp { epsilon, .. } | Guarantee::MetricDp { epsilon, .. } => epsilon == 0.0,
     }
 }
 
@@ -339,7 +339,7 @@ fn brief_left(g: &Guarantee) -> String {
 fn brief_rounded(g: &Guarantee, rounding: Rounding) -> String {
     let sig = |x: f64| short_rounded(x, rounding);
     match *g {
-        Guarantee::PureDp { epsilon } => format!("epsilon = {}", sig(epsilon)),
+        Guarantee::PureDp { epsilon, .. } => format!("epsilon = {}", sig(epsilon)),
         Guarantee::ApproxDp { epsilon, delta } => format!("(epsilon = {}, delta = {})", sig(epsilon), sig(delta)),
         Guarantee::Zcdp { rho } => format!("rho = {}", sig(rho)),
         Guarantee::Gdp { mu } => format!("mu = {}", sig(mu)),

@@ -242,7 +242,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
                 args.space, args.epsilon, args.input
             )
         },
-        &[manifold_dp::privacy::Guarantee::PureDp { epsilon: args.epsilon }],
+        &[plan.guarantee(args.epsilon)],
     )?;
     let names = column_names(space, &args)?;
     let (batches, rows) = read_all(TableReader::open(path, in_fmt, args.delimiter, false)?, path)?;
@@ -284,7 +284,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
             // The refusal is a function of the noise draw, so it costs what a release costs: charge it, or a
             // retry would be a silent redraw.
             if let Some(c) = charge.as_ref() {
-                c.record(&[manifold_dp::privacy::Guarantee::PureDp { epsilon: args.epsilon }], false)?;
+                c.record(&[plan.guarantee(args.epsilon)], false)?;
             }
             return Err(e.into());
         }

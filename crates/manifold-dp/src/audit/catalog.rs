@@ -160,7 +160,7 @@ fn need_epsilon(request: &AuditRequest) -> Fallible<f64> {
 }
 
 /// The distance of a metric between two points of a space, for the pairs (1 for a pure-DP claim: every
-/// pair is a pair of neighbours).
+/// pair is a pair of neighbouring).
 fn claim_distance<P>(g: Guarantee, metric_distance: impl Fn(Metric, &P, &P) -> f64) -> impl Fn(&P, &P) -> f64 {
     move |a, b| match g {
         Guarantee::MetricDp { metric, .. } => metric_distance(metric, a, b),
@@ -279,9 +279,9 @@ impl Mechanism for ScalarLaplaceOnReals {
     type Point = f64;
     const EXACT_RELEASE: bool = true;
 
-    /// The pure-DP guarantee for neighbours (values at most Δ apart).
+    /// The pure-DP guarantee for neighbouring (values at most Δ apart).
     fn guarantee(&self) -> Guarantee {
-        Guarantee::PureDp { epsilon: self.inner.epsilon() }
+        Guarantee::pure(self.inner.epsilon())
     }
 
     fn privatize_unprotected<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
@@ -343,7 +343,7 @@ impl Mechanism for GaussianOnReals {
     type Point = f64;
     const EXACT_RELEASE: bool = true;
 
-    /// `ApproxDp { ε, δ }` for neighbours (values at most the sensitivity apart).
+    /// `ApproxDp { ε, δ }` for neighbouring (values at most the sensitivity apart).
     fn guarantee(&self) -> Guarantee {
         self.claim
     }
@@ -431,7 +431,7 @@ impl Mechanism for GeneralizedGaussianOnReals {
     type Point = f64;
     const EXACT_RELEASE: bool = true;
 
-    /// `ApproxDp { ε, δ }` for neighbours (values at most the sensitivity apart).
+    /// `ApproxDp { ε, δ }` for neighbouring (values at most the sensitivity apart).
     fn guarantee(&self) -> Guarantee {
         self.claim
     }

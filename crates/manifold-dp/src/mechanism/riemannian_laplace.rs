@@ -1018,7 +1018,7 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
     /// noise is calibrated at ε′ = [`PrivateFrechetMean::noise_epsilon`] and ε′ + the rounding's cost ≤ ε.
     pub fn guarantee(&self) -> Guarantee {
         debug_assert!(crate::privacy::rounding::add_up(self.noise_epsilon, self.rounding_cost()) <= self.epsilon);
-        Guarantee::PureDp { epsilon: self.epsilon }
+        Guarantee::pure(self.epsilon)
     }
 
     /// The ε′ the noise is calibrated at: the ε asked less the rounding's cost (`ε′ + cost ≤ ε`, rounded up).
@@ -1700,7 +1700,7 @@ mod affine_chart_tests {
         let footpoint = ball.ball_chart.as_ref().unwrap().footpoint_cost;
         assert_eq!(ball.rounding_cost(), add_up(2.0 * eps0, 2.0 * footpoint));
         // Ask ε, pay ε: the guarantee is the ε asked, the noise calibrated at ε′ with ε′ + cost ≤ ε.
-        assert_eq!(ball.guarantee(), Guarantee::PureDp { epsilon: 1.0 });
+        assert_eq!(ball.guarantee(), Guarantee::pure(1.0));
         assert!(add_up(ball.noise_epsilon(), ball.rounding_cost()) <= 1.0);
         assert!(ball.noise_epsilon() >= 1.0 - 2.0 * ball.rounding_cost(), "{}", ball.noise_epsilon());
         // Auto keeps the unconditioned draw where its rounding is cheap, and takes the ball where it is not

@@ -47,7 +47,7 @@ impl Mechanism for UniformSphere {
     type Point = DVector<f64>;
 
     fn guarantee(&self) -> Guarantee {
-        Guarantee::PureDp { epsilon: 0.0 }
+        Guarantee::pure(0.0)
     }
 
     fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {

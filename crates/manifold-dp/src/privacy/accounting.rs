@@ -109,7 +109,7 @@ impl Guarantee {
                 nonneg("epsilon", epsilon)?;
                 nonneg("additive epsilon", additive_epsilon)?;
             }
-            Guarantee::PureDp { epsilon } => nonneg("epsilon", epsilon)?,
+            Guarantee::PureDp { epsilon, .. } => nonneg("epsilon", epsilon)?,
             Guarantee::ApproxDp { epsilon, delta } => {
                 nonneg("epsilon", epsilon)?;
                 if !(0.0..=1.0).contains(&delta) {
@@ -197,6 +197,14 @@ fn check_all(costs: &[Guarantee]) -> Fallible<Guarantee> {
     Ok(first)
 }
 
+/// The narrowest neighbouring relation among pure guarantees (any record where there is none).
+fn narrowest(costs: &[Guarantee]) -> crate::privacy::guarantee::Neighbouring {
+    costs.iter().fold(Default::default(), |n, g| match g {
+        Guarantee::PureDp { neighbouring, .. } => n.and(*neighbouring),
+        _ => n,
+    })
+}
+
 /// Sequential composition of independent releases on the same data: the total cost, rounded up.
 ///
 /// Pure and metric ε, zCDP ρ and approximate (ε, δ) add (basic composition); GDP μ and Rao θ add in
@@ -212,7 +220,11 @@ pub fn compose(costs: &[Guarantee]) -> Fallible<Guarantee> {
             unit,
             sum_up(costs.iter().map(Guarantee::additive_epsilon)),
         ),
-        Guarantee::PureDp { .. } => Guarantee::PureDp { epsilon: sum_up(costs.iter().filter_map(Guarantee::epsilon)) },
+        // A composition holds only for the pairs every part covers (`Neighbouring::and`).
+        Guarantee::PureDp { .. } => Guarantee::PureDp {
+            epsilon: sum_up(costs.iter().filter_map(Guarantee::epsilon)),
+            neighbouring: narrowest(costs),
+        },
         Guarantee::ApproxDp { .. } => Guarantee::ApproxDp {
             epsilon: sum_up(costs.iter().filter_map(Guarantee::epsilon)),
             delta: sum_up(costs.iter().map(|g| if let Guarantee::ApproxDp { delta, .. } = g { *delta } else { 0.0 })),
@@ -235,7 +247,7 @@ pub fn compose(costs: &[Guarantee]) -> Fallible<Guarantee> {
 /// Parallel composition: releases on parts of the data split by a **public key** cost the largest of their
 /// costs, component by component: max cⱼ. The key must be public and unchanged between neighbouring data sets
 /// (a site, a day), so that replacing one record changes one part. A partition by the records' own values is not
-/// parallel: under replace-one neighbours the replaced record can move between two parts, and the cost is then
+/// parallel: under replace-one neighbouring the replaced record can move between two parts, and the cost is then
 /// the sum of those two (counterexample in `docs/proofs/accounting.md`, "Parallel composition").
 pub fn compose_parallel(costs: &[Guarantee]) -> Fallible<Guarantee> {
     let first = check_all(costs)?;
@@ -245,7 +257,7 @@ pub fn compose_parallel(costs: &[Guarantee]) -> Fallible<Guarantee> {
         Guarantee::MetricDp { metric, unit, .. } => {
             Guarantee::metric_dp_in(max(&eps), metric, unit, max(&Guarantee::additive_epsilon))
         }
-        Guarantee::PureDp { .. } => Guarantee::PureDp { epsilon: max(&eps) },
+        Guarantee::PureDp { .. } => Guarantee::PureDp { epsilon: max(&eps), neighbouring: narrowest(costs) },
         Guarantee::ApproxDp { .. } => Guarantee::ApproxDp {
             epsilon: max(&eps),
             delta: max(&|g| if let Guarantee::ApproxDp { delta, .. } = g { *delta } else { 0.0 }),
@@ -433,9 +445,7 @@ pub fn convert(g: &Guarantee, to: Target) -> Fallible<Guarantee> {
             }
         }
         (Guarantee::MetricDp { epsilon, additive_epsilon, .. }, Target::Pure { diameter }) => match diameter {
-            Some(d) if d.is_finite() && d > 0.0 => {
-                Ok(Guarantee::PureDp { epsilon: add_up(mul_up(epsilon, d), additive_epsilon) })
-            }
+            Some(d) if d.is_finite() && d > 0.0 => Ok(Guarantee::pure(add_up(mul_up(epsilon, d), additive_epsilon))),
             Some(d) => Err(Error::InvalidParameter { name: "diameter", value: d, reason: "must be finite and > 0" }),
             None => Err(refuse(&g, to_notion, "needs the diameter of the input space (ε·d ≤ ε·diameter)")),
         },
@@ -451,11 +461,11 @@ pub fn convert(g: &Guarantee, to: Target) -> Fallible<Guarantee> {
         | (Guarantee::Zcdp { .. }, Target::Zcdp)
         | (Guarantee::Gdp { .. }, Target::Gdp)
         | (Guarantee::RaoDp { .. }, Target::Rao) => Ok(g),
-        (Guarantee::PureDp { epsilon }, Target::Approx { .. }) => Ok(Guarantee::ApproxDp { epsilon, delta: 0.0 }),
-        (Guarantee::PureDp { epsilon }, Target::Zcdp) => {
+        (Guarantee::PureDp { epsilon, .. }, Target::Approx { .. }) => Ok(Guarantee::ApproxDp { epsilon, delta: 0.0 }),
+        (Guarantee::PureDp { epsilon, .. }, Target::Zcdp) => {
             Ok(Guarantee::Zcdp { rho: div_up(mul_up(epsilon, epsilon), 2.0) })
         }
-        (Guarantee::PureDp { epsilon }, Target::Gdp) => Ok(Guarantee::Gdp { mu: gdp_of_pure(epsilon) }),
+        (Guarantee::PureDp { epsilon, .. }, Target::Gdp) => Ok(Guarantee::Gdp { mu: gdp_of_pure(epsilon) }),
         (Guarantee::ApproxDp { .. }, Target::Approx { .. }) => Ok(g),
         (Guarantee::ApproxDp { .. }, _) => Err(refuse(
             &g,
@@ -601,7 +611,7 @@ mod tests {
     #[test]
     fn sums_round_up() {
         // 0.1 ten times sums to 0.9999999999999999 in round-to-nearest; the accountant must not say < 1.
-        let costs = vec![Guarantee::PureDp { epsilon: 0.1 }; 10];
+        let costs = vec![Guarantee::pure(0.1); 10];
         let total = compose(&costs).unwrap().epsilon().unwrap();
         assert!((1.0..1.0 + 1e-14).contains(&total), "{total}");
         let naive: f64 = costs.iter().filter_map(Guarantee::epsilon).sum();
@@ -619,13 +629,13 @@ mod tests {
 
     #[test]
     fn refuses_mixing() {
-        let a = Guarantee::PureDp { epsilon: 1.0 };
+        let a = Guarantee::pure(1.0);
         let b = Guarantee::Zcdp { rho: 1.0 };
         assert!(matches!(compose(&[a, b]), Err(Error::Incompatible { .. })));
         let m1 = Guarantee::metric_dp(1.0, Metric::So3Geodesic);
         let m2 = Guarantee::metric_dp(1.0, Metric::SphereSurface);
         assert!(matches!(compose(&[m1, m2]), Err(Error::Incompatible { .. })));
         assert!(compose(&[]).is_err());
-        assert!(compose(&[Guarantee::PureDp { epsilon: f64::NAN }]).is_err());
+        assert!(compose(&[Guarantee::pure(f64::NAN)]).is_err());
     }
 }

@@ -115,6 +115,39 @@ impl RaoFamily {
     }
 }
 
+/// The pairs of data sets a pure guarantee compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Neighbouring {
+    /// Any two data sets that differ in one record (replacing it).
+    #[default]
+    ReplaceOneRow,
+    /// Only data sets that differ in one record inside the public ball (or bounds), replaced by another such
+    /// record, with the same records outside it: a mean that leaves the records outside out (`outside = drop`).
+    /// Whether a record lies outside, and how many do, is not protected; the noise scale is set by the number
+    /// inside, which σ and Δ reveal (`docs/proofs/mean_outside_ball.md` §2).
+    ReplaceOneRowInBall,
+}
+
+impl Neighbouring {
+    /// Whether these are all pairs that differ in one record (the default, not serialised).
+    pub fn is_replace_one_row(&self) -> bool {
+        *self == Neighbouring::ReplaceOneRow
+    }
+
+    /// The narrower of two (a composition holds only where both parts do).
+    pub fn and(self, other: Neighbouring) -> Neighbouring {
+        if self == Neighbouring::ReplaceOneRow { other } else { self }
+    }
+}
+
+impl Guarantee {
+    /// Pure ε-DP for any two data sets that differ in one record.
+    pub const fn pure(epsilon: f64) -> Guarantee {
+        Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRow }
+    }
+}
+
 /// A privacy guarantee, as a value.
 ///
 /// Serialised with a `notion` tag (`metric_dp`, `pure_dp`, `approx_dp`, `zcdp`, `gdp`, `rao_dp`) and snake_case
@@ -144,10 +177,14 @@ pub enum Guarantee {
         grid: Option<Grid>,
     },
     /// Pure ε-differential privacy: `P[M(D) ∈ Z] ≤ exp(ε)·P[M(D′) ∈ Z]` for data sets D, D′ that differ in
-    /// one record (replacing it). ε = 0 is perfect privacy (output independent of the data).
+    /// one record (replacing it), or the narrower pairs `neighbouring` names. ε = 0 is perfect privacy (output
+    /// independent of the data).
     PureDp {
         /// Privacy loss.
         epsilon: f64,
+        /// Which pairs of data sets the bound holds for (serialised only when narrower than any record).
+        #[serde(default, skip_serializing_if = "Neighbouring::is_replace_one_row")]
+        neighbouring: Neighbouring,
     },
     /// Approximate (ε, δ)-differential privacy: `P[M(D) ∈ Z] ≤ exp(ε)·P[M(D′) ∈ Z] + δ` for neighbouring D, D′.
     ApproxDp {
@@ -215,7 +252,7 @@ impl Guarantee {
     pub fn epsilon(&self) -> Option<f64> {
         match *self {
             Guarantee::MetricDp { epsilon, .. }
-            | Guarantee::PureDp { epsilon }
+            | Guarantee::PureDp { epsilon, .. }
             | Guarantee::ApproxDp { epsilon, .. } => Some(epsilon),
             Guarantee::Zcdp { .. } | Guarantee::Gdp { .. } | Guarantee::RaoDp { .. } => None,
         }
@@ -414,7 +451,15 @@ impl fmt::Display for Guarantee {
                 }
                 Ok(())
             }
-            Guarantee::PureDp { epsilon } => write!(f, "pure DP, epsilon = {}", short_up(epsilon)),
+            Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRow } => {
+                write!(f, "pure DP, epsilon = {}", short_up(epsilon))
+            }
+            Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRowInBall } => write!(
+                f,
+                "pure DP, epsilon = {} (only between data sets with the same rows outside the ball or bounds: \
+                 whether a row lies outside, and how many do, is not protected)",
+                short_up(epsilon)
+            ),
             Guarantee::ApproxDp { epsilon, delta } => {
                 write!(f, "approximate DP, epsilon = {}, delta = {}", short_up(epsilon), short_up(delta))
             }
@@ -441,7 +486,7 @@ mod tests {
         );
         let json = serde_json::to_string(&g).unwrap();
         assert_eq!(json, r#"{"notion":"metric_dp","epsilon":5.729577951308232,"metric":"so3_geodesic","unit":"rad"}"#);
-        let pure = Guarantee::PureDp { epsilon: 1.0 };
+        let pure = Guarantee::pure(1.0);
         assert_eq!(pure.to_string(), "pure DP, epsilon = 1");
         assert_eq!(serde_json::to_string(&pure).unwrap(), r#"{"notion":"pure_dp","epsilon":1.0}"#);
     }
@@ -471,8 +516,17 @@ mod tests {
         assert_eq!(short_up(999999.7), "1e6");
         assert_eq!(short_down(999999.7), "999999");
         assert_eq!(short_up(1e-300), "1e-300");
-        assert_eq!(Guarantee::PureDp { epsilon: 1e300 }.to_string(), "pure DP, epsilon = 1e300");
-        assert_eq!(Guarantee::PureDp { epsilon: 1e-300 }.to_string(), "pure DP, epsilon = 1e-300");
+        assert_eq!(Guarantee::pure(1e300).to_string(), "pure DP, epsilon = 1e300");
+        // A drop mean's narrower neighbouring are stated in words and in JSON; the default is not serialised.
+        let drop = Guarantee::PureDp { epsilon: 1.0, neighbouring: Neighbouring::ReplaceOneRowInBall };
+        assert!(drop.to_string().contains("same rows outside") && drop.to_string().contains("not protected"));
+        let json = serde_json::to_string(&drop).unwrap();
+        assert_eq!(json, r#"{"notion":"pure_dp","epsilon":1.0,"neighbouring":"replace_one_row_in_ball"}"#);
+        assert_eq!(serde_json::from_str::<Guarantee>(&json).unwrap(), drop);
+        assert_eq!(serde_json::to_string(&Guarantee::pure(1.0)).unwrap(), r#"{"notion":"pure_dp","epsilon":1.0}"#);
+        let both = crate::privacy::accounting::compose(&[Guarantee::pure(0.5), drop]).unwrap();
+        assert_eq!(both, Guarantee::PureDp { epsilon: 1.5, neighbouring: Neighbouring::ReplaceOneRowInBall });
+        assert_eq!(Guarantee::pure(1e-300).to_string(), "pure DP, epsilon = 1e-300");
         assert_eq!(
             Guarantee::ApproxDp { epsilon: 2.0 / 3.0, delta: 1e-6 }.to_string(),
             "approximate DP, epsilon = 0.666667, delta = 1e-6"

@@ -238,7 +238,7 @@ where
 ///
 /// **Why the diameter.** The sensitivity of the mean direction is the diameter of the sphere: for a data set
 /// whose other records nearly balance out, changing one record can move the mean direction to any point. So
-/// the release is pure ε-DP under replace-one adjacency (`Guarantee::PureDp { epsilon }`), but its noise
+/// the release is pure ε-DP under replace-one adjacency (`Guarantee::PureDp { epsilon, .. }`), but its noise
 /// does not shrink as N grows: at ε = 1 on the circle the expected error is 1.26–1.45 rad for any N, while
 /// the local model's error falls like 1/√N. For directional statistics local DP beats central DP (see the
 /// module documentation).
@@ -275,7 +275,7 @@ pub fn central_mean_direction<R: CryptoRng + ?Sized>(
             e1
         }
     };
-    Ok((mech.privatize(&centre, rng), Guarantee::PureDp { epsilon }))
+    Ok((mech.privatize(&centre, rng), Guarantee::pure(epsilon)))
 }
 
 /// A histogram of a periodic quantity over `bins` equal arcs of one period: angles in radians on [0, 2π),
@@ -665,7 +665,7 @@ mod tests {
             mean_error(400, n, |pts, rng| {
                 let truth = mean_direction(pts).unwrap().direction;
                 let (z, g) = central_mean_direction(SphereKind::Purkayastha, 1.0, pts, rng).unwrap();
-                assert_eq!(g, Guarantee::PureDp { epsilon: 1.0 });
+                assert_eq!(g, Guarantee::pure(1.0));
                 crate::space::sphere::surface_distance(&z, &truth)
             })
         };
@@ -692,7 +692,7 @@ mod tests {
         assert!(circular_distance(m.angle().unwrap(), 0.3) < 1e-4);
         let uni = UniformSphere::new(2).unwrap();
         let (_, g) = local_mean_direction(&uni, &pts, &mut rng).unwrap();
-        assert_eq!(g, Guarantee::PureDp { epsilon: 0.0 });
+        assert_eq!(g, Guarantee::pure(0.0));
         let pur = PurkayasthaSphere::new(2, 1.0).unwrap();
         assert!(local_mean_direction(&pur, &[], &mut rng).is_err());
         let mixed = vec![from_angle(0.0).unwrap(), from_lat_lon_deg(1.0, 1.0).unwrap()];
@@ -714,7 +714,7 @@ mod tests {
         let budget = PI * 1e6;
         let (z, g) = central_mean_direction(SphereKind::Purkayastha, budget, &s2, &mut rng).unwrap();
         assert!((&z - &s2[0]).norm() < 1e-4, "{z}");
-        assert!(matches!(g, Guarantee::PureDp { epsilon } if (epsilon / budget - 1.0).abs() < 1e-12), "{g:?}");
+        assert!(matches!(g, Guarantee::PureDp { epsilon, .. } if (epsilon / budget - 1.0).abs() < 1e-12), "{g:?}");
     }
 
     #[test]

@@ -105,7 +105,7 @@ impl Mechanism for BoundedLaplace {
     const EXACT_RELEASE: bool = true;
 
     fn guarantee(&self) -> Guarantee {
-        Guarantee::PureDp { epsilon: self.laplace.epsilon() }
+        Guarantee::pure(self.laplace.epsilon())
     }
 
     /// Clamped values plus f64 Laplace draws: **not float-safe** (negative controls only).
@@ -144,7 +144,7 @@ mod tests {
     fn calibrates_clamps_and_lands_on_the_grid() {
         let m = BoundedLaplace::new(0.0, 10.0, 2, 1.0).unwrap();
         assert_eq!(m.scale(), 20.0);
-        assert_eq!(m.guarantee(), Guarantee::PureDp { epsilon: 1.0 });
+        assert_eq!(m.guarantee(), Guarantee::pure(1.0));
         assert!((m.radius(1.0 - (-1.0f64).exp()).unwrap() - 20.0).abs() < 1e-12);
         // Clamped first: a row far outside the bounds is released around the bound.
         assert_eq!(m.log_density(&vec![10.0, 0.0], &vec![1e9, -1e9]), 0.0);

@@ -198,7 +198,7 @@ impl GeneralizedGaussian {
                 // The Laplace mechanism of scale s: ‖Δμ‖₁ ≤ √k‖Δμ‖₂ ≤ √kΔ.
                 let epsilon = mul_up(d, sqrt_up(k));
                 guarantees.extend([
-                    Guarantee::PureDp { epsilon },
+                    Guarantee::pure(epsilon),
                     Guarantee::ApproxDp { epsilon, delta: 0.0 },
                     Guarantee::Zcdp { rho: 0.5 * mul_up(epsilon, epsilon) },
                     Guarantee::RaoDp { theta, family: RaoFamily::Laplace },

@@ -16,7 +16,7 @@ use crate::space::so3::check_finite;
 use rand::CryptoRng;
 
 /// The Laplace mechanism: noise of density e^{−|x|/b}/(2b) on each coordinate of a query whose ℓ₁
-/// sensitivity (max ‖q(D) − q(D′)‖₁ over neighbours) is Δ. Pure (Δ/b)-DP; see [`ScalarLaplace::guarantees`] and
+/// sensitivity (max ‖q(D) − q(D′)‖₁ over neighbouring) is Δ. Pure (Δ/b)-DP; see [`ScalarLaplace::guarantees`] and
 /// `docs/proofs/scalar_mechanisms.md` §1.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScalarLaplace {
@@ -90,7 +90,7 @@ impl ScalarLaplace {
     pub fn guarantees(&self) -> Vec<Guarantee> {
         let epsilon = self.epsilon;
         vec![
-            Guarantee::PureDp { epsilon },
+            Guarantee::pure(epsilon),
             Guarantee::ApproxDp { epsilon, delta: 0.0 },
             Guarantee::Zcdp { rho: 0.5 * mul_up(epsilon, epsilon) },
             Guarantee::RaoDp { theta: epsilon, family: RaoFamily::Laplace },
@@ -122,7 +122,7 @@ mod tests {
         assert_eq!(m.scale(), 4.0);
         assert_eq!(m.epsilon(), 0.5);
         let g = m.guarantees();
-        assert!(g.contains(&Guarantee::PureDp { epsilon: 0.5 }));
+        assert!(g.contains(&Guarantee::pure(0.5)));
         assert!(g.contains(&Guarantee::Zcdp { rho: 0.125 }));
         assert!(g.contains(&Guarantee::RaoDp { theta: 0.5, family: RaoFamily::Laplace }));
         // b = Δ/ε is rounded up, so the reported ε = Δ/b (rounded up) never exceeds the requested one.
