@@ -33,7 +33,9 @@ use crate::manifold::{
     frechet_sensitivity,
 };
 use crate::mechanism::Mechanism;
-use crate::privacy::float_safety::{RIEMANNIAN_SPACING_BELOW_NOISE_LOG2, Rounding, spd_log_chart_error};
+use crate::privacy::float_safety::{
+    MEAN_SPACING_BELOW_NOISE_LOG2, RIEMANNIAN_SPACING_BELOW_NOISE_LOG2, Rounding, spd_log_chart_error,
+};
 use crate::privacy::{Guarantee, Metric};
 use crate::sample::k_norm::EuclideanLaplace;
 use crate::sample::laplace_so3::LaplaceSo3Noise;
@@ -248,17 +250,24 @@ fn truncated_mean(law: &dyn AngularLaw, within: Option<f64>, scale: f64) -> f64 
     }
 }
 
+impl Sphere {
+    /// The Riemannian Laplace's grid with cells up to 2^-`below_log2` of the noise scale σ.
+    fn laplace_rounding(&self, sigma: f64, below_log2: i32) -> Option<Rounding> {
+        // The angle sampler's acceptance test errs by a proven α (float_safety.md §3f, §3g, Lemma R): 4α more.
+        let alpha = self.laplace_noise(sigma, None).ok()?.acceptance_error();
+        let rounding = Rounding::for_directions_below(self.ambient(), 1.0 / sigma, 1.0 / sigma, below_log2);
+        Some(rounding.with_acceptance_error(alpha))
+    }
+}
+
 impl LaplaceManifold for Sphere {
     fn rounding(&self, sigma: f64) -> Option<Rounding> {
-        // The angle sampler's acceptance test errs by a proven α (float_safety.md §3f, Lemma R): 4α more.
-        let alpha = self.laplace_noise(sigma, None).ok()?.acceptance_error();
-        let rounding = Rounding::for_directions_below(
-            self.ambient(),
-            1.0 / sigma,
-            1.0 / sigma,
-            RIEMANNIAN_SPACING_BELOW_NOISE_LOG2,
-        );
-        Some(rounding.with_acceptance_error(alpha))
+        self.laplace_rounding(sigma, RIEMANNIAN_SPACING_BELOW_NOISE_LOG2)
+    }
+
+    /// The private mean's grid: cells up to 2^-10 of σ ([`MEAN_SPACING_BELOW_NOISE_LOG2`]).
+    fn rounding_in_ball(&self, sigma: f64, _center: &DVector<f64>, _radius: f64) -> Option<Rounding> {
+        self.laplace_rounding(sigma, MEAN_SPACING_BELOW_NOISE_LOG2)
     }
 
     fn snap_point(&self, rounding: &Rounding, y: &mut DVector<f64>) {
@@ -286,12 +295,21 @@ impl LaplaceManifold for Sphere {
     }
 }
 
+/// The SO(3) Riemannian Laplace's grid with cells up to 2^-`below_log2` of the noise scale σ.
+fn so3_laplace_rounding(sigma: f64, below_log2: i32) -> Option<Rounding> {
+    // The SO(3) Laplace's acceptance test errs by a proven α (float_safety.md §3f, Lemma R): 4α more.
+    let alpha = So3.laplace_noise(sigma, None).ok()?.acceptance_error();
+    Some(Rounding::for_rotations_below(1.0 / sigma, 1.0 / sigma, below_log2).with_acceptance_error(alpha))
+}
+
 impl LaplaceManifold for So3 {
     fn rounding(&self, sigma: f64) -> Option<Rounding> {
-        // The SO(3) Laplace's acceptance test errs by a proven α (float_safety.md §3f, Lemma R): 4α more.
-        let alpha = self.laplace_noise(sigma, None).ok()?.acceptance_error();
-        let rounding = Rounding::for_rotations_below(1.0 / sigma, 1.0 / sigma, RIEMANNIAN_SPACING_BELOW_NOISE_LOG2);
-        Some(rounding.with_acceptance_error(alpha))
+        so3_laplace_rounding(sigma, RIEMANNIAN_SPACING_BELOW_NOISE_LOG2)
+    }
+
+    /// The private mean's grid: cells up to 2^-10 of σ ([`MEAN_SPACING_BELOW_NOISE_LOG2`]).
+    fn rounding_in_ball(&self, sigma: f64, _center: &UnitQuaternion<f64>, _radius: f64) -> Option<Rounding> {
+        so3_laplace_rounding(sigma, MEAN_SPACING_BELOW_NOISE_LOG2)
     }
 
     fn snap_point(&self, rounding: &Rounding, y: &mut nalgebra::UnitQuaternion<f64>) {
@@ -1305,8 +1323,15 @@ mod tests {
         let s2 = Sphere::new(3).unwrap();
         let center = DVector::from_vec(vec![0.0, 0.0, 1.0]);
         for radius_km in [500.0, 2000.0, 5000.0] {
-            let m = PrivateFrechetMean::new(s2.clone(), center.clone(), radius_km / 6371.0088, 3376, 1000.0, Conditioning::Auto)
-                .unwrap();
+            let m = PrivateFrechetMean::new(
+                s2.clone(),
+                center.clone(),
+                radius_km / 6371.0088,
+                3376,
+                1000.0,
+                Conditioning::Auto,
+            )
+            .unwrap();
             assert!(m.rounding_cost() <= 0.01 * 1000.0, "{radius_km} km: {}", m.rounding_cost());
         }
     }
