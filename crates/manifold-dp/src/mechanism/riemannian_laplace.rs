@@ -1015,10 +1015,11 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         let too_costly = |cost: f64| {
             Error::NumericalLimit(format!(
                 "rounding this release onto a float-safe grid would cost {} of privacy loss, more than a tenth of \
-                 epsilon = {epsilon}: double precision cannot round it finely enough for {n} rows within {} of the \
-                 centre; {}",
+                 epsilon = {epsilon}: double precision cannot round it finely enough for {n} rows within {} {} of \
+                 the centre; {}",
                 crate::privacy::guarantee::short(cost),
-                format!("{} {}", crate::privacy::guarantee::short(radius), manifold.distance_unit()),
+                crate::privacy::guarantee::short(radius),
+                manifold.distance_unit(),
                 manifold.rounding_refusal_advice()
             ))
         };
@@ -1294,7 +1295,7 @@ mod tests {
         let deg20 = 20f64.to_radians();
         for n in [1_000_000usize, 10_000_000] {
             for eps in [0.01, 0.1, 1.0, 5.0] {
-                let ll = PrivateFrechetMean::new(s2.clone(), paris.clone(), km300, n, eps, Conditioning::Auto);
+                let ll = PrivateFrechetMean::new(s2, paris.clone(), km300, n, eps, Conditioning::Auto);
                 let rot = PrivateFrechetMean::new(So3, UnitQuaternion::identity(), deg20, n, eps, Conditioning::Auto);
                 if n == 10_000_000 && eps == 0.01 {
                     // Beyond what f64 can round at a tenth of ε: refused, in the user's terms.
@@ -1323,15 +1324,9 @@ mod tests {
         let s2 = Sphere::new(3).unwrap();
         let center = DVector::from_vec(vec![0.0, 0.0, 1.0]);
         for radius_km in [500.0, 2000.0, 5000.0] {
-            let m = PrivateFrechetMean::new(
-                s2.clone(),
-                center.clone(),
-                radius_km / 6371.0088,
-                3376,
-                1000.0,
-                Conditioning::Auto,
-            )
-            .unwrap();
+            let m =
+                PrivateFrechetMean::new(s2, center.clone(), radius_km / 6371.0088, 3376, 1000.0, Conditioning::Auto)
+                    .unwrap();
             assert!(m.rounding_cost() <= 0.01 * 1000.0, "{radius_km} km: {}", m.rounding_cost());
         }
     }
