@@ -689,6 +689,15 @@ def mean(
         what = _mean_provenance("mean", space, center, radius, bounds, epsilon, outside, columns, _source(x))
         charge = ledger._prepare(dataset, what, json.loads(plan.guarantee(float(epsilon))), request_id,
                                  allow_unbudgeted)
+    if outside != "drop":
+        # Refusals that depend only on the row count, the radius and epsilon come before the Karcher iteration.
+        try:
+            plan.check(batch.num_rows, float(epsilon), conditioning)
+        except ValueError as e:
+            raise BadInputError(
+                f"{e}\nNothing was released (checked before computing the mean): {batch.num_rows} rows, "
+                f"radius={radius!r}, epsilon={float(epsilon):g}; the cost grows with the rows and shrinks as epsilon "
+                "or the radius grows") from None
     try:
         at, (_, used, dropped, clipped, problem, _, _) = plan.fit([batch])
     except ValueError as e:

@@ -158,3 +158,15 @@ def test_real_means_take_each_columns_own_bounds():
         mdp.mean(arr, space="real", bounds=[(0, 700)] * 3, epsilon=1.0, outside="clip")
     with pytest.raises(mdp.BadInputError, match="not a pair"):
         mdp.mean(quakes, space="real", bounds={"depth": (0, 700), "mag": "4..7"}, epsilon=1.0)
+
+
+def test_a_costly_rounding_is_refused_before_the_mean_in_the_users_terms() -> None:
+    """Issue 34: refused once the row count is known, before the Karcher pass (the far last row, which the pass
+    would report, is not reached), naming the rows, the radius as given and epsilon; no SPD clause."""
+    pts = np.tile([45.0, 10.0], (1000, 1))
+    pts[-1] = [50.0, 10.0]
+    with pytest.raises(mdp.BadInputError) as info:
+        mdp.mean(pts, space="latlon", center=(45, 10), radius="50m", epsilon=0.001, seed=1)
+    text = str(info.value)
+    assert "before computing the mean" in text and "1000 rows" in text and "'50m'" in text, text
+    assert "epsilon=0.001" in text and "SPD" not in text, text

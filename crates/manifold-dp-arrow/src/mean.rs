@@ -803,6 +803,22 @@ impl MeanPlan {
         }
     }
 
+    /// Whether a release over `n` rows at pure `epsilon` can be planned, without any data: builds the release
+    /// [`MeanPlan::release`] would (noise, grid, rounding cost) and returns its refusal, if any. Front ends call
+    /// it once the row count is known and before the Karcher iteration (issue 34), so that a release refused
+    /// for its parameters is refused at once.
+    #[allow(clippy::clone_on_copy)]
+    pub fn check(&self, n: u64, epsilon: f64, conditioning: Conditioning) -> Result<(), Error> {
+        if n == 0 || matches!(self.geometry, Geometry::Real { .. }) {
+            return Ok(());
+        }
+        let n_usize = usize::try_from(n).map_err(|_| not_applicable("too many rows"))?;
+        with_geometry!(&self.geometry, |m, c| {
+            PrivateFrechetMean::with_options(*m, c.clone(), self.radius, n_usize, epsilon, conditioning, self.options)?;
+            Ok(())
+        })
+    }
+
     /// Releases the mean at `mean` (the converged base point of a fit over `n` rows) with pure `epsilon`:
     /// the noise is drawn once, from `rng`.
     // The centre is Copy on SO(3) only; the macro clones it for every geometry.

@@ -426,3 +426,38 @@ fn real_means_take_each_columns_own_bounds() {
         .code(2)
         .stderr(predicate::str::contains("NAME=LO:HI"));
 }
+
+/// Issue 34: a mean whose float-safe rounding would cost more than a tenth of ε is refused once the row count
+/// is known, before the Karcher iteration (a row outside the ball, which the iteration's pass would report, is
+/// not reached), in the user's terms (rows, --radius as given, --epsilon) and without the SPD clause; a mean at a
+/// large κ (beyond the sampler's old 1e6) is released.
+#[test]
+fn costly_roundings_are_refused_before_the_mean_in_the_users_terms() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.csv");
+    let mut csv = String::from("lat,lon\n");
+    for _ in 0..999 {
+        csv.push_str("45,10\n");
+    }
+    // Far outside the 50 m ball: the pass would refuse this row, so a refusal that names it came too late.
+    csv.push_str("50,10\n");
+    fs::write(&input, &csv).unwrap();
+    let args = ["--space", "latlon", "--center", "45,10", "--radius", "50m", "--epsilon", "0.001"];
+    let out = bin().args(["mean", "--input", s(&input), "--seed", "1"]).args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("before computing the mean") && err.contains("1000 rows"), "{err}");
+    assert!(err.contains("--radius 50m") && err.contains("--epsilon 0.001") && !err.contains("SPD"), "{err}");
+    assert!(!err.contains("row 1000"), "{err}");
+    // 10⁴ rows within 1 km at ε = 100: κ ≈ 3·10⁹, refused on main by the sampler's cap of 1e6.
+    let mut csv = String::from("lat,lon\n");
+    for i in 0..10_000 {
+        csv.push_str(&format!("{},{}\n", 45.0 + 0.001 * ((i % 7) as f64 - 3.0), 10.0 + 0.001 * ((i % 5) as f64 - 2.0)));
+    }
+    fs::write(&input, &csv).unwrap();
+    let args = ["--space", "latlon", "--center", "45,10", "--radius", "1km", "--epsilon", "100", "--json"];
+    let out = bin().args(["mean", "--input", s(&input), "--seed", "1"]).args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json(&out.stdout);
+    assert!(v["rounding_cost"].as_f64().unwrap() <= 1.0, "{v}");
+}

@@ -548,6 +548,13 @@ impl MeanPlan {
         .to_string())
     }
 
+    /// Refuses, before any data is read, a release over `n` rows at `epsilon` that its parameters alone rule
+    /// out (a rounding that would cost more than a tenth of epsilon): called before the Karcher iteration.
+    #[pyo3(signature = (n, epsilon, conditioning="auto"))]
+    fn check(&self, n: u64, epsilon: f64, conditioning: &str) -> PyResult<()> {
+        self.inner.check(n, epsilon, self::conditioning(conditioning)?).map_err(bad)
+    }
+
     /// The exact mean of the rows of `batches` on this machine: (mean coordinates, pass at the mean).
     fn fit(&self, py: Python<'_>, batches: Vec<PyArrowType<RecordBatch>>) -> PyResult<(Vec<f64>, PassTuple)> {
         let batches: Vec<RecordBatch> = batches.into_iter().map(|b| b.0).collect();

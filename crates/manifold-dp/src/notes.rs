@@ -75,9 +75,15 @@ pub fn mean_warnings(f: &MeanFacts) -> Vec<String> {
         ));
     }
     if f.rounding_cost > ROUNDING_SHARE_WARNING * f.epsilon {
+        // On SPD the cost grows with the condition numbers of a wide ball; on spheres and SO(3) with the noise's
+        // concentration ∝ n·ε/r, and it is a smaller share of a larger ε (`docs/proofs/float_safety.md` §4).
+        let advice = match f.space {
+            Space::Spd(_) => "a centre closer to the data and a smaller radius cost less",
+            _ => "its share of epsilon shrinks as epsilon grows; a random subsample of the rows costs less",
+        };
         out.push(format!(
             "rounding the release float-safely costs {} of the epsilon {} (taken inside it: the noise is \
-             calibrated at the rest): a centre closer to the data and a smaller radius cost less",
+             calibrated at the rest): {advice}",
             short(f.rounding_cost),
             short(f.epsilon)
         ));

@@ -246,6 +246,23 @@ pub fn run(args: MeanArgs) -> Result<()> {
     )?;
     let names = column_names(space, &args)?;
     let (batches, rows) = read_all(TableReader::open(path, in_fmt, args.delimiter, false)?, path)?;
+    // Refusals that depend only on the row count, the radius and ε come before the Karcher iteration (with
+    // --outside drop the count is known only after the pass; the release checks again).
+    if outside != Outside::Drop {
+        let total: u64 = batches.iter().map(|b| b.num_rows() as u64).sum();
+        if let Err(e) = plan.check(total, args.epsilon, conditioning) {
+            return Err(match e {
+                manifold_dp_arrow::Error::Library(e @ LibError::NumericalLimit(_)) => BadInput(format!(
+                    "{e}\nNothing was released (checked before computing the mean): {total} rows, --radius \
+                     {radius_text}, --epsilon {}; the cost grows with the rows and shrinks as --epsilon or --radius \
+                     grows",
+                    args.epsilon
+                ))
+                .into(),
+                e => plan_error(path, e),
+            });
+        }
+    }
     let fit = plan.fit(&batches).map_err(|e| plan_error(path, e))?;
     if let Some((i, problem)) = &fit.pass.problem {
         let at = locate(path, rows[*i]);

@@ -33,7 +33,9 @@ use crate::manifold::{
     frechet_sensitivity,
 };
 use crate::mechanism::Mechanism;
-use crate::privacy::float_safety::{RIEMANNIAN_SPACING_BELOW_NOISE_LOG2, Rounding, spd_log_chart_error};
+use crate::privacy::float_safety::{
+    MEAN_SPACING_BELOW_NOISE_LOG2, RIEMANNIAN_SPACING_BELOW_NOISE_LOG2, Rounding, spd_log_chart_error,
+};
 use crate::privacy::{Guarantee, Metric};
 use crate::sample::k_norm::EuclideanLaplace;
 use crate::sample::laplace_so3::LaplaceSo3Noise;
@@ -168,6 +170,19 @@ pub trait LaplaceManifold: Manifold {
     /// Rounds a release onto `rounding`'s grid.
     fn snap_point(&self, _rounding: &Rounding, _y: &mut Self::Point) {}
 
+    /// The unit of [`Manifold::distance`] as messages name it: "rad" on spheres and SO(3).
+    fn distance_unit(&self) -> &'static str {
+        "rad"
+    }
+
+    /// What a refusal for a costly rounding advises, after "double precision cannot round it finely enough for
+    /// n rows within r of the centre at ε": on spheres and SO(3) the cost grows with the noise's concentration
+    /// κ = 1/σ ∝ n·ε/r and shrinks relative to ε as ε grows (`docs/proofs/float_safety.md` §4).
+    fn rounding_refusal_advice(&self) -> &'static str {
+        "the noise is finer than double precision resolves with a cheap grid; use a larger epsilon, a random \
+         subsample of the rows, or a larger radius"
+    }
+
     /// One float-safe draw of the Laplace law at `footpoint`: by default the exact draw, snapped onto
     /// `rounding`'s grid.
     fn sample_rounded<R: Rng + ?Sized>(
@@ -235,17 +250,24 @@ fn truncated_mean(law: &dyn AngularLaw, within: Option<f64>, scale: f64) -> f64 
     }
 }
 
+impl Sphere {
+    /// The Riemannian Laplace's grid with cells up to 2^-`below_log2` of the noise scale σ.
+    fn laplace_rounding(&self, sigma: f64, below_log2: i32) -> Option<Rounding> {
+        // The angle sampler's acceptance test errs by a proven α (float_safety.md §3f, §3g, Lemma R): 4α more.
+        let alpha = self.laplace_noise(sigma, None).ok()?.acceptance_error();
+        let rounding = Rounding::for_directions_below(self.ambient(), 1.0 / sigma, 1.0 / sigma, below_log2);
+        Some(rounding.with_acceptance_error(alpha))
+    }
+}
+
 impl LaplaceManifold for Sphere {
     fn rounding(&self, sigma: f64) -> Option<Rounding> {
-        // The angle sampler's acceptance test errs by a proven α (float_safety.md §3f, Lemma R): 4α more.
-        let alpha = self.laplace_noise(sigma, None).ok()?.acceptance_error();
-        let rounding = Rounding::for_directions_below(
-            self.ambient(),
-            1.0 / sigma,
-            1.0 / sigma,
-            RIEMANNIAN_SPACING_BELOW_NOISE_LOG2,
-        );
-        Some(rounding.with_acceptance_error(alpha))
+        self.laplace_rounding(sigma, RIEMANNIAN_SPACING_BELOW_NOISE_LOG2)
+    }
+
+    /// The private mean's grid: cells up to 2^-10 of σ ([`MEAN_SPACING_BELOW_NOISE_LOG2`]).
+    fn rounding_in_ball(&self, sigma: f64, _center: &DVector<f64>, _radius: f64) -> Option<Rounding> {
+        self.laplace_rounding(sigma, MEAN_SPACING_BELOW_NOISE_LOG2)
     }
 
     fn snap_point(&self, rounding: &Rounding, y: &mut DVector<f64>) {
@@ -273,12 +295,21 @@ impl LaplaceManifold for Sphere {
     }
 }
 
+/// The SO(3) Riemannian Laplace's grid with cells up to 2^-`below_log2` of the noise scale σ.
+fn so3_laplace_rounding(sigma: f64, below_log2: i32) -> Option<Rounding> {
+    // The SO(3) Laplace's acceptance test errs by a proven α (float_safety.md §3f, Lemma R): 4α more.
+    let alpha = So3.laplace_noise(sigma, None).ok()?.acceptance_error();
+    Some(Rounding::for_rotations_below(1.0 / sigma, 1.0 / sigma, below_log2).with_acceptance_error(alpha))
+}
+
 impl LaplaceManifold for So3 {
     fn rounding(&self, sigma: f64) -> Option<Rounding> {
-        // The SO(3) Laplace's acceptance test errs by a proven α (float_safety.md §3f, Lemma R): 4α more.
-        let alpha = self.laplace_noise(sigma, None).ok()?.acceptance_error();
-        let rounding = Rounding::for_rotations_below(1.0 / sigma, 1.0 / sigma, RIEMANNIAN_SPACING_BELOW_NOISE_LOG2);
-        Some(rounding.with_acceptance_error(alpha))
+        so3_laplace_rounding(sigma, RIEMANNIAN_SPACING_BELOW_NOISE_LOG2)
+    }
+
+    /// The private mean's grid: cells up to 2^-10 of σ ([`MEAN_SPACING_BELOW_NOISE_LOG2`]).
+    fn rounding_in_ball(&self, sigma: f64, _center: &UnitQuaternion<f64>, _radius: f64) -> Option<Rounding> {
+        so3_laplace_rounding(sigma, MEAN_SPACING_BELOW_NOISE_LOG2)
     }
 
     fn snap_point(&self, rounding: &Rounding, y: &mut nalgebra::UnitQuaternion<f64>) {
@@ -307,6 +338,15 @@ impl LaplaceManifold for So3 {
 }
 
 impl LaplaceManifold for SpdAffine {
+    fn distance_unit(&self) -> &'static str {
+        "(the metric's distance)"
+    }
+
+    fn rounding_refusal_advice(&self) -> &'static str {
+        "the condition numbers in a wide ball amplify its rounding errors; use a centre closer to the data and a \
+         smaller radius, conditioning on the ball, or the log-Euclidean metric"
+    }
+
     type Noise = SpdLaplaceNoise;
 
     const NEEDS_BALL: bool = true;
@@ -569,6 +609,15 @@ impl SpdLogEuclidean {
 }
 
 impl LaplaceManifold for SpdLogEuclidean {
+    fn distance_unit(&self) -> &'static str {
+        "(the metric's distance)"
+    }
+
+    fn rounding_refusal_advice(&self) -> &'static str {
+        "the condition numbers in a wide ball amplify its rounding errors; use a centre closer to the data and a \
+         smaller radius, conditioning on the ball, or the log-Euclidean metric"
+    }
+
     type Noise = EuclideanLaplace;
 
     const ROUNDS_IN_CHART: bool = true;
@@ -966,11 +1015,12 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         let too_costly = |cost: f64| {
             Error::NumericalLimit(format!(
                 "rounding this release onto a float-safe grid would cost {} of privacy loss, more than a tenth of \
-                 epsilon = {epsilon}: double precision cannot compute it finely enough for {n} points within \
-                 {radius} of the centre (SPD: the condition numbers in a wide ball amplify its rounding errors); \
-                 use a centre closer to the data and a smaller radius, --conditioning ball, or the log-Euclidean \
-                 metric",
-                crate::privacy::guarantee::short(cost)
+                 epsilon = {epsilon}: double precision cannot round it finely enough for {n} rows within {} {} of \
+                 the centre; {}",
+                crate::privacy::guarantee::short(cost),
+                crate::privacy::guarantee::short(radius),
+                manifold.distance_unit(),
+                manifold.rounding_refusal_advice()
             ))
         };
         let mut inner = epsilon;
@@ -1231,6 +1281,54 @@ mod tests {
         let v = sym_to_coords(&m);
         assert!((v.norm() - m.norm()).abs() < 1e-12);
         assert!((coords_to_sym(&v, 3) - m).amax() < 1e-12);
+    }
+
+    /// Issue 34 item 1: plans (no data) for 10⁶ and 10⁷ rows, 10⁶ locations within 300 km and rotations within
+    /// 20°, at ε from 0.01 to 5, are built, and at 10⁶ rows their rounding costs at most 1 % of ε wherever the
+    /// f64 pipeline allows it (the ε ≥ 1 cases; at 0.01 the cost is stated: `docs/proofs/float_safety.md` §4).
+    /// On main the latlon plans at ε ≥ 1 were refused (κ above the sampler's 1e6) and ε = 0.01 cost 10 %.
+    #[test]
+    fn means_of_millions_of_rows_are_planned_at_every_epsilon() {
+        let s2 = Sphere::new(3).unwrap();
+        let paris = DVector::from_vec(vec![0.6580, 0.0270, 0.7525]).normalize();
+        let km300 = 300.0 / 6371.0088;
+        let deg20 = 20f64.to_radians();
+        for n in [1_000_000usize, 10_000_000] {
+            for eps in [0.01, 0.1, 1.0, 5.0] {
+                let ll = PrivateFrechetMean::new(s2, paris.clone(), km300, n, eps, Conditioning::Auto);
+                let rot = PrivateFrechetMean::new(So3, UnitQuaternion::identity(), deg20, n, eps, Conditioning::Auto);
+                if n == 10_000_000 && eps == 0.01 {
+                    // Beyond what f64 can round at a tenth of ε: refused, in the user's terms.
+                    let Err(Error::NumericalLimit(m)) = ll else { panic!("latlon at 1e7 rows, ε = 0.01 planned") };
+                    assert!(m.contains("10000000 rows") && m.contains("epsilon = 0.01") && !m.contains("SPD"), "{m}");
+                    continue;
+                }
+                let (ll, rot) = (ll.unwrap(), rot.unwrap());
+                for (name, cost, noise) in [
+                    ("latlon", ll.rounding_cost(), ll.noise_epsilon()),
+                    ("so3", rot.rounding_cost(), rot.noise_epsilon()),
+                ] {
+                    eprintln!("{name} n {n} eps {eps}: cost {cost:.3e} ({:.2} %)", 100.0 * cost / eps);
+                    assert!(crate::privacy::rounding::add_up(noise, cost) <= eps);
+                    if n == 1_000_000 && eps >= 1.0 {
+                        assert!(cost <= 0.01 * eps, "{name} n {n} ε {eps}: {cost}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The airports' case of issue 34: 3376 locations at ε = 1000 within 2000 km of a public centre.
+    #[test]
+    fn a_few_thousand_locations_at_a_large_epsilon_are_planned() {
+        let s2 = Sphere::new(3).unwrap();
+        let center = DVector::from_vec(vec![0.0, 0.0, 1.0]);
+        for radius_km in [500.0, 2000.0, 5000.0] {
+            let m =
+                PrivateFrechetMean::new(s2, center.clone(), radius_km / 6371.0088, 3376, 1000.0, Conditioning::Auto)
+                    .unwrap();
+            assert!(m.rounding_cost() <= 0.01 * 1000.0, "{radius_km} km: {}", m.rounding_cost());
+        }
     }
 
     #[test]

@@ -40,11 +40,18 @@ pub fn sampler_error(chart: Chart) -> f64 {
 /// 2^-20, so rounding moves a release by less than 1e-6 of its expected error.
 const SPACING_BELOW_NOISE_LOG2: i32 = 20;
 
-/// The same for the Riemannian Laplace on spheres and SO(3), whose private means at large n have noise scales
-/// of 1e-5 rad and below, where 2^-20 of it would put cells within a few hundred pipeline and sampler errors
-/// (ε₀ 0.12 at 2·10⁴ locations within 300 km at ε = 1): 2^-14, so rounding moves a release by less than
-/// 6.1e-5 of its expected error (the affine-invariant SPD chart allows 1e-4, [`SPD_ROUNDING_OF_ERROR`]).
+/// The same for the Riemannian Laplace on spheres and SO(3) (its single-point form, and the log-Euclidean SPD
+/// chart), whose noise scales at large n are 1e-5 rad and below, where 2^-20 of it would put cells within a few
+/// hundred pipeline and sampler errors (ε₀ 0.12 at 2·10⁴ locations within 300 km at ε = 1): 2^-14, so rounding
+/// moves a release by less than 6.1e-5 of its expected error (the affine-invariant SPD chart allows 1e-4,
+/// [`SPD_ROUNDING_OF_ERROR`]).
 pub const RIEMANNIAN_SPACING_BELOW_NOISE_LOG2: i32 = 14;
+
+/// The private Fréchet means on spheres and SO(3): cells up to 2^-10 of the noise scale, so rounding moves a
+/// release by less than 1e-3 of its expected error. At 2^-14 the rotations' mean of 10⁶ rows within 20° at ε = 1
+/// paid 1.8 % of ε, where the cheapest spacing, 2^-10 of the noise, pays 0.39 % (issue 34;
+/// `docs/proofs/float_safety.md` §4).
+pub const MEAN_SPACING_BELOW_NOISE_LOG2: i32 = 10;
 
 /// The default grid of `chart` on S^{`dim`−1} (`dim` = 4 for quaternions) for a mechanism with ε per radian of
 /// the chart's angle and output density `lipschitz`-log-Lipschitz: among the spacings no coarser than 2^-20 of

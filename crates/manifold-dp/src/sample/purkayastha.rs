@@ -9,9 +9,15 @@
 //!   relative accuracy near the antipode (`docs/proofs/float_safety.md` §3f). cos θ and sin θ come from the
 //!   strip's start, tabulated once, rotated by the offset in the strip with short Taylor polynomials
 //!   ([`small_sin_cos`]), so the hot path has no transcendental call.
+//! - k ≥ 1 and κ > [`STRIPS_UP_TO`] (the private means of many rows): the law is all but planar, θ ≈ Gamma(k + 1,
+//!   κ). Exact rejection from that Gamma proposal (a pairwise sum of k + 1 full-precision exponentials, divided
+//!   by κ), rejected past π, accepted with probability (sin θ/θ)^k ∈ (0, 1], tested in logarithms against a
+//!   full-precision uniform. Scale-free: tested up to [`MAX_CONCENTRATION`] (`docs/proofs/float_safety.md`
+//!   §3g).
 
 use crate::error::{Error, Fallible};
 use crate::sample::log_concave::{Draw, LogConcave, LogConcaveTable, STRIPS};
+use crate::sample::normal::{gamma_integer, gamma_relative_error_units};
 use crate::sample::small_sin_cos;
 use crate::sample::sphere::point_at_angle_into;
 use crate::sample::trig::sin_cos_half_turn;
@@ -19,6 +25,28 @@ use crate::sample::uniform::TruncatedExp;
 use nalgebra::DVector;
 use rand::Rng;
 use std::f64::consts::PI;
+
+/// The largest concentration the strip tables serve (their α_LC is tested up to here, §3f); beyond it the
+/// Gamma proposal does, whose bits are its own.
+pub const STRIPS_UP_TO: f64 = 1e6;
+
+/// The largest concentration the sampler accepts, and where its end-of-range test runs: the private means of
+/// 10⁷ rows within a few metres at ε = 10⁶ stay below it, and beyond it the noise (θ ~ (n − 1)/κ < 10⁻¹²) is
+/// finer than any float-safe grid can resolve (their pipeline errors are ~10⁻¹⁴), so the rounding's cost
+/// refuses such releases before any draw.
+pub const MAX_CONCENTRATION: f64 = 1e16;
+
+/// The Gamma proposal's acceptance-test error α_G (`docs/proofs/float_safety.md` §3g) for k = n − 2: the
+/// proposal θ̂ within r·u of itself (r = [`gamma_relative_error_units`]`(k + 1)` plus the division by κ),
+/// which moves k ln(sin θ/θ) by at most k·r·u (|θ cot θ − 1| ≤ 1 for θ ≤ π/2); sin θ̂/θ̂ within 3.01u (libm's
+/// sine 2u, the division u), its logarithm 2u of its size (|ln(sin θ/θ)| ≤ ln(π/2) < 0.46), the product by k one
+/// rounding; the comparison with a full-precision ln V adds (5 + 4|ℓ|)u (Lemma R). Times 1.01.
+fn gamma_acceptance_error(k: f64) -> f64 {
+    let u = f64::EPSILON / 2.0;
+    let r = gamma_relative_error_units(k as usize + 1) + 1.0;
+    let ell = 0.46 * k;
+    1.01 * u * (k * (r + 3.01) + 3.0 * ell + 5.0 + 4.0 * ell)
+}
 
 /// The angle's log-density in half turns s = θ/π ∈ [0, 1]: k ln sin(πs) − κπs, k = n − 2 ≥ 1 (the Jacobian π
 /// is a constant). sin(πs) is taken from the nearer end, sin(π·min(s, 1 − s)), so it keeps its relative
@@ -64,10 +92,13 @@ struct Strips {
 pub struct PurkayasthaNoise {
     dim: usize,
     kappa: f64,
-    /// `None` on the circle (k = 0).
+    /// `None` on the circle (k = 0) and beyond [`STRIPS_UP_TO`].
     strips: Option<Strips>,
-    /// The circle's angle law, Exp(κ) truncated to [0, π], drawn by inversion at full precision (§3f).
-    circle: TruncatedExp,
+    /// k = n − 2 ≥ 0 beyond [`STRIPS_UP_TO`]: the Gamma(k + 1, κ) proposal.
+    gamma: Option<usize>,
+    /// The circle's angle law up to [`STRIPS_UP_TO`], Exp(κ) truncated to [0, π], drawn by inversion at full
+    /// precision (§3f).
+    circle: Option<TruncatedExp>,
 }
 
 impl PartialEq for PurkayasthaNoise {
@@ -96,11 +127,17 @@ impl Strips {
 }
 
 impl PurkayasthaNoise {
-    /// Purkayastha on S^{dim−1} (dim ≥ 2) with concentration `kappa` (finite, > 0).
+    /// Purkayastha on S^{dim−1} (dim ≥ 2) with concentration `kappa` (finite, > 0, at most
+    /// [`MAX_CONCENTRATION`]).
     pub fn new(dim: usize, kappa: f64) -> Fallible<Self> {
-        let kappa = crate::error::check_concentration(kappa, 1e6, "must be at most 1e6, where the sampler is tested")?;
+        let kappa = crate::error::check_concentration(
+            kappa,
+            MAX_CONCENTRATION,
+            "must be at most 1e16, where the sampler is tested",
+        )?;
         let dim = crate::space::sphere::check_dim(dim)?;
-        let strips = if dim > 2 {
+        let gamma = (kappa > STRIPS_UP_TO).then_some(dim - 2);
+        let strips = if dim > 2 && gamma.is_none() {
             let k = (dim - 2) as f64;
             let shape = Angle { k, kappa_pi: kappa * PI };
             let table = LogConcaveTable::new(&shape, k.atan2(kappa) / PI, 1.0).ok_or(Error::InvalidParameter {
@@ -113,7 +150,8 @@ impl PurkayasthaNoise {
         } else {
             None
         };
-        Ok(PurkayasthaNoise { dim, kappa, strips, circle: TruncatedExp::new(kappa, PI)? })
+        let circle = if dim == 2 && gamma.is_none() { Some(TruncatedExp::new(kappa, PI)?) } else { None };
+        Ok(PurkayasthaNoise { dim, kappa, strips, gamma, circle })
     }
 
     /// The concentration κ.
@@ -123,9 +161,30 @@ impl PurkayasthaNoise {
 
     /// One draw of the angle θ ∈ [0, π].
     pub fn sample_angle<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
-        match &self.strips {
-            None => self.circle_angle(rng),
-            Some(s) => PI * s.table.sample(&s.shape, rng).x,
+        match (&self.strips, self.gamma) {
+            (_, Some(k)) => self.gamma_angle(k, rng),
+            (None, None) => self.circle_angle(rng),
+            (Some(s), None) => PI * s.table.sample(&s.shape, rng).x,
+        }
+    }
+
+    /// Beyond [`STRIPS_UP_TO`]: θ ~ Gamma(k + 1, κ) proposed, rejected past π, accepted when
+    /// ln V < k·ln(sin θ/θ) for a full-precision uniform V (`docs/proofs/float_safety.md` §3g). The number of
+    /// proposals is geometric (acceptance above 0.99 at κ > 10⁶ for k ≤ 100, about 0.85 at k = 9998).
+    fn gamma_angle<R: Rng + ?Sized>(&self, k: usize, rng: &mut R) -> f64 {
+        loop {
+            let theta = gamma_integer(k + 1, rng) / self.kappa;
+            if theta > PI {
+                continue;
+            }
+            // On the circle (k = 0) every proposal within π is kept: Exp(κ) conditioned on [0, π].
+            if k == 0 {
+                return theta;
+            }
+            let ell = if theta > 0.0 { k as f64 * (theta.sin() / theta).ln() } else { 0.0 };
+            if crate::sample::uniform::ln_unit(rng) < ell {
+                return theta;
+            }
         }
     }
 
@@ -133,19 +192,31 @@ impl PurkayasthaNoise {
     /// float_safety.md` §3f, Lemma R), for `Rounding::with_acceptance_error`: the strip table's for n ≥ 3, 0 on
     /// the circle (inversion, no test).
     pub fn acceptance_error(&self) -> f64 {
-        self.strips.as_ref().map_or(0.0, |s| s.table.acceptance_error())
+        match (&self.strips, self.gamma) {
+            (_, Some(0)) => 0.0,
+            (_, Some(k)) => gamma_acceptance_error(k as f64),
+            (Some(s), None) => s.table.acceptance_error(),
+            (None, None) => 0.0,
+        }
     }
 
     /// On the circle: the inverse CDF of e^{−κθ} on [0, π], from a uniform read at full precision at both ends
     /// (within 40·2^-53·π of the exact inverse of the real uniform, tails included: float_safety.md §3f).
     fn circle_angle<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
-        self.circle.sample(rng)
+        match &self.circle {
+            Some(circle) => circle.sample(rng),
+            None => self.gamma_angle(0, rng),
+        }
     }
 
     /// (cos θ, sin θ) of one draw of θ: from the strip's tabulated start rotated by the offset, or from θ
     /// itself (libm in the tails; on the circle `sample::trig`'s table, within 9·2^-53).
     #[inline]
     fn sample_cos_sin<R: Rng + ?Sized>(&self, rng: &mut R) -> (f64, f64) {
+        if let Some(k) = self.gamma {
+            let (sin, cos) = self.gamma_angle(k, rng).sin_cos();
+            return (cos, sin);
+        }
         let Some(s) = &self.strips else {
             let (sin, cos) = sin_cos_half_turn(self.circle_angle(rng));
             return (cos, sin);
@@ -195,6 +266,70 @@ mod tests {
                 assert!((cos - c0).abs() <= tol && (sin - s0).abs() <= tol, "n {dim}, kappa {kappa}, theta {}", d.x);
                 assert!((cos * cos + sin * sin - 1.0).abs() < 1e-15);
             }
+        }
+    }
+
+    /// sup_x |F_n(x) − F(x)| of sorted draws against a continuous CDF.
+    fn ks(draws: &mut [f64], cdf: impl Fn(f64) -> f64) -> f64 {
+        draws.sort_by(f64::total_cmp);
+        let n = draws.len() as f64;
+        draws.iter().enumerate().fold(0.0f64, |d, (i, &x)| {
+            let f = cdf(x);
+            d.max((f - i as f64 / n).abs()).max(((i + 1) as f64 / n - f).abs())
+        })
+    }
+
+    /// Gamma(m, 1)'s CDF for integer m: 1 − e^{−x} Σ_{j<m} x^j/j!.
+    fn gamma_cdf(m: usize, x: f64) -> f64 {
+        let (mut term, mut sum) = (1.0, 1.0);
+        for j in 1..m {
+            term *= x / j as f64;
+            sum += term;
+        }
+        1.0 - (-x).exp() * sum
+    }
+
+    /// The ends of the sampler's range beyond the strips (docs/proofs/float_safety.md §3g), with exact critical
+    /// values (DKW, false failure ≤ 1e-6 per check): for κ ≥ 10⁶ the angle's exact law is Gamma(n − 1, κ) times
+    /// (sin θ/θ)^{n−2} = 1 − O((n − 2)n²/κ²), so κθ's CDF is Gamma(n − 1, 1)'s within 1e-10, far below the test's
+    /// resolution. Checked at the cap κ = 1e16 and just past the strips (κ = 1.000001e6, the Gamma path) on the
+    /// circle, S² and S³, and just below them (κ = 1e6, the strips). Negative control: a law 5 % wider (κ·0.95)
+    /// is rejected by the same threshold.
+    #[test]
+    fn the_angle_law_holds_at_both_ends_of_the_gamma_range() {
+        use crate::sample::exact_cell::test_support::dkw_threshold;
+        const DRAWS: usize = 200_000;
+        let threshold = dkw_threshold(DRAWS, 1e-6) + 1e-10;
+        let mut seed = 0;
+        for dim in [2usize, 3, 4] {
+            for kappa in [1e16, 1.000001e6, 1e6] {
+                seed += 1;
+                let noise = PurkayasthaNoise::new(dim, kappa).unwrap();
+                assert_eq!(noise.gamma.is_some(), kappa > STRIPS_UP_TO);
+                let mut rng = seeded_rng_for_experiments(seed);
+                let mut scaled: Vec<f64> = (0..DRAWS).map(|_| noise.sample_angle(&mut rng) * kappa).collect();
+                let d = ks(&mut scaled, |x| gamma_cdf(dim - 1, x));
+                assert!(d < threshold, "n {dim}, κ {kappa}: KS {d} ≥ {threshold}");
+                let control = ks(&mut scaled, |x| gamma_cdf(dim - 1, 0.95 * x));
+                assert!(control > threshold, "n {dim}, κ {kappa}: the 5 % wider law is not rejected ({control})");
+            }
+        }
+        assert!(PurkayasthaNoise::new(3, 1.01e16).is_err());
+    }
+
+    /// The Gamma path's α_G (§3g) stays tiny at every dimension, and the cos, sin it feeds the point are libm's
+    /// of the drawn angle.
+    #[test]
+    fn the_gamma_acceptance_error_is_small_at_every_dimension() {
+        for k in [1.0, 2.0, 100.0, 9998.0] {
+            assert!(gamma_acceptance_error(k) < 1e-10, "k {k}: {}", gamma_acceptance_error(k));
+        }
+        let noise = PurkayasthaNoise::new(3, 1e12).unwrap();
+        assert!(noise.acceptance_error() > 0.0 && noise.acceptance_error() < 1e-13);
+        let mut rng = seeded_rng_for_experiments(9);
+        for _ in 0..1000 {
+            let (c, s) = noise.sample_cos_sin(&mut rng);
+            assert!(s > 0.0 && s < 1e-10 && c == 1.0);
         }
     }
 }
