@@ -881,7 +881,7 @@ fn direction_point(space: Space, format: Option<&str>, values: &[f64]) -> Result
 }
 
 /// A unit vector in the table's form.
-fn direction_values(space: Space, format: Option<&str>, x: &[f64]) -> Result<Vec<f64>, Error> {
+pub(crate) fn direction_values(space: Space, format: Option<&str>, x: &[f64]) -> Result<Vec<f64>, Error> {
     let names = crate::direction::default_names(space);
     let batch = one_row(space, &vec![0.0; names.len()])?;
     let cols = DirectionColumns::locate(&batch.schema(), space, format, None)?;

@@ -65,6 +65,20 @@ impl Embedding {
         Ok(Embedding::Sphere(n))
     }
 
+    /// The embedding of a registry space: so3, and the spheres (sphere:N, latlon as S², circle and timeofday as
+    /// S¹); refused elsewhere.
+    pub fn of_space(space: crate::registry::Space) -> Fallible<Self> {
+        use crate::registry::Space;
+        match space {
+            Space::So3 => Ok(Embedding::So3),
+            Space::Spd(_) | Space::Real => Err(Error::NotApplicable(format!(
+                "the extrinsic estimator applies to so3, sphere:N, latlon, circle and timeofday, not {space} (its \
+                 means need a public ball or bounds: use the Fréchet estimator)"
+            ))),
+            _ => Self::sphere(space.sphere_dim().expect("a sphere")),
+        }
+    }
+
     /// The dimension D of the embedding: 9, or N.
     pub fn dim(self) -> usize {
         match self {
