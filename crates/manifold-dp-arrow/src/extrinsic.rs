@@ -9,7 +9,7 @@ use crate::{DirectionColumns, Error, RotationColumns};
 use arrow_array::RecordBatch;
 use manifold_dp::Error as LibError;
 use manifold_dp::mechanism::{Embedding, ExtrinsicMean, ExtrinsicSum};
-use manifold_dp::privacy::{Grid, Guarantee};
+use manifold_dp::privacy::{Grid, Guarantee, StatedGuarantee};
 use manifold_dp::registry::Space;
 use manifold_dp::space::representation::Representation;
 use nalgebra::{Quaternion, UnitQuaternion};
@@ -33,6 +33,8 @@ pub struct ExtrinsicMeanRelease {
     pub mean: Option<Vec<f64>>,
     /// Pure ε-DP for data sets of n rows anywhere on the space that differ in one row.
     pub guarantee: Guarantee,
+    /// The same, with its neighbouring relation, rows and domain (what front ends print).
+    pub stated: StatedGuarantee,
     /// Δ₂ of the computed embedded mean (2√2/n on so3, 2/n on spheres, plus twice its float error).
     pub sensitivity: f64,
     /// The K-norm scale σ = Δ/ε′.
@@ -212,6 +214,7 @@ impl ExtrinsicPlan {
         Ok(ExtrinsicMeanRelease {
             mean,
             guarantee: mech.guarantee(),
+            stated: mech.stated_guarantee(),
             sensitivity: mech.sensitivity(),
             sigma: mech.sigma(),
             expected_error: mech.expected_error(),

@@ -358,6 +358,21 @@ impl ExtrinsicMean {
         Guarantee::PureDp { epsilon: self.epsilon }
     }
 
+    /// [`ExtrinsicMean::guarantee`] with what it holds between: data sets of n rows anywhere on the space that
+    /// differ in one row (replaced).
+    pub fn stated_guarantee(&self) -> crate::privacy::StatedGuarantee {
+        let domain = match self.embedding {
+            Embedding::So3 => "rows anywhere on SO(3)".to_string(),
+            Embedding::Sphere(n) => format!("rows anywhere on S^{}", n - 1),
+        };
+        crate::privacy::StatedGuarantee {
+            guarantee: self.guarantee(),
+            neighbouring: crate::privacy::Neighbouring::ReplaceOneRow,
+            rows: self.n,
+            domain,
+        }
+    }
+
     /// The embedding.
     pub fn embedding(&self) -> Embedding {
         self.embedding
@@ -480,7 +495,7 @@ impl ExtrinsicMean {
         let mut out = Vec::new();
         if !release.stable() {
             let what = match self.embedding {
-                Embedding::So3 => "the gap between its two largest signed singular values",
+                Embedding::So3 => "half of s₂ + s₃, the sum of its two smallest signed singular values",
                 Embedding::Sphere(_) => "its norm",
             };
             out.push(format!(

@@ -232,7 +232,7 @@ fn the_projection_is_the_nearest_rotation() {
 /// Concentrated data: stable releases whose stated 95 % error bound covers the exact extrinsic mean's
 /// projection at least 95 % of the time (misses ~ Binomial(2000, ≤ 0.05): more than 170 has probability
 /// below 1e-9). Evenly spread data (the 24 rotations of the octahedral group, or ± pairs of unit vectors: an
-/// exact mean of 0): unstable, said so, with a degeneracy probability near 1.
+/// exact mean of 0): unstable, said so (the degeneracy probability is then a p-value, uniform on (0, 1)).
 #[test]
 fn the_instability_statement_says_when_the_projection_means_nothing() {
     let mut rng = seeded_rng_for_experiments(7);
@@ -284,7 +284,7 @@ fn the_instability_statement_says_when_the_projection_means_nothing() {
     assert!(sum.sum.iter().all(|x| x.abs() < 1e-12));
     let mech = ExtrinsicMean::new(Embedding::So3, 48, sum.depth, 1.0).unwrap();
     let r = mech.release(&sum, &mut rng).unwrap();
-    assert!(!r.stable() && r.degeneracy_probability > 0.5, "{r:?}");
+    assert!(!r.stable() && r.degeneracy_probability > 1e-3, "{r:?}");
     let w = mech.warnings(&r);
     assert!(w.len() == 1 && w[0].starts_with("the projection is unstable"), "{w:?}");
     let pm: Vec<DVector<f64>> = (0..50)
@@ -296,7 +296,7 @@ fn the_instability_statement_says_when_the_projection_means_nothing() {
     let sum = ExtrinsicSum::of_directions(&pm, 3).unwrap();
     let mech = ExtrinsicMean::new(Embedding::Sphere(3), 100, sum.depth, 1.0).unwrap();
     let r = mech.release(&sum, &mut rng).unwrap();
-    assert!(!r.stable() && r.degeneracy_probability > 0.5, "{r:?}");
+    assert!(!r.stable() && r.degeneracy_probability > 1e-3, "{r:?}");
 }
 
 #[test]
