@@ -137,4 +137,13 @@ class MeanPlan:
     ) -> str: ...
     def fit(self, batch: pa.RecordBatch) -> Tuple[List[float], Pass]: ...
 
+def extrinsic_mean(
+    batch: pa.RecordBatch,
+    space: str,
+    epsilon: float,
+    format: Optional[str] = None,
+    columns: Optional[Sequence[str]] = None,
+    seed: Optional[int] = None,
+) -> Tuple[Optional[str], Optional[Rejected]]: ...
+
 class DrawUnrepresentable(ValueError): ...
