@@ -155,15 +155,13 @@ pub fn run(args: MeanArgs) -> Result<()> {
     if args.estimator == EstimatorArg::Extrinsic {
         return run_extrinsic(args, space);
     }
-    if args.center.is_none() || args.radius.is_none() {
-        if args.bounds.is_none() {
-            return Err(BadInput(
-                "give --center and --radius (the public ball every row lies in) for the Fréchet mean, or \
-                 --estimator extrinsic for data anywhere on the space"
-                    .into(),
-            )
-            .into());
-        }
+    if (args.center.is_none() || args.radius.is_none()) && args.bounds.is_none() {
+        return Err(BadInput(
+            "give --center and --radius (the public ball every row lies in) for the Fréchet mean, or --estimator \
+             extrinsic for data anywhere on the space"
+                .into(),
+        )
+        .into());
     }
     let conditioning = match args.conditioning {
         ConditioningArg::Auto => Conditioning::Auto,

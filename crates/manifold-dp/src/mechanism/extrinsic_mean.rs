@@ -557,7 +557,7 @@ pub fn nearest_rotation(m: &[f64]) -> (Option<Vec<f64>>, f64) {
     order.sort_by(|&i, &j| eig.eigenvalues[j].total_cmp(&eig.eigenvalues[i]));
     let scale = k.norm();
     let gap = eig.eigenvalues[order[0]] - eig.eigenvalues[order[1]] - 1e-12 * scale;
-    if !(gap > 0.0) {
+    if gap.is_nan() || gap <= 0.0 {
         return (None, 0.0);
     }
     let v = eig.eigenvectors.column(order[0]);

@@ -67,7 +67,7 @@ fn adversarial_neighbours_move_the_computed_mean_by_at_most_the_sensitivity() {
             let axis = random_unit(&mut rng, 3);
             let flip = UnitQuaternion::from_quaternion(Quaternion::new(0.0, axis[0], axis[1], axis[2]));
             let i = n / 2;
-            data[i] = data[i] * flip;
+            data[i] *= flip;
             let b = ExtrinsicSum::of_rotations(&data).unwrap();
             assert_eq!(a.depth, b.depth);
             let mech = ExtrinsicMean::new(Embedding::So3, n as u64, a.depth, 1.0).unwrap();
