@@ -446,6 +446,10 @@ class MeanResult:
     inside the ε asked (its ε₀, twice when ``conditioned``): the guarantee is exactly that ε, and the noise is
     calibrated at ``noise_epsilon``, with ``noise_epsilon + rounding_cost ≤ ε``.
 
+    With ``outside="drop"`` the ``guarantee`` says what it does not protect: ``neighbouring:
+    "replace_one_row_in_ball"``, ``rows`` (the rows kept), ``domain`` and ``not_protected`` (whether a row lies outside,
+    and how many do — which ``sigma``, ``sensitivity`` and ``n`` reveal; ``docs/proofs/mean_outside_ball.md``).
+
     With ``estimator="extrinsic"`` the ``guarantee`` also says between which data sets it holds
     (``neighbouring: "replace_one_row"``, ``rows``, ``domain``); ``sensitivity``, ``sigma`` and ``expected_error``
     are in the embedding (Frobenius between rotation matrices, chordal between unit vectors); ``error_bound`` is

@@ -21,7 +21,7 @@ use manifold_dp::manifold::{
     karcher_step, karcher_step_of_length,
 };
 use manifold_dp::mechanism::{Conditioning, LaplaceManifold, PrivateFrechetMean};
-use manifold_dp::privacy::{Grid, Guarantee};
+use manifold_dp::privacy::{Grid, Guarantee, StatedGuarantee};
 use manifold_dp::registry::Space;
 use manifold_dp::space::representation::Representation;
 use manifold_dp::space::so3::Tolerance;
@@ -248,6 +248,9 @@ pub struct MeanRelease {
     pub rounding_cost: f64,
     /// The ε′ the noise is calibrated at: the ε asked less the rounding cost (ε′ + cost ≤ ε, rounded up).
     pub noise_epsilon: f64,
+    /// With `outside = drop`: the guarantee with its neighbouring relation and what it does not protect
+    /// (whether a row lies outside, and the in-ball count σ reveals); what front ends print then.
+    pub stated: Option<StatedGuarantee>,
 }
 
 /// A single-machine fit: the exact (non-private) mean and the pass at it.
@@ -752,9 +755,11 @@ impl MeanPlan {
             };
             let sensitivity = widths / n as f64;
             let laplace = manifold_dp::mechanism::scalar::ScalarLaplace::for_epsilon(sensitivity, epsilon)?;
+            let guarantee = Guarantee::PureDp { epsilon: laplace.epsilon() };
             return Ok(MeanRelease {
                 mean: laplace.release(mean, rng)?,
-                guarantee: Guarantee::PureDp { epsilon: laplace.epsilon() },
+                stated: self.stated_if_dropped(guarantee, n, "values within the public bounds".into()),
+                guarantee,
                 sensitivity,
                 sigma: laplace.scale(),
                 expected_error: laplace.scale(),
@@ -776,8 +781,11 @@ impl MeanPlan {
                 self.options,
             )?;
             let private = mech.release_mean(&m.point_at(mean)?, rng)?;
+            let domain =
+                format!("rows within {} (the public radius, in the space's distance unit) of the centre", self.radius);
             Ok(MeanRelease {
                 mean: self.table_form(&m.coordinates(&private))?,
+                stated: self.stated_if_dropped(mech.guarantee(), n, domain),
                 guarantee: mech.guarantee(),
                 sensitivity: mech.sensitivity(),
                 sigma: mech.sigma(),
@@ -789,6 +797,12 @@ impl MeanPlan {
                 noise_epsilon: mech.noise_epsilon(),
             })
         })
+    }
+
+    /// With `outside = drop`, the guarantee stated with what it does not protect
+    /// ([`StatedGuarantee::dropped_outside`]); `None` otherwise (every row is protected).
+    fn stated_if_dropped(&self, guarantee: Guarantee, kept: u64, domain: String) -> Option<StatedGuarantee> {
+        (self.outside == Outside::Drop).then(|| StatedGuarantee::dropped_outside(guarantee, kept, domain))
     }
 
     /// Coordinates in the table's form.

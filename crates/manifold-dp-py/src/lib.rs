@@ -512,7 +512,11 @@ impl MeanPlan {
         })?;
         Ok(serde_json::json!({
             "mean": out.mean,
-            "guarantee": out.guarantee,
+            // With outside="drop", the guarantee says what it does not protect.
+            "guarantee": match &out.stated {
+                Some(stated) => serde_json::json!(stated),
+                None => serde_json::json!(out.guarantee),
+            },
             "sensitivity": out.sensitivity,
             "sigma": out.sigma,
             "expected_error": out.expected_error,

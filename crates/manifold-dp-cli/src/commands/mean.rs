@@ -336,7 +336,11 @@ pub fn run(args: MeanArgs) -> Result<()> {
             "n": n,
             "mean": released.mean,
             "epsilon": args.epsilon,
-            "guarantee": guarantee,
+            // With --outside drop, the guarantee says what it does not protect.
+            "guarantee": match &released.stated {
+                Some(stated) => json!(stated),
+                None => json!(guarantee),
+            },
             "radius": radius,
             "outside": outside.to_string(),
             "dropped": fit.pass.dropped,

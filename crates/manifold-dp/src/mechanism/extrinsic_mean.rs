@@ -370,6 +370,7 @@ impl ExtrinsicMean {
             neighbouring: crate::privacy::Neighbouring::ReplaceOneRow,
             rows: self.n,
             domain,
+            not_protected: None,
         }
     }
 

@@ -12,6 +12,10 @@ use serde::Serialize;
 pub enum Neighbouring {
     /// Data sets of the same number of rows that differ in one row (replaced by any other row of the domain).
     ReplaceOneRow,
+    /// Tables with the same rows outside the public ball (or bounds) that differ in one row lying inside it in
+    /// both, replaced by another such row: the relation a mean with `outside = drop` is private for
+    /// (`docs/proofs/mean_outside_ball.md` §2).
+    ReplaceOneRowInBall,
 }
 
 /// A guarantee as a front end prints it for a central release.
@@ -26,6 +30,29 @@ pub struct StatedGuarantee {
     pub rows: u64,
     /// Where the rows may lie, for people (e.g. "anywhere on SO(3)").
     pub domain: String,
+    /// What the guarantee does not protect, for people (absent where it protects every row).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_protected: Option<String>,
+}
+
+impl StatedGuarantee {
+    /// The guarantee of a mean whose rows outside the public ball (or bounds) were dropped: over the `kept` rows
+    /// inside, between tables with the same rows outside, and what that leaves unprotected — whether a row lies
+    /// outside, and how many do, which the noise scale σ = Δ(kept)/ε reveals (as do Δ and n).
+    pub fn dropped_outside(guarantee: Guarantee, kept: u64, domain: String) -> Self {
+        StatedGuarantee {
+            guarantee,
+            neighbouring: Neighbouring::ReplaceOneRowInBall,
+            rows: kept,
+            domain,
+            not_protected: Some(
+                "whether a row lies outside (its row is dropped), and how many rows do: the mean is over the rows \
+                 inside, and its noise scale sigma = sensitivity(n)/epsilon, the sensitivity and n all reveal that \
+                 count"
+                    .into(),
+            ),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -39,6 +66,7 @@ mod tests {
             neighbouring: Neighbouring::ReplaceOneRow,
             rows: 214,
             domain: "anywhere on SO(3)".into(),
+            not_protected: None,
         };
         let text = serde_json::to_string(&s).unwrap();
         assert_eq!(
@@ -46,6 +74,22 @@ mod tests {
             r#"{"notion":"pure_dp","epsilon":1.0,"neighbouring":"replace_one_row","rows":214,"domain":"anywhere on SO(3)"}"#
         );
         let back: Guarantee = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, Guarantee::PureDp { epsilon: 1.0 });
+    }
+}
+
+#[cfg(test)]
+mod dropped_tests {
+    use super::*;
+
+    #[test]
+    fn a_drop_mean_states_what_it_does_not_protect() {
+        let s = StatedGuarantee::dropped_outside(Guarantee::PureDp { epsilon: 1.0 }, 90, "rows within 0.5 rad".into());
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(v["neighbouring"], "replace_one_row_in_ball");
+        assert_eq!(v["rows"], 90);
+        assert!(v["not_protected"].as_str().unwrap().contains("how many rows do"));
+        let back: Guarantee = serde_json::from_value(v).unwrap();
         assert_eq!(back, Guarantee::PureDp { epsilon: 1.0 });
     }
 }
