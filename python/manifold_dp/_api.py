@@ -444,7 +444,19 @@ class MeanResult:
     onto (``{"chart": ..., "spacing_log2": ...}``, as in the guarantees of ``privatize``; ``None`` for ``real``,
     whose release is drawn exactly on a power-of-two grid); ``rounding_cost`` is what rounding costs, taken
     inside the ε asked (its ε₀, twice when ``conditioned``): the guarantee is exactly that ε, and the noise is
-    calibrated at ``noise_epsilon``, with ``noise_epsilon + rounding_cost ≤ ε``."""
+    calibrated at ``noise_epsilon``, with ``noise_epsilon + rounding_cost ≤ ε``.
+
+    With ``outside="drop"`` the ``guarantee`` says what it does not protect: ``neighbouring:
+    "replace_one_row_in_ball"``, ``rows`` (the rows kept), ``domain`` and ``not_protected`` (whether a row lies outside,
+    and how many do — which ``sigma``, ``sensitivity`` and ``n`` reveal; ``docs/proofs/mean_outside_ball.md``).
+
+    With ``estimator="extrinsic"`` the ``guarantee`` also says between which data sets it holds
+    (``neighbouring: "replace_one_row"``, ``rows``, ``domain``); ``sensitivity``, ``sigma`` and ``expected_error``
+    are in the embedding (Frobenius between rotation matrices, chordal between unit vectors); ``error_bound`` is
+    the largest angle (radians) between the release and the projection of the exact extrinsic mean at
+    ``confidence`` (0.95), ``None`` with ``stable=False`` where the projection is unstable (then
+    ``degeneracy_probability`` says how likely noise large enough to have come from a degenerate mean was, and a
+    ``UserWarning`` says so); ``mean`` is ``None`` only where no nearest point exists."""
 
     mean: Any
     guarantee: Guarantee
@@ -458,6 +470,11 @@ class MeanResult:
     grid: Optional[Dict[str, Any]] = None
     rounding_cost: float = 0.0
     noise_epsilon: float = 0.0
+    estimator: str = "frechet"
+    error_bound: Optional[float] = None
+    stable: Optional[bool] = None
+    confidence: Optional[float] = None
+    degeneracy_probability: Optional[float] = None
 
 
 def _distance_text(r: Union[float, str, None]) -> Optional[str]:
@@ -619,7 +636,8 @@ def _mean_provenance(command: str, space: str, center: Any, radius: Any, bounds:
 def _mean_result(out: Dict[str, Any], m: Any) -> MeanResult:
     return MeanResult(m, out["guarantee"], out["sensitivity"], out["sigma"], out["expected_error"],
                       out["conditioned"], out["n"], out["dropped"], out["clipped"], out["grid"], out["rounding_cost"],
-                      out["noise_epsilon"])
+                      out["noise_epsilon"], out.get("estimator", "frechet"), out.get("error_bound"), out.get("stable"),
+                      out.get("confidence"), out.get("degeneracy_probability"))
 
 
 def mean(
@@ -635,6 +653,7 @@ def mean(
     conditioning: str = "auto",
     metric: str = "affine",
     bounds: Any = None,
+    estimator: str = "frechet",
     seed: Optional[int] = None,
     ledger: Optional[Ledger] = None,
     dataset: Optional[str] = None,
@@ -667,8 +686,26 @@ def mean(
     ...                outside="clip")
     >>> res.mean, res.guarantee, res.clipped
 
+    ``estimator="extrinsic"`` (so3, sphere:N, latlon, circle, timeofday) needs no ``center`` or ``radius``: rows
+    may lie anywhere on the space. The rows are embedded (rotation matrices in R⁹, unit vectors), averaged, noised
+    by the ℓ₂ K-norm mechanism at sensitivity 2√2/n (so3) or 2/n (spheres), rounded onto a public grid and
+    projected back (nearest rotation; normalisation): pure ε-DP, ``docs/proofs/extrinsic_mean.md``. A ball's
+    options (``center``, ``radius``, ``bounds``, ``outside``, ``conditioning``, ``metric``) are refused there.
+
+    >>> res = mdp.mean(frames, space="so3", estimator="extrinsic", epsilon=1.0)   # a Rotation in, a Rotation out
+    >>> res.mean, res.error_bound, res.stable
+
     ``seed`` (an integer) is for experiments only: it warns, and with ``ledger=`` it is refused.
     """
+    if estimator not in ("frechet", "extrinsic"):
+        raise BadInputError(f"estimator={estimator!r}: use 'frechet' (a public ball) or 'extrinsic' (rows anywhere)")
+    if estimator == "extrinsic":
+        given = [name for name, v in (("center", center is not None), ("radius", radius is not None),
+                                      ("bounds", bounds is not None), ("outside", outside != "error"),
+                                      ("conditioning", conditioning != "auto"), ("metric", metric != "affine")) if v]
+        if given:
+            raise BadInputError(f"{given[0]}= is not used by estimator='extrinsic': it takes every row, anywhere on "
+                                f"the space, with no public ball (leave {given[0]}= out, or use estimator='frechet')")
     seed = experiment_seed(seed, ledger is not None)
     _charge_plan(ledger, dataset)
     rotation_in = cv.is_rotation(x)
@@ -682,6 +719,10 @@ def mean(
         arr = cv.numeric(x)
         width, format = cv.array_width(space, format, arr.shape)
         batch, cols, column_index, shape = cv.array_to_batch(arr, width), cv.names(width), True, arr.shape
+    if estimator == "extrinsic":
+        out = _extrinsic_release(x, batch, space, epsilon, format, cols, columns, column_index, seed, ledger, dataset,
+                                 request_id, allow_unbudgeted)
+        return _mean_result(out, _mean_form(out["mean"], space, shape, rotation_in))
     plan, _ = _mean_plan(space, center, radius, outside, format, cols, metric, bounds)
     charge = None
     if ledger is not None:
@@ -705,7 +746,14 @@ def mean(
     if problem is not None:
         cv.raise_rejected([problem], 0, column_index)
     out = _release_mean(space, plan, at, (used, dropped, clipped), epsilon, conditioning, seed, charge)
-    m = np.asarray(out["mean"], dtype=np.float64)
+    return _mean_result(out, _mean_form(out["mean"], space, shape, rotation_in))
+
+
+def _mean_form(values: Any, space: str, shape: Any, rotation_in: bool) -> Any:
+    """A released mean in the input's own form (``None`` stays ``None``)."""
+    if values is None:
+        return None
+    m = np.asarray(values, dtype=np.float64)
     if shape is not None and len(shape) == 3:
         m = m.reshape(shape[1:])
     elif space in ("circle", "timeofday") or (space == "real" and shape is not None and len(shape) == 1):
@@ -714,4 +762,31 @@ def mean(
         from scipy.spatial.transform import Rotation  # present: the input was one
 
         m = Rotation.from_quat(m)  # scalar-last, as the input was read
-    return _mean_result(out, m)
+    return m
+
+
+def _extrinsic_release(x: Any, batch: Any, space: str, epsilon: float, format: Optional[str], cols: Any,
+                       columns: Optional[Sequence[str]], column_index: bool, seed: Optional[int],
+                       ledger: Optional[Ledger], dataset: Optional[str], request_id: Optional[str],
+                       allow_unbudgeted: bool) -> Dict[str, Any]:
+    """The extrinsic mean's release (``_native.extrinsic_mean``), checked against and recorded in ``ledger``."""
+    charge = None
+    if ledger is not None:
+        assert dataset is not None
+        names = "" if not columns else f" --columns {','.join(columns)}"
+        what = f"mean {space} --estimator extrinsic --epsilon {float(epsilon):g}{names}: {_source(x)}"
+        charge = ledger._prepare(dataset, what, {"notion": "pure_dp", "epsilon": float(epsilon)}, request_id,
+                                 allow_unbudgeted)
+    try:
+        text, problem = _native.extrinsic_mean(batch, space, float(epsilon), format, cols, seed)
+    except ValueError as e:
+        raise BadInputError(str(e)) from None
+    if problem is not None:
+        cv.raise_rejected([problem], 0, column_index)
+    out = json.loads(text)  # type: ignore[arg-type]
+    if charge is not None:
+        charge.record(out["guarantee"])
+    for note in out["warnings"]:
+        warnings.warn(note, stacklevel=4)
+    out.update(conditioned=False, dropped=0, clipped=0, estimator="extrinsic", stable=out["error_bound"] is not None)
+    return out

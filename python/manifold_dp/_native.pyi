@@ -141,4 +141,13 @@ class MeanPlan:
     def check(self, n: int, epsilon: float, conditioning: str = ...) -> None: ...
     def fit(self, batches: Sequence[pa.RecordBatch]) -> Tuple[List[float], Pass]: ...
 
+def extrinsic_mean(
+    batch: pa.RecordBatch,
+    space: str,
+    epsilon: float,
+    format: Optional[str] = None,
+    columns: Optional[Sequence[str]] = None,
+    seed: Optional[int] = None,
+) -> Tuple[Optional[str], Optional[Rejected]]: ...
+
 class DrawUnrepresentable(ValueError): ...

@@ -22,7 +22,7 @@ use manifold_dp::manifold::{
 };
 use manifold_dp::mechanism::{Conditioning, LaplaceManifold, PrivateFrechetMean};
 use manifold_dp::privacy::guarantee::Neighbouring;
-use manifold_dp::privacy::{Grid, Guarantee};
+use manifold_dp::privacy::{Grid, Guarantee, StatedGuarantee};
 use manifold_dp::registry::Space;
 use manifold_dp::space::representation::Representation;
 use manifold_dp::space::so3::Tolerance;
@@ -260,6 +260,9 @@ pub struct MeanRelease {
     pub rounding_cost: f64,
     /// The ε′ the noise is calibrated at: the ε asked less the rounding cost (ε′ + cost ≤ ε, rounded up).
     pub noise_epsilon: f64,
+    /// With `outside = drop`: the guarantee with its neighbouring relation and what it does not protect
+    /// (whether a row lies outside, and the in-ball count σ reveals); what front ends print then.
+    pub stated: Option<StatedGuarantee>,
 }
 
 /// A single-machine fit: the exact (non-private) mean and the pass at it.
@@ -844,9 +847,11 @@ impl MeanPlan {
             };
             let sensitivity = widths / n as f64;
             let laplace = manifold_dp::mechanism::scalar::ScalarLaplace::for_epsilon(sensitivity, epsilon)?;
+            let guarantee = self.guarantee(laplace.epsilon());
             return Ok(MeanRelease {
                 mean: laplace.release(mean, rng)?,
-                guarantee: self.guarantee(laplace.epsilon()),
+                stated: self.stated_if_dropped(guarantee, n, "values within the public bounds".into()),
+                guarantee,
                 sensitivity,
                 sigma: laplace.scale(),
                 expected_error: laplace.scale(),
@@ -868,9 +873,13 @@ impl MeanPlan {
                 self.options,
             )?;
             let private = mech.release_mean(&m.point_at(mean)?, rng)?;
+            let domain =
+                format!("rows within {} (the public radius, in the space's distance unit) of the centre", self.radius);
+            let guarantee = self.guarantee(mech.guarantee().epsilon().unwrap_or(epsilon));
             Ok(MeanRelease {
                 mean: self.table_form(&m.coordinates(&private))?,
-                guarantee: self.guarantee(mech.guarantee().epsilon().unwrap_or(epsilon)),
+                stated: self.stated_if_dropped(guarantee, n, domain),
+                guarantee,
                 sensitivity: mech.sensitivity(),
                 sigma: mech.sigma(),
                 expected_error: mech.expected_error(),
@@ -881,6 +890,12 @@ impl MeanPlan {
                 noise_epsilon: mech.noise_epsilon(),
             })
         })
+    }
+
+    /// With `outside = drop`, the guarantee stated with what it does not protect
+    /// ([`StatedGuarantee::dropped_outside`]); `None` otherwise (every row is protected).
+    fn stated_if_dropped(&self, guarantee: Guarantee, kept: u64, domain: String) -> Option<StatedGuarantee> {
+        (self.outside == Outside::Drop).then(|| StatedGuarantee::dropped_outside(guarantee, kept, domain))
     }
 
     /// Coordinates in the table's form.
@@ -983,7 +998,7 @@ fn direction_point(space: Space, format: Option<&str>, values: &[f64]) -> Result
 }
 
 /// A unit vector in the table's form.
-fn direction_values(space: Space, format: Option<&str>, x: &[f64]) -> Result<Vec<f64>, Error> {
+pub(crate) fn direction_values(space: Space, format: Option<&str>, x: &[f64]) -> Result<Vec<f64>, Error> {
     let names = crate::direction::default_names(space);
     let batch = one_row(space, &vec![0.0; names.len()])?;
     let cols = DirectionColumns::locate(&batch.schema(), space, format, None)?;

@@ -535,7 +535,11 @@ impl MeanPlan {
         })?;
         Ok(serde_json::json!({
             "mean": out.mean,
-            "guarantee": out.guarantee,
+            // With outside="drop", the guarantee says what it does not protect.
+            "guarantee": match &out.stated {
+                Some(stated) => serde_json::json!(stated),
+                None => serde_json::json!(out.guarantee),
+            },
             "sensitivity": out.sensitivity,
             "sigma": out.sigma,
             "expected_error": out.expected_error,
@@ -561,6 +565,58 @@ impl MeanPlan {
         let fit = py.detach(|| self.inner.fit(&batches)).map_err(bad)?;
         Ok((fit.mean, pass_tuple(fit.pass)))
     }
+}
+
+/// The private extrinsic mean of the rows of `batch` (`manifold_dp_arrow::ExtrinsicPlan`): rows anywhere on so3,
+/// sphere:N, latlon, circle or timeofday, no centre or radius. Returns (JSON of the release, None), or (None, the
+/// first row that is not a point); the noise is drawn once, after the sum, with the GIL released.
+#[pyfunction]
+#[pyo3(signature = (batch, space, epsilon, format=None, columns=None, seed=None))]
+fn extrinsic_mean(
+    py: Python<'_>,
+    batch: PyArrowType<RecordBatch>,
+    space: &str,
+    epsilon: f64,
+    format: Option<&str>,
+    columns: Option<Vec<String>>,
+    seed: Option<u64>,
+) -> PyResult<(Option<String>, Option<Rejected>)> {
+    let space: Space = space.parse().map_err(bad)?;
+    let plan = manifold_dp_arrow::ExtrinsicPlan::new(space, format, columns.as_deref()).map_err(bad)?;
+    let batch = batch.0;
+    let fit = py.detach(|| plan.fit(std::slice::from_ref(&batch))).map_err(bad)?;
+    if fit.problem.is_some() {
+        return Ok((None, problem_tuple(&fit.problem)));
+    }
+    let mut rng = match seed {
+        Some(s) => seeded_rng_for_experiments(s),
+        None => os_rng().map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
+    };
+    let out = py.detach(|| plan.release(fit.sum.as_ref(), epsilon, &mut rng)).map_err(bad)?;
+    Ok((
+        Some(
+            serde_json::json!({
+                "mean": out.mean,
+                "guarantee": out.stated,
+                "sensitivity": out.sensitivity,
+                "sigma": out.sigma,
+                "expected_error": out.expected_error,
+                "n": out.n,
+                "grid": out.grid,
+                "rounding_cost": out.rounding_cost,
+                "noise_epsilon": out.noise_epsilon,
+                "embedded": out.embedded,
+                "error_bound": out.error_bound,
+                "confidence": out.confidence,
+                "noise_radius": out.noise_radius,
+                "degeneracy_distance": out.degeneracy_distance,
+                "degeneracy_probability": out.degeneracy_probability,
+                "warnings": out.warnings,
+            })
+            .to_string(),
+        ),
+        None,
+    ))
 }
 
 /// Guarantees from JSON: one object, or a list of them (every guarantee a mechanism reports).
@@ -715,6 +771,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<MeanPlan>()?;
     m.add_function(wrap_pyfunction!(parse_distance, m)?)?;
     m.add_function(wrap_pyfunction!(mean_warnings, m)?)?;
+    m.add_function(wrap_pyfunction!(extrinsic_mean, m)?)?;
     m.add_function(wrap_pyfunction!(clock_hours, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;
     m.add("BudgetRefused", m.py().get_type::<BudgetRefused>())?;

@@ -84,6 +84,42 @@ impl fmt::Display for Space {
     }
 }
 
+/// How a private mean estimates where the data lie.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Estimator {
+    /// The Fréchet (Karcher) mean of rows in a public ball, noised by the Riemannian Laplace mechanism
+    /// (`crate::mechanism::PrivateFrechetMean`).
+    #[default]
+    Frechet,
+    /// The mean of the embedded rows (rotation matrices, unit vectors) with ℓ₂ K-norm noise, projected back onto
+    /// the space: no centre or radius, rows anywhere (`crate::mechanism::ExtrinsicMean`; so3 and the spheres).
+    Extrinsic,
+}
+
+impl FromStr for Estimator {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "frechet" | "fréchet" => Ok(Estimator::Frechet),
+            "extrinsic" => Ok(Estimator::Extrinsic),
+            _ => Err(UnknownName(format!(
+                "unknown estimator {s:?}: use frechet (the Fréchet mean of rows in a public ball) or extrinsic (the \
+                 projected mean of the embedded rows, for data anywhere on so3, sphere:N, latlon, circle, timeofday)"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for Estimator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Estimator::Frechet => "frechet",
+            Estimator::Extrinsic => "extrinsic",
+        })
+    }
+}
+
 /// A unit of distance on a space: its name and how many radians one unit is.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DistanceUnit {

@@ -20,7 +20,7 @@ pub use budget::{BudgetCommand, ComposeArgs, ConvertArgs, GuaranteeContext, MAX_
 pub use common::MechanismArgs;
 pub use demo::DemoArgs;
 pub use ledger::{AddArgs, ExportArgs, InitArgs, LedgerArgs, LedgerCommand, LedgerUse, LimitArgs, ShowArgs};
-pub use mean::{ConditioningArg, MeanArgs, MeanBounds, OutsideArg, SpdMetricArg};
+pub use mean::{ConditioningArg, EstimatorArg, MeanArgs, MeanBounds, OutsideArg, SpdMetricArg};
 pub use privatize::PrivatizeArgs;
 pub use radius::RadiusArgs;
 pub use reproduce::{DirectionalMeanArgs, ReproduceArgs, ReproduceCommand, RiemannianMeanArgs};
@@ -61,6 +61,11 @@ pub enum MeanCommand {
     ///   manifold-dp mean --space sphere:3 --center 0,0,1 --radius 20deg --epsilon 0.5 --input dirs.csv --json
     ///   manifold-dp mean --space spd:2 --center identity --radius 1.5 --epsilon 1 --input covs.csv \
     ///       --columns sxx,sxy,syx,syy
+    ///
+    /// Data spread over the whole space (no ball holds it): --estimator extrinsic averages the embedded rows
+    /// (rotation matrices, unit vectors; Δ = 2√2/n on so3, 2/n on spheres), adds l2 K-norm noise and projects
+    /// back (nearest rotation; normalisation), with no --center or --radius:
+    ///   manifold-dp mean --space so3 --estimator extrinsic --epsilon 1 --input frames.csv
     Mean(MeanArgs),
 }
 

@@ -4,7 +4,7 @@
 //! reads the rows and prints. Nothing is written to disk; the result goes to stdout (text, or JSON with --json).
 
 use crate::BadInput;
-use crate::args::{ConditioningArg, MeanArgs, MeanBounds, OutsideArg, SpdMetricArg};
+use crate::args::{ConditioningArg, EstimatorArg, MeanArgs, MeanBounds, OutsideArg, SpdMetricArg};
 use crate::io::table::{FileFormat, InputBatch, TableReader};
 use anyhow::Result;
 use arrow_array::RecordBatch;
@@ -15,7 +15,7 @@ use manifold_dp::privacy::guarantee::short;
 use manifold_dp::registry::Space;
 use manifold_dp::sample::rng::{os_rng, seeded_rng_for_experiments};
 use manifold_dp::space::representation::Representation;
-use manifold_dp_arrow::{MeanPlan, SpdMetric};
+use manifold_dp_arrow::{ExtrinsicPlan, MeanPlan, SpdMetric};
 use serde_json::json;
 
 pub(crate) fn numbers(s: &str, what: &str) -> Result<Vec<f64>, BadInput> {
@@ -151,6 +151,17 @@ pub fn run(args: MeanArgs) -> Result<()> {
     let center_text = args.center.as_deref().unwrap_or_default();
     if !(args.epsilon.is_finite() && args.epsilon > 0.0) {
         return Err(BadInput(format!("--epsilon {}: must be a finite number > 0", short(args.epsilon))).into());
+    }
+    if args.estimator == EstimatorArg::Extrinsic {
+        return run_extrinsic(args, space);
+    }
+    if (args.center.is_none() || args.radius.is_none()) && args.bounds.is_none() {
+        return Err(BadInput(
+            "give --center and --radius (the public ball every row lies in) for the Fréchet mean, or --estimator \
+             extrinsic for data anywhere on the space"
+                .into(),
+        )
+        .into());
     }
     let conditioning = match args.conditioning {
         ConditioningArg::Auto => Conditioning::Auto,
@@ -342,7 +353,11 @@ pub fn run(args: MeanArgs) -> Result<()> {
             "n": n,
             "mean": released.mean,
             "epsilon": args.epsilon,
-            "guarantee": guarantee,
+            // With --outside drop, the guarantee says what it does not protect.
+            "guarantee": match &released.stated {
+                Some(stated) => json!(stated),
+                None => json!(guarantee),
+            },
             "radius": radius,
             "outside": outside.to_string(),
             "dropped": fit.pass.dropped,
@@ -434,6 +449,154 @@ pub fn run(args: MeanArgs) -> Result<()> {
         None if space == Space::Real => println!("Rounding: the exact cell of a power-of-two grid (no cost)."),
         None => println!("Rounding: none (this release is not rounded onto a public grid)."),
     }
+    println!("Randomness: {randomness}.");
+    Ok(())
+}
+
+/// `mean --estimator extrinsic`: the mean of the embedded rows with ℓ₂ K-norm noise, projected back; no ball.
+fn run_extrinsic(args: MeanArgs, space: Space) -> Result<()> {
+    // Options of the Fréchet mean would be silently meaningless here: refused, so nobody believes a ball or a
+    // clipping rule was applied.
+    let unused = [
+        (args.center.is_some(), "--center"),
+        (args.radius.is_some(), "--radius"),
+        (args.bounds.is_some(), "--bounds"),
+        (args.outside != OutsideArg::Error, "--outside"),
+        (args.conditioning != ConditioningArg::Auto, "--conditioning"),
+        (args.metric != SpdMetricArg::Affine, "--metric"),
+    ];
+    if let Some((_, flag)) = unused.iter().find(|(given, _)| *given) {
+        return Err(BadInput(format!(
+            "{flag} is not used by --estimator extrinsic: it takes every row, anywhere on the space, with no public \
+             ball (leave {flag} out, or use --estimator frechet)"
+        ))
+        .into());
+    }
+    if args.format.is_some() && !matches!(space, Space::So3 | Space::Circle) {
+        return Err(BadInput(
+            "--format applies to --space so3 (a rotation format) and circle (rad or deg) only".into(),
+        )
+        .into());
+    }
+    let plan = ExtrinsicPlan::new(space, args.format.as_deref(), args.columns.as_deref())
+        .map_err(|e| BadInput(format!("--estimator extrinsic on --space {space}: {e}")))?;
+    let in_fmt = FileFormat::resolve(args.input_format, &args.input, "--input-format")?;
+    let path = args.input.as_str();
+    let columns = args.columns.as_ref().map(|c| format!(" --columns {}", c.join(","))).unwrap_or_default();
+    let what = format!("mean {} --estimator extrinsic --epsilon {}{columns}: {}", args.space, args.epsilon, args.input);
+    let asked = manifold_dp::privacy::Guarantee::pure(args.epsilon);
+    let charge = crate::commands::ledger::Charge::prepare(&args.ledger, &args.input, what, &[asked])?;
+    let names = column_names(space, &args)?;
+    let (batches, rows) = read_all(TableReader::open(path, in_fmt, args.delimiter, false)?, path)?;
+    let fit = plan.fit(&batches).map_err(|e| plan_error(path, e))?;
+    if let Some((i, problem)) = &fit.problem {
+        let at = locate(path, rows[*i]);
+        let column = problem.column.as_ref().map(|c| format!(", column {c:?}")).unwrap_or_default();
+        return Err(
+            BadInput(format!("{at}{column}: {}\nNothing was released; fix or remove the row", problem.reason)).into()
+        );
+    }
+    let mut rng = match args.seed {
+        Some(seed) => seeded_rng_for_experiments(seed),
+        None => os_rng()?,
+    };
+    let released = plan.release(fit.sum.as_ref(), args.epsilon, &mut rng).map_err(|e| plan_error(path, e))?;
+    if let Some(c) = charge.as_ref() {
+        c.record(std::slice::from_ref(&released.guarantee), false)?;
+    }
+    for warning in &released.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let randomness = if args.seed.is_some() { "seeded (experiments only, not a release)" } else { "os" };
+    let unit = space.natural_unit();
+    let n = released.n;
+    if args.json {
+        let mut obj = json!({
+            "space": space.to_string(),
+            "manifold": plan.describe(),
+            "estimator": "extrinsic",
+            "format": form(space, &args),
+            "columns": names,
+            "n": n,
+            "mean": released.mean,
+            "epsilon": args.epsilon,
+            "guarantee": released.stated,
+            "sensitivity": released.sensitivity,
+            "sigma": released.sigma,
+            "expected_error": released.expected_error,
+            "unit": "embedding",
+            "embedded": released.embedded,
+            "stable": released.error_bound.is_some(),
+            "confidence": released.confidence,
+            "error_bound": released.error_bound,
+            "noise_radius": released.noise_radius,
+            "degeneracy_distance": released.degeneracy_distance,
+            "degeneracy_probability": released.degeneracy_probability,
+            "randomness": randomness,
+            "grid": released.grid,
+            "rounding_cost": released.rounding_cost,
+            "noise_epsilon": released.noise_epsilon,
+        });
+        obj[format!("error_bound_{}", unit.name)] = json!(released.error_bound.map(|b| b / unit.radians));
+        println!("{obj}");
+        return Ok(());
+    }
+    let shown_mean = match &released.mean {
+        Some(m) => m.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(","),
+        None => "undefined (the noisy embedded mean is degenerate: no nearest point)".into(),
+    };
+    let (embedded, metric) = match space {
+        Space::So3 => ("rotation matrices in R^9", "Frobenius"),
+        _ => ("unit vectors", "chordal"),
+    };
+    println!("Private extrinsic mean of {n} points on {} ({}):", plan.describe(), form(space, &args));
+    println!("  {} = {shown_mean}", names.join(","));
+    println!(
+        "Guarantee: {}, for data sets of {n} rows anywhere on the space that differ in one row (replaced).",
+        released.guarantee
+    );
+    let diameter = if space == Space::So3 { "2√2/n" } else { "2/n" };
+    println!(
+        "Sensitivity: Δ = {} ({metric}, between the means of the {embedded}: {diameter} plus twice the mean's float \
+         error bound).",
+        short(released.sensitivity)
+    );
+    let how = if released.noise_epsilon < args.epsilon {
+        format!(
+            "σ = Δ/ε′ with ε′ = {} (ε less the rounding cost)",
+            manifold_dp::privacy::guarantee::short_down(released.noise_epsilon)
+        )
+    } else {
+        "σ = Δ/ε".into()
+    };
+    println!(
+        "Noise: l2 K-norm (density ∝ exp(−‖z‖/σ): radius Gamma(D, σ), direction uniform), scale {} ({how}); \
+         expected size {} ({metric}).",
+        short(released.sigma),
+        short(released.expected_error)
+    );
+    match released.error_bound {
+        Some(b) => println!(
+            "Error: with probability {} (over the noise) the release is within {} of the projection of the exact \
+             extrinsic mean.",
+            released.confidence,
+            shown(space, b)
+        ),
+        None => println!(
+            "Error: unstable — the noisy embedded mean is {} from degeneracy, within the noise radius {} (probability \
+             {}); noise that large had probability {}. The release may show the noise, not the data.",
+            short(released.degeneracy_distance),
+            short(released.noise_radius),
+            released.confidence,
+            short(released.degeneracy_probability)
+        ),
+    }
+    println!(
+        "Rounding: float-safe, on the {}; its cost {} is taken inside epsilon. The projection onto the space is \
+         post-processing.",
+        released.grid,
+        short(released.rounding_cost)
+    );
     println!("Randomness: {randomness}.");
     Ok(())
 }

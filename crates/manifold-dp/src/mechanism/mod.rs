@@ -3,6 +3,7 @@
 
 pub mod batch;
 pub mod bingham_so3;
+pub mod extrinsic_mean;
 pub mod laplace_so3;
 pub mod planar_laplace;
 pub mod purkayastha;
@@ -15,6 +16,7 @@ pub mod vmf;
 pub mod wrapped_laplace;
 
 pub use bingham_so3::BinghamSo3;
+pub use extrinsic_mean::{Embedding, ExtrinsicMean, ExtrinsicRelease, ExtrinsicSum};
 pub use laplace_so3::LaplaceSo3;
 pub use planar_laplace::TangentPlanarLaplace;
 pub use purkayastha::PurkayasthaSphere;

@@ -32,7 +32,7 @@ pub fn sampler_error(chart: Chart) -> f64 {
         Chart::Turns => 2f64.powi(-45),
         Chart::CubeMap => 2f64.powi(-46),
         Chart::QuaternionCubeMap => 2f64.powi(-47),
-        Chart::TangentPlane | Chart::LogDomain | Chart::SpdLogAtCenter => 0.0,
+        Chart::TangentPlane | Chart::LogDomain | Chart::SpdLogAtCenter | Chart::Embedding => 0.0,
     }
 }
 
@@ -84,7 +84,7 @@ fn chart_dim(chart: Chart, dim: usize) -> usize {
     match chart {
         Chart::Turns => 1,
         Chart::CubeMap | Chart::QuaternionCubeMap | Chart::TangentPlane => dim - 1,
-        Chart::LogDomain | Chart::SpdLogAtCenter => dim,
+        Chart::LogDomain | Chart::SpdLogAtCenter | Chart::Embedding => dim,
     }
 }
 
@@ -100,7 +100,9 @@ fn chart_error(chart: Chart, dim: usize) -> f64 {
         Chart::CubeMap | Chart::QuaternionCubeMap => (dim as f64 + 1e-3) * (PIPELINE_ERROR + sampler_error(chart)),
         // Below 4 + 1 in magnitude (the grid is uniform there; it widens beyond, as this error does).
         Chart::TangentPlane => tangent_error(dim, 5.0),
-        Chart::LogDomain | Chart::SpdLogAtCenter => unreachable!("SPD grids are chosen by their own constructors"),
+        Chart::LogDomain | Chart::SpdLogAtCenter | Chart::Embedding => {
+            unreachable!("SPD and embedding grids are chosen by their own constructors")
+        }
     }
 }
 
@@ -181,7 +183,9 @@ pub fn additive_epsilon(grid: Grid, dim: usize, lipschitz: f64) -> f64 {
             (mul_up(std::f64::consts::PI, chord), mul_up(2.0, chord))
         }
         Chart::TangentPlane => unreachable!("handled above"),
-        Chart::LogDomain | Chart::SpdLogAtCenter => unreachable!("SPD grids' ε₀ is computed by their constructors"),
+        Chart::LogDomain | Chart::SpdLogAtCenter | Chart::Embedding => {
+            unreachable!("SPD and embedding grids' ε₀ is computed by their constructors")
+        }
     };
     add_up(add_up(mul_up(lipschitz, diameter), jacobian), volume)
 }
@@ -389,6 +393,16 @@ impl Rounding {
         Rounding { grid, additive_epsilon: cost(grid), coarse: None, clamp }
     }
 
+    /// The same uniform, clamped grid for the coordinates of a Euclidean embedding (the extrinsic means:
+    /// rotation matrices in R⁹, unit vectors in R^N) under ℓ₂ K-norm noise of scale `sigma`, around embedded
+    /// means whose coordinates are at most `input_bound` in magnitude: [`Rounding::for_log_domain`]'s grid,
+    /// clamp and ε₀ (the proof is the same, `docs/proofs/extrinsic_mean.md` §4), named for its chart.
+    pub fn for_embedding(coords: usize, sigma: f64, input_bound: f64) -> Self {
+        let mut r = Self::for_log_domain(coords, sigma, input_bound);
+        r.grid.chart = Chart::Embedding;
+        r
+    }
+
     /// Rounding in the log chart at the centre of SPD(`k`) (affine-invariant metric) for Laplace noise of scale
     /// `sigma` (density 1/σ-log-Lipschitz in ρ), chart error `eta` ([`spd_log_chart_error`]), releases kept
     /// only within `ball` of the centre and an expected error `mean_error`: a uniform grid of the isometric log
@@ -441,7 +455,7 @@ impl Rounding {
             Chart::Turns => TAU,
             Chart::CubeMap => 1.0,
             Chart::QuaternionCubeMap => 2.0,
-            Chart::TangentPlane | Chart::LogDomain | Chart::SpdLogAtCenter => 1.0,
+            Chart::TangentPlane | Chart::LogDomain | Chart::SpdLogAtCenter | Chart::Embedding => 1.0,
         };
         if !(radians.is_finite() && radians > 0.0) {
             return Err(Error::InvalidParameter { name: "output step", value: radians, reason: "must be > 0" });
@@ -504,7 +518,7 @@ impl Rounding {
     pub fn snap_coordinates(&self, u: &mut [f64]) {
         let round = match self.grid.chart {
             Chart::TangentPlane => round_tangent,
-            Chart::LogDomain | Chart::SpdLogAtCenter => round_to_grid,
+            Chart::LogDomain | Chart::SpdLogAtCenter | Chart::Embedding => round_to_grid,
             _ => panic!("a sphere grid applied to chart coordinates"),
         };
         for x in u {

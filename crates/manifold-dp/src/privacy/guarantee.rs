@@ -310,6 +310,10 @@ pub enum Chart {
     /// coordinates of log(W·Y·Wᵀ) with W = L0⁻¹ (the log chart at m0), each rounded to a multiple of the
     /// spacing; the release is L0·exp(S)·L0ᵀ for the rounded S.
     SpdLogAtCenter,
+    /// The coordinates of a Euclidean embedding (the extrinsic means: rotation matrices in R⁹ row by row, unit
+    /// vectors in R^N), each clamped to [−B, B] (B a public power of two) and rounded to a multiple of the
+    /// spacing; the release is the projection of the rounded point onto the space.
+    Embedding,
 }
 
 /// A public grid: a chart and a spacing 2^`spacing_log2` in the chart's coordinates. Releases are the cells'
@@ -338,6 +342,7 @@ impl fmt::Display for Grid {
             Chart::TangentPlane => "tangent-plane grid",
             Chart::LogDomain => "log-domain grid",
             Chart::SpdLogAtCenter => "grid of the log chart at the centre",
+            Chart::Embedding => "grid of the embedding's coordinates",
         };
         write!(f, "{chart} of spacing 2^{}", self.spacing_log2)
     }

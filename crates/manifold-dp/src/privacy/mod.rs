@@ -7,6 +7,8 @@ pub mod float_safety;
 pub mod guarantee;
 pub mod rounding;
 pub mod rules;
+pub mod stated;
 
 pub use accounting::{Notion, Target, compose, compose_advanced, compose_parallel, convert, express, implied};
 pub use guarantee::{Chart, Grid, Guarantee, Metric, RaoFamily};
+pub use stated::{Neighbouring, StatedGuarantee};

@@ -224,7 +224,9 @@ pub fn snap_direction(grid: Grid, v: &mut [f64]) {
         Chart::CubeMap => snap_cube_map(v, grid.spacing_log2),
         Chart::QuaternionCubeMap => panic!("a quaternion grid applied to a direction"),
         Chart::TangentPlane => panic!("a tangent-plane grid applied without its reference point"),
-        Chart::LogDomain | Chart::SpdLogAtCenter => panic!("an SPD grid applied to a direction"),
+        Chart::LogDomain | Chart::SpdLogAtCenter | Chart::Embedding => {
+            panic!("a coordinate grid applied to a direction")
+        }
     }
 }
 
