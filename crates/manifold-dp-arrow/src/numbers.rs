@@ -310,6 +310,11 @@ mod tests {
     /// Row-major, column-major and strided views of `rows` all release the Arrow path's bits.
     fn same_as_columns(space: Space, name: MechanismName, format: Option<&str>, rows: &[f64], width: usize) {
         let mech = PointMechanism::new(space, name, Budget::Epsilon(2.0)).unwrap();
+        same_bits_as_columns(&mech, space, format, rows, width);
+    }
+
+    fn same_bits_as_columns(mech: &PointMechanism, space: Space, format: Option<&str>, rows: &[f64], width: usize) {
+        let mech = mech.clone();
         let (want, want_problems) = by_columns(&mech, space, format, rows, width);
         let n = rows.len() / width;
         let codec = number_codec(space, format, width).unwrap();
@@ -357,6 +362,13 @@ mod tests {
             x.iter_mut().for_each(|v| *v /= norm);
         }
         same_as_columns(Space::Sphere(5), MechanismName::Vmf, None, &unit, 5);
+        // Plain numbers take their own path (`release_real`, in place): the same bits as the columns' generic one,
+        // values outside the bounds and non-finite rows included.
+        let mut reals = values(n, 3, -20.0, 120.0);
+        reals[7] = f64::NAN;
+        reals[3 * 11 + 2] = f64::INFINITY;
+        let real = PointMechanism::bounded(0.0, 100.0, 3, Budget::Epsilon(1.0)).unwrap();
+        same_bits_as_columns(&real, Space::Real, None, &reals, 3);
     }
 
     #[test]

@@ -93,6 +93,10 @@ pub(crate) struct BlockTable {
     guide: Box<[u16]>,
     /// Widens every fast decision by this many units (0 in releases; tests set it to force the exact paths).
     slack: u64,
+    /// ⌊2^110/m_b⌋ and ⌈2^110/m_b⌉: a word u decides Bernoulli(c) as true if u + 1 ≤ the first, i.e.
+    /// (u + 1)·m_b ≤ 2^110, and as false if u ≥ the second, i.e. u·m_b ≥ 2^110.
+    coin_below: u64,
+    coin_above: u64,
 }
 
 fn guide_key(a: u64) -> Option<usize> {
@@ -125,8 +129,16 @@ impl BlockTable {
             p_lo = (&p_lo * &r_lo) >> 128u32;
             p_hi = (&p_hi * &r_hi + &up128) >> 128u32;
         }
-        let mut table =
-            BlockTable { mantissa, lo: lo.into_boxed_slice(), hi: hi.into_boxed_slice(), guide: Box::new([]), slack };
+        let (target, d) = (1u128 << (C_LOG2 + 64), u128::from(mantissa));
+        let mut table = BlockTable {
+            mantissa,
+            lo: lo.into_boxed_slice(),
+            hi: hi.into_boxed_slice(),
+            guide: Box::new([]),
+            slack,
+            coin_below: u64::try_from(target / d).expect("c < 1"),
+            coin_above: u64::try_from(target.div_ceil(d)).expect("c < 1"),
+        };
         let keys = guide_key(u64::MAX).expect("above the floor") + 1;
         let base = ((1u64 << GUIDE_FLOOR_LOG2) as f64).to_bits() >> (52 - GUIDE_BITS);
         table.guide = (0..keys)
@@ -214,15 +226,20 @@ impl BlockTable {
     /// Bernoulli(c), c = 2^46/m_b, on one word when it decides (§8d, step 2).
     #[inline]
     fn coin_c<R: Rng + ?Sized>(&self, rng: &mut R) -> bool {
-        let (target, d) = (1u128 << (C_LOG2 + 64), u128::from(self.mantissa));
-        let u = u128::from(rng.next_u64());
-        let slack = u128::from(self.slack);
-        if (u + 1 + slack) * d <= target {
-            return true;
-        }
-        if u >= slack && (u - slack) * d >= target {
+        let u = rng.next_u64();
+        if u >= self.coin_above.saturating_add(self.slack) {
             return false;
         }
+        if u.saturating_add(1 + self.slack) <= self.coin_below {
+            return true;
+        }
+        self.coin_c_exact(u, rng)
+    }
+
+    /// [`BlockTable::coin_c`] when the word u does not decide (or `slack` says not to trust it).
+    #[cold]
+    fn coin_c_exact<R: Rng + ?Sized>(&self, u: u64, rng: &mut R) -> bool {
+        let (target, d, u) = (1u128 << (C_LOG2 + 64), u128::from(self.mantissa), u128::from(u));
         // U = (u + U′)/2^64 < 2^46/m_b iff U′ < (2^110 − u·m_b)/m_b.
         let gap = target as i128 - (u * d) as i128;
         if gap <= 0 {
