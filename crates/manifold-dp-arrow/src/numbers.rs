@@ -4,10 +4,12 @@
 //! the noisy rows out of them (a front end's memory stays at its input plus its output).
 
 use crate::columns::{PointColumns, Problem};
+use crate::real::RealColumns;
 use crate::{Codec, Error};
 use arrow_schema::{DataType, Field, Schema};
 use manifold_dp::mechanism::Mechanism;
 use manifold_dp::mechanism::batch::KeyedRows;
+use manifold_dp::mechanism::scalar::BoundedLaplace;
 use manifold_dp::registry::{PointMechanism, Space};
 use manifold_dp::sample::rng::StreamKey;
 use rayon::prelude::*;
@@ -145,7 +147,7 @@ pub fn privatize_numbers(
         (PointMechanism::So3(m), Codec::Rotation(c)) => Ok(release(m, c, input, output, key, first_row)),
         (PointMechanism::Sphere(m), Codec::Direction(c)) => Ok(release(m, c, input, output, key, first_row)),
         (PointMechanism::Real(m), Codec::Real(c)) if m.columns() == c.names().len() => {
-            Ok(release(m, c, input, output, key, first_row))
+            Ok(release_real(m, c, input, output, key, first_row))
         }
         _ => Err(crate::mismatch(mechanism, codec)),
     }
@@ -199,6 +201,53 @@ where
             for (p, &i) in points.iter().zip(&at) {
                 columns.encode_numbers(p, &mut out[i * width_out..(i + 1) * width_out]);
             }
+            problems
+        })
+        .collect()
+}
+
+/// [`release`] for plain numbers, with no point per row: each row is read into its place in `output`, checked
+/// and released there ([`BoundedLaplace::privatize_in_place`]) with the generator [`release`] would give it, so
+/// the bits are the same (`rows_in_memory_release_the_same_bits_as_columns`).
+fn release_real(
+    mech: &BoundedLaplace,
+    columns: &RealColumns,
+    input: &NumberRows<'_>,
+    output: &mut [f64],
+    key: &StreamKey,
+    first_row: u64,
+) -> Vec<(usize, Problem)> {
+    let keyed = KeyedRows::new(key);
+    let width = input.width;
+    if width == 0 || input.rows == 0 {
+        return Vec::new();
+    }
+    output
+        .par_chunks_mut(ROWS_PER_TASK * width)
+        .enumerate()
+        .flat_map_iter(|(c, out)| {
+            let start = c * ROWS_PER_TASK;
+            let rows = out.len() / width;
+            let mut ids = Vec::with_capacity(rows);
+            let mut at = Vec::with_capacity(rows);
+            let mut problems = Vec::new();
+            for i in 0..rows {
+                let row = &mut out[i * width..(i + 1) * width];
+                input.read(start + i, row);
+                match columns.check_numbers(row) {
+                    Ok(()) => {
+                        ids.push(first_row + (start + i) as u64);
+                        at.push(i);
+                    }
+                    Err(p) => {
+                        row.fill(f64::NAN);
+                        problems.push((start + i, p));
+                    }
+                }
+            }
+            keyed.for_each_row(&ids, |k, rng| {
+                mech.privatize_in_place(&mut out[at[k] * width..(at[k] + 1) * width], rng)
+            });
             problems
         })
         .collect()
@@ -261,6 +310,11 @@ mod tests {
     /// Row-major, column-major and strided views of `rows` all release the Arrow path's bits.
     fn same_as_columns(space: Space, name: MechanismName, format: Option<&str>, rows: &[f64], width: usize) {
         let mech = PointMechanism::new(space, name, Budget::Epsilon(2.0)).unwrap();
+        same_bits_as_columns(&mech, space, format, rows, width);
+    }
+
+    fn same_bits_as_columns(mech: &PointMechanism, space: Space, format: Option<&str>, rows: &[f64], width: usize) {
+        let mech = mech.clone();
         let (want, want_problems) = by_columns(&mech, space, format, rows, width);
         let n = rows.len() / width;
         let codec = number_codec(space, format, width).unwrap();
@@ -308,6 +362,13 @@ mod tests {
             x.iter_mut().for_each(|v| *v /= norm);
         }
         same_as_columns(Space::Sphere(5), MechanismName::Vmf, None, &unit, 5);
+        // Plain numbers take their own path (`release_real`, in place): the same bits as the columns' generic one,
+        // values outside the bounds and non-finite rows included.
+        let mut reals = values(n, 3, -20.0, 120.0);
+        reals[7] = f64::NAN;
+        reals[3 * 11 + 2] = f64::INFINITY;
+        let real = PointMechanism::bounded(0.0, 100.0, 3, Budget::Epsilon(1.0)).unwrap();
+        same_bits_as_columns(&real, Space::Real, None, &reals, 3);
     }
 
     #[test]

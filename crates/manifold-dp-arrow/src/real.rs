@@ -48,6 +48,13 @@ impl RealColumns {
     }
 }
 
+impl RealColumns {
+    /// What [`PointColumns::decode_numbers`] checks of a row, without making its point.
+    pub(crate) fn check_numbers(&self, values: &[f64]) -> Result<(), Problem> {
+        check_finite(&self.names, values)
+    }
+}
+
 impl PointColumns for RealColumns {
     type Point = Vec<f64>;
 
@@ -81,7 +88,7 @@ impl PointColumns for RealColumns {
     }
 
     fn decode_numbers(&self, values: &[f64]) -> Result<Vec<f64>, Problem> {
-        check_finite(&self.names, values)?;
+        self.check_numbers(values)?;
         Ok(values.to_vec())
     }
 

@@ -63,21 +63,37 @@ impl<'a> KeyedRows<'a> {
     pub fn privatize<M: Mechanism>(&self, mechanism: &M, points: &mut [M::Point], ids: &[u64]) {
         assert_eq!(points.len(), ids.len(), "one id per point");
         with_blocks(points.len(), |blocks| {
-            // The blocks of each run of consecutive ids come from one pass over the row stream: one key setup
-            // per run, then only the keystream itself (a row's block is one ChaCha block).
-            let mut start = 0;
-            while start < ids.len() {
-                let mut end = start + 1;
-                while end < ids.len() && ids[end] == ids[end - 1].wrapping_add(1) && ids[end] != 0 {
-                    end += 1;
-                }
-                self.key.fill_row_blocks(ids[start], &mut blocks[start * ROW_WORDS..end * ROW_WORDS]);
-                start = end;
-            }
+            self.fill_blocks(ids, blocks);
             mechanism.privatize_each(points, |i| {
                 RowRng::new(&blocks[i * ROW_WORDS..(i + 1) * ROW_WORDS], ids[i], &self.overflow)
             });
         })
+    }
+
+    /// Calls `f(i, rng)` for every i in order, with the generator of stream `ids[i]` that
+    /// [`KeyedRows::privatize`] would hand to `privatize_each` for point i: for a front end that releases rows
+    /// in its own buffers (the same bits as through `privatize`, where the mechanism draws the same words).
+    pub fn for_each_row(&self, ids: &[u64], mut f: impl FnMut(usize, &mut RowRng<'_>)) {
+        with_blocks(ids.len(), |blocks| {
+            self.fill_blocks(ids, blocks);
+            for (i, &id) in ids.iter().enumerate() {
+                f(i, &mut RowRng::new(&blocks[i * ROW_WORDS..(i + 1) * ROW_WORDS], id, &self.overflow));
+            }
+        })
+    }
+
+    /// The rows' first blocks. Those of each run of consecutive ids come from one pass over the row stream: one
+    /// key setup per run, then only the keystream itself (a row's block is one ChaCha block).
+    fn fill_blocks(&self, ids: &[u64], blocks: &mut [u32]) {
+        let mut start = 0;
+        while start < ids.len() {
+            let mut end = start + 1;
+            while end < ids.len() && ids[end] == ids[end - 1].wrapping_add(1) && ids[end] != 0 {
+                end += 1;
+            }
+            self.key.fill_row_blocks(ids[start], &mut blocks[start * ROW_WORDS..end * ROW_WORDS]);
+            start = end;
+        }
     }
 
     /// [`KeyedRows::privatize`] with the ids `first, first + 1, …` (rows of a file, releases of `sample`).

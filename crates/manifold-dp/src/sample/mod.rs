@@ -26,6 +26,7 @@ mod exact_cell;
 pub mod exact_coins;
 pub mod generalized_gaussian;
 pub mod k_norm;
+mod laplace_blocks;
 pub mod laplace_so3;
 mod log_concave;
 pub mod normal;

@@ -14,7 +14,9 @@ use crate::error::{Error, Fallible};
 use crate::sample::exact_coins::{
     bernoulli_dyadic, bernoulli_exp_neg_multiple, bernoulli_pow2, bernoulli_ratio, geometric_exp,
 };
+use crate::sample::laplace_blocks::{BlockTable, C_LOG2};
 use rand::Rng;
+use std::sync::Arc;
 
 /// Scales b outside [2^-900, 2^900] are refused, so that every grid of spacing 2^(⌊log₂ b⌋ + j), −20 ≤ j ≤ 8,
 /// and every released value are normal doubles.
@@ -76,9 +78,21 @@ impl ScaledGrid {
 }
 
 /// The exact law of the Laplace release of scale b rounded to the nearest multiple of h = 2^k.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RoundedLaplace {
     grid: ScaledGrid,
+    /// The tables of the block sampler (§8d), on grids with q = k − e_b ≤ 46 (the default among them); on the
+    /// coarser grids every cell is drawn with the integer coins.
+    blocks: Option<Arc<BlockTable>>,
+    /// h = 2^k, the value [`RoundedLaplace::spacing`] returns.
+    spacing: f64,
+}
+
+/// c as f64 (round to nearest), out of line so that the common i64 case keeps its hardware conversion.
+#[inline(never)]
+#[cold]
+fn wide_to_f64(c: i128) -> f64 {
+    c as f64
 }
 
 /// m and e with x = m·2^e exactly, |m| < 2^53 (x finite); −0 gives m = 0.
@@ -143,7 +157,9 @@ impl RoundedLaplace {
     /// The cells have the exact law on every grid accepted, coarser than b included (`docs/proofs/float_safety.md`
     /// §8).
     pub fn new(scale: f64, grid_log2: i32) -> Fallible<Self> {
-        Ok(RoundedLaplace { grid: ScaledGrid::new("scale", scale, grid_log2)? })
+        let grid = ScaledGrid::new("scale", scale, grid_log2)?;
+        let blocks = (grid_log2 - grid.exponent <= C_LOG2).then(|| BlockTable::shared(grid.mantissa));
+        Ok(RoundedLaplace { spacing: grid.spacing(), grid, blocks })
     }
 
     /// The default grid for scale b: 2^(⌊log₂ b⌋ − 20), so rounding moves a release by at most 2^-21·b,
@@ -159,7 +175,7 @@ impl RoundedLaplace {
 
     /// The grid spacing h = 2^k.
     pub fn spacing(&self) -> f64 {
-        self.grid.spacing()
+        self.spacing
     }
 
     /// log₂ of the grid spacing.
@@ -173,8 +189,23 @@ impl RoundedLaplace {
     }
 
     /// The cell index c = ⌊(x̄ + L)/h + ½⌋ of x̄ + L, x̄ = clamp(x, ±2^100·b), drawn exactly: the release is
-    /// c·h. `x` must be finite. (`docs/proofs/float_safety.md` §8.)
+    /// c·h. `x` must be finite. On grids h ≤ 2^-6·2^⌊log₂ b⌋ (the default among them) by the block tables, in
+    /// about three random words (`docs/proofs/float_safety.md` §8d), else with the integer coins (§8).
+    #[inline]
     pub fn sample_cell<R: Rng + ?Sized>(&self, x: f64, rng: &mut R) -> i128 {
+        debug_assert!(x.is_finite());
+        if let Some(blocks) = &self.blocks {
+            let x = x.clamp(-self.grid.clamp, self.grid.clamp);
+            let (n0, fraction) = split_at_grid(x, self.grid.grid_log2);
+            let j = (C_LOG2 - (self.grid.grid_log2 - self.grid.exponent)) as u32;
+            return n0 + blocks.sample_offset(fraction, j, rng);
+        }
+        self.sample_cell_by_coins(x, rng)
+    }
+
+    /// The same law as [`RoundedLaplace::sample_cell`], always drawn with the integer coins of §8 (about 25
+    /// random words): the sampler of every grid before issue 36, kept for the coarse grids and as a reference.
+    pub fn sample_cell_by_coins<R: Rng + ?Sized>(&self, x: f64, rng: &mut R) -> i128 {
         debug_assert!(x.is_finite());
         let x = x.clamp(-self.grid.clamp, self.grid.clamp);
         let k = self.grid.grid_log2;
@@ -203,8 +234,12 @@ impl RoundedLaplace {
     }
 
     /// One release: fl(c·h) for the exact cell c of x + L (a function of c alone).
+    #[inline]
     pub fn sample_at<R: Rng + ?Sized>(&self, x: f64, rng: &mut R) -> f64 {
-        self.sample_cell(x, rng) as f64 * self.spacing()
+        let c = self.sample_cell(x, rng);
+        // i64 → f64 rounds to nearest as i128 → f64 does (the same value), without the software conversion.
+        let c = if let Ok(c) = i64::try_from(c) { c as f64 } else { wide_to_f64(c) };
+        c * self.spacing
     }
 
     /// The exact probability (up to f64 evaluation) that the cell of x + L is c; for tests.
@@ -261,6 +296,28 @@ mod tests {
                 let law = RoundedLaplace::new(b, k).unwrap();
                 for &x in &[0.0, 0.3 * b, -7.25 * b, 1e-300, 1e6 * b, -f64::MAX] {
                     for _ in 0..200 {
+                        for byte in law.sample_cell_by_coins(x, &mut rng).to_le_bytes() {
+                            hash = (hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3);
+                        }
+                    }
+                }
+            }
+        }
+        hash
+    }
+
+    /// FNV-1a of the table sampler's cells (§8d), seed 36, on the default grid and on the coarsest grid it
+    /// serves (q = 46), for the scales and inputs of [`fingerprint_of_fine_grids`].
+    fn fingerprint_of_table_cells() -> u64 {
+        let mut rng = seeded_rng_for_experiments(36);
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for &b in &[1.0, 0.7, 3.0, 1e-5, 2f64.powi(-900), 1e200] {
+            let top = decompose(b).1 + 52;
+            for k in [RoundedLaplace::default_grid_log2(b), top - 6] {
+                let law = RoundedLaplace::new(b, k).unwrap();
+                assert!(law.blocks.is_some());
+                for &x in &[0.0, 0.3 * b, -7.25 * b, 1e-300, 1e6 * b, -f64::MAX] {
+                    for _ in 0..200 {
                         for byte in law.sample_cell(x, &mut rng).to_le_bytes() {
                             hash = (hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3);
                         }
@@ -269,6 +326,11 @@ mod tests {
             }
         }
         hash
+    }
+
+    #[test]
+    fn table_cells_keep_their_bits() {
+        assert_eq!(fingerprint_of_table_cells(), 0x0895_71ba_0633_57c2);
     }
 
     #[test]

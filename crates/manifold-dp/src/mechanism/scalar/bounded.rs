@@ -82,6 +82,17 @@ impl BoundedLaplace {
         self.laplace.grid_spacing()
     }
 
+    /// [`Mechanism::privatize`] of the row `row` (finite values), written over it: the same draws in the same
+    /// order, so the same bits, with no allocation (the front ends' path for numbers in memory).
+    #[inline]
+    pub fn privatize_in_place<R: CryptoRng + ?Sized>(&self, row: &mut [f64], rng: &mut R) {
+        let rounded = self.laplace.rounded();
+        for v in row {
+            debug_assert!(v.is_finite());
+            *v = rounded.sample_at(v.clamp(self.lo, self.hi), rng);
+        }
+    }
+
     fn clamped(&self, x: &[f64]) -> Vec<f64> {
         // NaN never reaches here (the column codecs refuse it); clamp would keep it, and the release refuse it.
         x.iter().map(|v| v.clamp(self.lo, self.hi)).collect()
@@ -119,6 +130,14 @@ impl Mechanism for BoundedLaplace {
     }
 
     /// Rounds to the nearest grid point (the raw pipeline's representative; releases never need it).
+    /// [`Mechanism::privatize`] row by row, in place: the same draws in the same order (so the same bits),
+    /// without its two vectors per row.
+    fn privatize_each<R: CryptoRng>(&self, xs: &mut [Vec<f64>], mut rng: impl FnMut(usize) -> R) {
+        for (i, x) in xs.iter_mut().enumerate() {
+            self.privatize_in_place(x, &mut rng(i));
+        }
+    }
+
     fn snap(&self, z: &mut Vec<f64>) {
         let h = self.grid_spacing();
         for v in z {
