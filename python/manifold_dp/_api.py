@@ -206,6 +206,7 @@ class Mechanism:
         snap: Optional[str] = None,
         bounds: Optional[Tuple[float, float]] = None,
         values: int = 1,
+        clamp_releases: bool = False,
     ):
         protect = _distance_text(protect)  # protect=2 is 2 rad where a bare number is, as on the command line
         self._budget = _budget_text(epsilon, protect, level, concentration)
@@ -213,7 +214,7 @@ class Mechanism:
         try:
             b = None if bounds is None else (float(bounds[0]), float(bounds[1]))
             self._native = _native.Mechanism(space, mechanism, epsilon, protect, level, concentration, snap, b,
-                                             int(values))
+                                             int(values), bool(clamp_releases))
         except ValueError as e:
             raise BadInputError(str(e)) from None
         self.space = self._native.space
@@ -362,12 +363,15 @@ def privatize(
     level: Optional[float] = None,
     snap: Optional[str] = None,
     bounds: Optional[Tuple[float, float]] = None,
+    clamp_releases: bool = False,
     **kwargs: Any,
 ) -> Any:
     """``Mechanism(space, mechanism, epsilon or protect/level, snap=).privatize(x, **kwargs)`` in one call.
 
     On ``space="real"`` give ``bounds=(lo, hi)``: each row's values (one per column, or per array column) are
-    clamped into them and released with pure ε-DP per row.
+    clamped into them and released with pure ε-DP per row. ``clamp_releases=True`` clamps every released value
+    back into the bounds too (post-processing: the guarantee is unchanged; no negative counts, at the price of a
+    bias towards the bounds near them).
     """
     values = 1
     if bounds is not None:
@@ -376,7 +380,8 @@ def privatize(
         elif not (isinstance(x, (pa.Table, pa.RecordBatch)) or cv.is_pandas(x)):
             shape = np.shape(x)
             values = shape[1] if len(shape) == 2 else 1
-    mech = Mechanism(space, mechanism, epsilon, protect=protect, level=level, snap=snap, bounds=bounds, values=values)
+    mech = Mechanism(space, mechanism, epsilon, protect=protect, level=level, snap=snap, bounds=bounds, values=values,
+                     clamp_releases=clamp_releases)
     return mech.privatize(x, **kwargs)
 
 

@@ -21,6 +21,7 @@ class Mechanism:
         snap: Optional[str] = None,
         bounds: Optional[Tuple[float, float]] = None,
         values: int = 1,
+        clamp_releases: bool = False,
     ) -> None: ...
     @property
     def space(self) -> str: ...

@@ -107,6 +107,7 @@ def privatize(
     level: Optional[float] = None,
     snap: Optional[str] = None,
     bounds: Optional[Tuple[float, float]] = None,
+    clamp_releases: bool = False,
     columns: Sequence[str],
     format: Optional[str] = None,
     id_column: str,
@@ -125,7 +126,7 @@ def privatize(
     ``seed`` (an integer) replaces the secret key, for experiments only: it warns, and with ``ledger=`` it is
     refused. ``snap`` rounds releases onto a coarser public grid
     at no cost, as in :class:`manifold_dp.Mechanism`. On ``space="real"`` give ``bounds=(lo, hi)``: every value
-    is clamped into them and each row is pure ε-DP. Ids may be natural keys such as an airport code; a row's
+    is clamped into them and each row is pure ε-DP (``clamp_releases=True`` clamps the released values too). Ids may be natural keys such as an airport code; a row's
     noise is keyed by (the call's key, its id, its input values), so a row whose
     values change between two actions draws fresh noise (materialise the input once: ``docs/spark.md``).
     """
@@ -133,7 +134,7 @@ def privatize(
     cols = list(columns)
     values = len(cols) if bounds is not None else 1
     mech = Mechanism(space, mechanism, epsilon, protect=protect, level=level, snap=snap, bounds=bounds,
-                     values=values)
+                     values=values, clamp_releases=clamp_releases)
     missing = [c for c in cols if c not in df.columns]
     if missing:
         raise BadInputError(f"no column {missing[0]!r}; the columns are: {df.columns}", column=missing[0])
@@ -151,7 +152,7 @@ def privatize(
         df = df.withColumns(casts)
     # The executors rebuild the mechanism from its parameters (validated above on the driver).
     b = None if bounds is None else (float(bounds[0]), float(bounds[1]))
-    params = (space, mechanism, epsilon, protect, level, None, snap, b, values)
+    params = (space, mechanism, epsilon, protect, level, None, snap, b, values, bool(clamp_releases))
     key = None if seed is not None else _native.fresh_key()
     schema = df.schema
 

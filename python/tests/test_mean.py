@@ -89,6 +89,14 @@ def test_plain_numbers_per_row_and_bounded_means():
         mech.privatize(np.array([1.0, 2.0]))
     with pytest.raises(mdp.BadInputError, match="bounds"):
         mdp.Mechanism("real", "laplace", epsilon=1.0)
+    # clamp_releases=True: the same draws clamped back into the bounds (at ε = 0.05 most leave them).
+    x = np.array([1.0, 50.0, 99.0] * 20)
+    raw = mdp.privatize(x, space="real", mechanism="laplace", epsilon=0.05, bounds=(0, 100), seed=4)
+    kept = mdp.privatize(x, space="real", mechanism="laplace", epsilon=0.05, bounds=(0, 100), seed=4,
+                         clamp_releases=True)
+    assert np.any((raw < 0) | (raw > 100)) and np.array_equal(np.clip(raw, 0, 100), kept)
+    with pytest.raises(mdp.BadInputError, match="clamp_releases"):
+        mdp.Mechanism("so3", "laplace", epsilon=1.0, clamp_releases=True)
     res = mdp.mean(quakes, space="real", bounds=(0, 100), epsilon=1e4, columns=["depth", "mag"], outside="clip")
     assert res.n == 4 and res.clipped == 1 and res.sensitivity == 50.0
     assert np.allclose(res.mean, [39.25, 5.15], atol=0.1)

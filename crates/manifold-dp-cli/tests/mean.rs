@@ -323,6 +323,29 @@ fn real_columns_privatize_and_mean_within_bounds() {
     for (got, want) in depth.iter().zip([10.0, 35.0, 100.0, 12.0]) {
         assert!((got - want).abs() < 1.0, "{depth:?}");
     }
+    // --clamp-releases: the same draws clamped back into the bounds (at ε = 0.05 most would leave them).
+    let clamped = |clamp: bool| {
+        let out = bin()
+            .args(["privatize", "--space", "real", "--mechanism", "laplace", "--bounds", "0,100", "--epsilon", "0.05"])
+            .args(["--columns", "depth"])
+            .args(["--input", s(&input), "--output", "-", "--seed", "1", "--quiet"])
+            .args(if clamp { &["--clamp-releases"][..] } else { &[][..] })
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.lines().skip(1).map(|l| l.split(',').nth(1).unwrap().parse::<f64>().unwrap()).collect::<Vec<_>>()
+    };
+    let (raw, kept) = (clamped(false), clamped(true));
+    assert!(raw.iter().any(|v| !(0.0..=100.0).contains(v)), "the control: {raw:?}");
+    assert_eq!(raw.iter().map(|v| v.clamp(0.0, 100.0)).collect::<Vec<_>>(), kept);
+    let refused = bin()
+        .args(["privatize", "--space", "so3", "--mechanism", "laplace", "--epsilon", "1", "--clamp-releases"])
+        .args(["--input", s(&input), "--output", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--clamp-releases applies to --space real"));
     let mean = |extra: &[&str]| {
         bin()
             .args(["mean", "--space", "real", "--bounds", "0,100", "--epsilon", "1e4", "--columns", "depth,mag"])
@@ -403,7 +426,7 @@ fn real_means_take_each_columns_own_bounds() {
     }
     fs::write(&input, text).unwrap();
     let out = bin()
-        .args(["mean", "--space", "real", "--bounds", "depth=0:700,mag=4:7", "--epsilon", "10", "--json"])
+        .args(["mean", "--space", "real", "--bounds", "depth=0:700,mag=4:7", "--epsilon", "100", "--json"])
         .args(["--seed", "1", "--input", s(&input)])
         .output()
         .unwrap();

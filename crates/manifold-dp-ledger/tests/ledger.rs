@@ -11,7 +11,7 @@ use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
 fn pure(epsilon: f64) -> Guarantee {
-    Guarantee::PureDp { epsilon, .. }
+    Guarantee::pure(epsilon)
 }
 
 fn new_ledger() -> (tempfile::TempDir, PathBuf, Ledger) {

@@ -85,7 +85,7 @@ struct Mechanism {
 #[pymethods]
 impl Mechanism {
     #[new]
-    #[pyo3(signature = (space, mechanism, epsilon=None, protect=None, level=None, concentration=None, snap=None, bounds=None, values=1))]
+    #[pyo3(signature = (space, mechanism, epsilon=None, protect=None, level=None, concentration=None, snap=None, bounds=None, values=1, clamp_releases=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         space: &str,
@@ -97,10 +97,14 @@ impl Mechanism {
         snap: Option<&str>,
         bounds: Option<(f64, f64)>,
         values: usize,
+        clamp_releases: bool,
     ) -> PyResult<Self> {
         let space: Space = space.parse().map_err(bad)?;
         if bounds.is_some() != (space == Space::Real) {
             return Err(bad("bounds=(lo, hi) goes with space real (and space real needs it)"));
+        }
+        if clamp_releases && bounds.is_none() {
+            return Err(bad("clamp_releases=True applies to space real with bounds=(lo, hi) only"));
         }
         if let Some((lo, hi)) = bounds {
             let choice: MechanismChoice = mechanism.parse().map_err(bad)?;
@@ -114,6 +118,7 @@ impl Mechanism {
                     }
                 };
                 let inner = PointMechanism::bounded(lo, hi, values, budget).map_err(bad)?;
+                let inner = if clamp_releases { inner.clamping_releases().map_err(bad)? } else { inner };
                 return Ok(Mechanism { inner, space, note: None });
             }
             return Err(bad(format!("mechanism {choice}: space real has laplace only")));

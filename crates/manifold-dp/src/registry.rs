@@ -500,6 +500,17 @@ impl PointMechanism {
         }
     }
 
+    /// The `real` mechanism with every released value clamped back into its bounds
+    /// ([`BoundedLaplace::clamping_releases`]: post-processing, the guarantee unchanged); refused elsewhere.
+    pub fn clamping_releases(self) -> Fallible<Self> {
+        match self {
+            PointMechanism::Real(m) => Ok(PointMechanism::Real(m.clamping_releases())),
+            _ => Err(Error::NotApplicable(
+                "clamping releases into the bounds applies to space real only (plain numbers with bounds)".into(),
+            )),
+        }
+    }
+
     /// The mechanism's name as written (`laplace`, `purkayastha`).
     pub fn name(&self) -> &'static str {
         match self {

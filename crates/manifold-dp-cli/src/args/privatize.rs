@@ -65,6 +65,11 @@ pub struct PrivatizeArgs {
     /// into them, then each row gets Laplace noise for pure epsilon-DP per row.
     #[arg(long, value_parser = parse_bounds, allow_hyphen_values = true)]
     pub bounds: Option<(f64, f64)>,
+    /// Space real only: clamp every released value back into --bounds (post-processing: the guarantee is
+    /// unchanged). Releases then never leave the bounds (no negative counts), at the price of a bias towards
+    /// them for values near the ends.
+    #[arg(long)]
+    pub clamp_releases: bool,
     /// Set invalid rows aside, unchanged, in this file (.csv or .parquet) instead of stopping at the first.
     #[arg(long, value_name = "REJECTS")]
     pub skip_invalid: Option<String>,

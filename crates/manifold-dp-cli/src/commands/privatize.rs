@@ -56,8 +56,9 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
                 ))
                 .into());
             }
-            PointMechanism::bounded(lo, hi, k, Budget::Epsilon(eps))
-                .map_err(|e| BadInput(format!("--space real --bounds {lo},{hi}: {e}")))?
+            let m = PointMechanism::bounded(lo, hi, k, Budget::Epsilon(eps))
+                .map_err(|e| BadInput(format!("--space real --bounds {lo},{hi}: {e}")))?;
+            if args.clamp_releases { m.clamping_releases()? } else { m }
         }
         (Some(_), _) => {
             return Err(BadInput("--space real takes --epsilon (pure DP per row), not --protect".into()).into());
@@ -65,6 +66,9 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
         (None, Some(eps)) => args.mechanism.for_epsilon(eps)?,
         (None, None) => args.mechanism.build()?.expect("budget() found --epsilon or --concentration"),
     };
+    if args.clamp_releases && args.bounds.is_none() {
+        return Err(BadInput("--clamp-releases applies to --space real with --bounds only".into()).into());
+    }
     if let Some(step) = &args.snap {
         let radians = space.parse_distance(step).map_err(|e| BadInput(format!("--snap: {e}")))?;
         mech = mech.with_output_step(radians).map_err(|e| BadInput(format!("--snap {step}: {e}")))?;

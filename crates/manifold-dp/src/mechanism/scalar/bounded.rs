@@ -21,6 +21,8 @@ pub struct BoundedLaplace {
     hi: f64,
     columns: usize,
     laplace: ScalarLaplace,
+    /// Whether each released value is clamped back into [lo, hi] ([`BoundedLaplace::clamping_releases`]).
+    clamp_releases: bool,
 }
 
 impl BoundedLaplace {
@@ -40,7 +42,21 @@ impl BoundedLaplace {
             return Err(Error::InvalidParameter { name: "bounds", value: width, reason: "hi − lo overflows" });
         }
         let laplace = ScalarLaplace::for_epsilon(columns as f64 * width, epsilon)?;
-        Ok(BoundedLaplace { lo, hi, columns, laplace })
+        Ok(BoundedLaplace { lo, hi, columns, laplace, clamp_releases: false })
+    }
+
+    /// The same mechanism with every released value clamped back into [lo, hi]: post-processing of the
+    /// release (a deterministic public function of it alone), so the guarantee is unchanged
+    /// (`docs/proofs/scalar_mechanisms.md` §7). Values then never leave the bounds (no negative counts or
+    /// depths), at the price of a bias towards them near the ends.
+    pub fn clamping_releases(mut self) -> Self {
+        self.clamp_releases = true;
+        self
+    }
+
+    /// Whether released values are clamped back into the bounds.
+    pub fn clamps_releases(&self) -> bool {
+        self.clamp_releases
     }
 
     /// The public bounds (lo, hi).
@@ -90,6 +106,9 @@ impl BoundedLaplace {
         for v in row {
             debug_assert!(v.is_finite());
             *v = rounded.sample_at(v.clamp(self.lo, self.hi), rng);
+            if self.clamp_releases {
+                *v = v.clamp(self.lo, self.hi);
+            }
         }
     }
 
@@ -126,7 +145,11 @@ impl Mechanism for BoundedLaplace {
 
     /// The exact rounded law (float-safe by construction, not by snapping a raw draw).
     fn privatize<R: CryptoRng + ?Sized>(&self, x: &Vec<f64>, rng: &mut R) -> Vec<f64> {
-        self.laplace.release(&self.clamped(x), rng).expect("clamped values are finite")
+        let mut z = self.laplace.release(&self.clamped(x), rng).expect("clamped values are finite");
+        if self.clamp_releases {
+            z.iter_mut().for_each(|v| *v = v.clamp(self.lo, self.hi));
+        }
+        z
     }
 
     /// Rounds to the nearest grid point (the raw pipeline's representative; releases never need it).
@@ -178,6 +201,30 @@ mod tests {
         assert!(BoundedLaplace::new(-f64::MAX, f64::MAX, 1, 1.0).is_err());
         assert!(BoundedLaplace::new(0.0, 1.0, 0, 1.0).is_err());
         assert!(BoundedLaplace::new(0.0, 1.0, 1, 0.0).is_err());
+    }
+
+    /// Clamping releases is post-processing of the same draw: with the same generator, each value is the
+    /// unclamped release clamped into the bounds, in both release paths; the guarantee is the same.
+    #[test]
+    fn clamped_releases_are_the_releases_clamped() {
+        let plain = BoundedLaplace::new(0.0, 10.0, 2, 0.5).unwrap();
+        let clamped = plain.clone().clamping_releases();
+        assert!(clamped.clamps_releases() && !plain.clamps_releases());
+        assert_eq!(clamped.guarantee(), plain.guarantee());
+        let (mut a, mut b) = (seeded_rng_for_experiments(3), seeded_rng_for_experiments(3));
+        let mut outside = 0;
+        for i in 0..2000 {
+            let x = vec![0.5 + (i % 7) as f64, 9.5];
+            let (z, w) = (plain.privatize(&x, &mut a), clamped.privatize(&x, &mut b));
+            outside += z.iter().filter(|v| !(0.0..=10.0).contains(*v)).count();
+            assert!(z.iter().zip(&w).all(|(z, w)| z.clamp(0.0, 10.0) == *w), "{z:?} {w:?}");
+            let (mut zi, mut wi) = (x.clone(), x.clone());
+            plain.privatize_in_place(&mut zi, &mut a);
+            clamped.privatize_in_place(&mut wi, &mut b);
+            assert!(zi.iter().zip(&wi).all(|(z, w)| z.clamp(0.0, 10.0) == *w), "{zi:?} {wi:?}");
+        }
+        // The control: without the clamp, releases leave the bounds (b = 40 here).
+        assert!(outside > 1000, "{outside}");
     }
 
     /// The release of one value is Laplace(b) around the clamped value: a two-sided DKW band on 200 000 draws
