@@ -228,8 +228,9 @@ def mean(
     :func:`manifold_dp.mean` (``outside="error"|"drop"|"clip"``; ``.dropped`` and ``.clipped`` count the rows
     outside the ball).
 
-    The mean takes a few Spark jobs over the rows. The first fits each partition's own exact mean (on up to
-    a million of its rows); their average, weighted by rows, is the start. Each later job is one Newton step
+    The mean takes a few Spark jobs over the rows. The first fits each partition's own mean roughly (on up to a
+    million of its rows: their extrinsic mean and one Newton step); their average, weighted by rows, is the
+    start. Each later job is one Newton step
     (spheres, SO(3); a gradient step on SPD): every partition sums log_base(x) and its Hessian over its rows,
     and the driver adds the sums in partition order and steps, until the certified stop test holds (usually
     the second or third step). The value columns are cached for the iteration and released after.
@@ -254,7 +255,11 @@ def mean(
         charge = ledger._prepare(dataset, what, json.loads(plan.guarantee(float(epsilon))), request_id,
                                  allow_unbudgeted)
         _preflight(df)
-    data = df.select(*(cols + ([id_column] if id_column else []))).persist(StorageLevel.MEMORY_AND_DISK)
+    # The value columns are cached for the passes, unless the table already is (caching it again costs a copy).
+    cached = df.storageLevel.useMemory or df.storageLevel.useDisk
+    data = df.select(*(cols + ([id_column] if id_column else [])))
+    if not cached:
+        data = data.persist(StorageLevel.MEMORY_AND_DISK)
 
     def local_fit(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         # The partition's exact mean on its first rows, for the start; a partition with an unusable row
@@ -268,7 +273,7 @@ def mean(
         if not kept:
             return
         try:
-            at, p = _native.MeanPlan(*args).fit(kept)
+            at, p = _native.MeanPlan(*args).fit(kept, True)
         except ValueError:
             return
         if p[4] is None and p[1] > 0:
@@ -336,7 +341,8 @@ def mean(
             newton = float(np.linalg.norm(np.subtract(following, base))) > 1e-6
             base, iterations = following, iterations + 1
     finally:
-        data.unpersist()
+        if not cached:
+            data.unpersist()
     _, used, dropped, clipped, _, _, _ = summed
     out = _release_mean(space, plan, base, (used, dropped, clipped), epsilon, conditioning, seed, charge)
     m = np.asarray(out["mean"], dtype=np.float64)

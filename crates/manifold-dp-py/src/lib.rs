@@ -564,10 +564,18 @@ impl MeanPlan {
         self.inner.check(n, epsilon, self::conditioning(conditioning)?).map_err(bad)
     }
 
-    /// The exact mean of the rows of `batches` on this machine: (mean coordinates, pass at the mean).
-    fn fit(&self, py: Python<'_>, batches: Vec<PyArrowType<RecordBatch>>) -> PyResult<(Vec<f64>, PassTuple)> {
+    /// The exact mean of the rows of `batches` on this machine: (mean coordinates, pass at the mean); with
+    /// `rough=True` a start for `start_from` instead (the extrinsic mean and one Newton step, no stop test).
+    #[pyo3(signature = (batches, rough=false))]
+    fn fit(
+        &self,
+        py: Python<'_>,
+        batches: Vec<PyArrowType<RecordBatch>>,
+        rough: bool,
+    ) -> PyResult<(Vec<f64>, PassTuple)> {
         let batches: Vec<RecordBatch> = batches.into_iter().map(|b| b.0).collect();
-        let fit = py.detach(|| self.inner.fit(&batches)).map_err(bad)?;
+        let fit =
+            py.detach(|| if rough { self.inner.rough_fit(&batches) } else { self.inner.fit(&batches) }).map_err(bad)?;
         Ok((fit.mean, pass_tuple(fit.pass)))
     }
 }
