@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test of the project: the Rust workspace (statistical tests in --release), then the Python package
-# built from ./python into a throwaway virtual environment, and its pytest suite (Python API and Spark in
-# local mode). CI's .ci/run runs exactly this, plus cargo fmt --check and clippy.
+# built from ./python into a throwaway virtual environment, its lint (ruff) and type check (mypy), and its
+# pytest suite (Python API and Spark in local mode). CI's .ci/run runs exactly this, plus cargo fmt --check and clippy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace --release
@@ -10,5 +10,8 @@ rm -rf "$venv"
 python3 -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --upgrade pip
 "$venv/bin/python" -m pip install --quiet "./python[test]"
+# The Python package is linted (ruff) and type-checked against its own stubs (mypy), as configured in
+# python/pyproject.toml.
+(cd python && "../$venv/bin/ruff" check . && "../$venv/bin/mypy")
 # The cross-front-end test compares the Python package's bits with this binary's (built by cargo test).
 MANIFOLD_DP_CLI="$PWD/target/release/manifold-dp" "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests

@@ -12,7 +12,7 @@ See ``help(mdp.Mechanism)``, ``help(mdp.mean)`` and ``help(mdp.Ledger)``.
 """
 
 from . import _native
-from ._api import Ledger, Mechanism, MeanResult, audit, mean, privatize, radius, sample
+from ._api import Ledger, MeanResult, Mechanism, audit, mean, privatize, radius, sample
 from .errors import BadInputError, BudgetExceededError
 
 __all__ = [

@@ -494,8 +494,11 @@ def _distance_text(r: Union[float, str, None]) -> Optional[str]:
 
 
 def _distance(space: str, r: Union[float, str]) -> float:
+    text = _distance_text(r)
+    if text is None:
+        raise BadInputError(f"a distance is needed on {space}, e.g. '10deg' (or '2km' on latlon)")
     try:
-        return _native.parse_distance(space, _distance_text(r))
+        return _native.parse_distance(space, text)
     except ValueError as e:
         raise BadInputError(str(e)) from None
 
@@ -758,7 +761,7 @@ def _mean_form(values: Any, space: str, shape: Any, rotation_in: bool) -> Any:
     """A released mean in the input's own form (``None`` stays ``None``)."""
     if values is None:
         return None
-    m = np.asarray(values, dtype=np.float64)
+    m: Any = np.asarray(values, dtype=np.float64)
     if shape is not None and len(shape) == 3:
         m = m.reshape(shape[1:])
     elif space in ("circle", "timeofday") or (space == "real" and shape is not None and len(shape) == 1):

@@ -122,13 +122,13 @@ def privatize(
     mechanisms, budgets and formats as in :class:`manifold_dp.Mechanism`); every other column unchanged.
 
     ``id_column`` (integers or strings, distinct, non-null; checked with two Spark jobs unless
-    ``check_ids=False``) keys each row's noise. A row that is not a point fails the job with an error naming its id and column.
-    ``seed`` (an integer) replaces the secret key, for experiments only: it warns, and with ``ledger=`` it is
-    refused. ``snap`` rounds releases onto a coarser public grid
-    at no cost, as in :class:`manifold_dp.Mechanism`. On ``space="real"`` give ``bounds=(lo, hi)``: every value
-    is clamped into them and each row is pure ε-DP (``clamp_releases=True`` clamps the released values too). Ids may be natural keys such as an airport code; a row's
-    noise is keyed by (the call's key, its id, its input values), so a row whose
-    values change between two actions draws fresh noise (materialise the input once: ``docs/spark.md``).
+    ``check_ids=False``) keys each row's noise. A row that is not a point fails the job with an error naming
+    its id and column. ``seed`` (an integer) replaces the secret key, for experiments only: it warns, and with
+    ``ledger=`` it is refused. ``snap`` rounds releases onto a coarser public grid at no cost, as in
+    :class:`manifold_dp.Mechanism`. On ``space="real"`` give ``bounds=(lo, hi)``: every value is clamped into
+    them and each row is pure ε-DP (``clamp_releases=True`` clamps the released values too). Ids may be natural
+    keys such as an airport code; a row's noise is keyed by (the call's key, its id, its input values), so a row
+    whose values change between two actions draws fresh noise (materialise the input once: ``docs/spark.md``).
     """
     seed = experiment_seed(seed, ledger is not None)
     cols = list(columns)
@@ -178,6 +178,15 @@ def privatize(
         _preflight(df)
         charge.record(mech.guarantee)
     return df.mapInArrow(release, schema)
+
+
+def _partition() -> int:
+    """The running task's partition (inside a Spark task only)."""
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    assert context is not None, "called outside a Spark task"
+    return context.partitionId()
 
 
 # One row per partition and Karcher step: its pass (see ``_native.MeanPlan.run_pass``), and where its first
@@ -238,7 +247,7 @@ def mean(
     first job and charged once, on the driver. A row that is not a point (or, with ``outside="error"``, lies
     outside the ball) stops it with an error naming the row by ``id_column`` when given, else by partition.
     """
-    from pyspark import StorageLevel, TaskContext
+    from pyspark import StorageLevel
 
     seed = experiment_seed(seed, ledger is not None)
     cols = list(columns)
@@ -277,7 +286,7 @@ def mean(
         except ValueError:
             return
         if p[4] is None and p[1] > 0:
-            part = TaskContext.get().partitionId()
+            part = _partition()
             yield pa.RecordBatch.from_pylist([{"part": part, "sum": at, "used": p[1]}], _PASS_SCHEMA)
 
     def start() -> List[float]:
@@ -289,7 +298,7 @@ def mean(
     def run(base: List[float], newton: bool) -> Any:
         def partial(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             native = _native.MeanPlan(*args)
-            part = TaskContext.get().partitionId()
+            part = _partition()
             passes = []
             offset = 0
             for batch in batches:
@@ -345,7 +354,7 @@ def mean(
             data.unpersist()
     _, used, dropped, clipped, _, _, _ = summed
     out = _release_mean(space, plan, base, (used, dropped, clipped), epsilon, conditioning, seed, charge)
-    m = np.asarray(out["mean"], dtype=np.float64)
+    m: Any = np.asarray(out["mean"], dtype=np.float64)
     if space.startswith("spd:"):
         k = int(space.split(":", 1)[1])
         m = m.reshape(k, k)

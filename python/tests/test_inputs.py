@@ -5,10 +5,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from conftest import random_quats
 from scipy.spatial.transform import Rotation
 
 import manifold_dp as mdp
-from conftest import random_quats
 
 BIG = 1e6  # noise of about a microradian
 

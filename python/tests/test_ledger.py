@@ -75,7 +75,8 @@ def test_the_analysts_workflow_from_python(tmp_path):
     # The same provenance as the command line: command, space, mechanism, budget as given, and the source.
     what = [r["mechanism"] for r in led.releases("airports")]
     assert what[0] == "privatize latlon purkayastha --protect 5km --level 1: python array (40 rows)", what
-    assert what[1] == "mean latlon --center 48.85,2.35 --radius 50km --epsilon 1 --outside error: python array (40 rows)"
+    assert what[1] == ("mean latlon --center 48.85,2.35 --radius 50km --epsilon 1 --outside error: "
+                       "python array (40 rows)")
 
 
 def test_unbudgeted_kinds_are_refused(tmp_path):

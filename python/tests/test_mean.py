@@ -131,7 +131,8 @@ def test_centres_as_the_command_line_reads_them():
     kw = dict(space="so3", radius="60deg", epsilon=10.0, seed=5)
     by_name = mdp.mean(rot, center="identity", **kw)
     by_rotation = mdp.mean(rot, center=Rotation.identity(), **kw)
-    assert np.array_equal(by_name.mean.as_quat(), by_rotation.mean.as_quat()) and by_name.guarantee == by_rotation.guarantee
+    assert np.array_equal(by_name.mean.as_quat(), by_rotation.mean.as_quat())
+    assert by_name.guarantee == by_rotation.guarantee
     wxyz = np.roll(rot.as_quat(), 1, axis=1)
     shifted = Rotation.from_rotvec([0.2, 0.0, 0.0])
     as_array = mdp.mean(wxyz, format="quat-wxyz", center=shifted, **kw)

@@ -5,9 +5,9 @@ modified; bad rows are named as before."""
 import numpy as np
 import pyarrow as pa
 import pytest
+from conftest import random_quats
 
 import manifold_dp as mdp
-from conftest import random_quats
 
 
 def by_columns(mech, flat, fmt, seed):
