@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Every test of the project: the Rust workspace (statistical tests in --release), then the Python package
-# built from ./python into a throwaway virtual environment, its lint (ruff) and type check (mypy), and its
-# pytest suite (Python API and Spark in local mode). CI's .ci/run runs exactly this, plus cargo fmt --check and clippy.
+# Every test of the project: the Rust workspace (statistical tests in --release) and its docs, then the Python
+# package built from ./python into a throwaway virtual environment, its lint (ruff) and type check (mypy), and
+# its pytest suite (Python API and Spark in local mode). CI's .ci/run runs exactly this, plus cargo fmt --check
+# and clippy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace --release
+# The API docs build with no broken or private links.
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 venv=target/test-venv
 rm -rf "$venv"
 python3 -m venv "$venv"

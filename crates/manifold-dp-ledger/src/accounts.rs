@@ -347,7 +347,7 @@ pub(crate) fn fits(total: &Guarantee, budget: &Guarantee, releases: usize) -> bo
     total.fits_within(&widened).unwrap_or(false)
 }
 
-/// The most a budget is widened by for decimal sums ([`fits`]): 2^-40 ≈ 9.1·10⁻¹³ of it, reached at 2046
+/// The most a budget is widened by for decimal sums (`fits`): 2^-40 ≈ 9.1·10⁻¹³ of it, reached at 2046
 /// releases. Beyond, sums of decimals that equal the budget may be refused by a few ulps, as before.
 pub const DECIMAL_SLACK: f64 = 1.0 / (1u64 << 40) as f64;
 

@@ -1,5 +1,5 @@
 //! Parsing of levels (`0.683`, `68.3%`) and rotations given on the command line (distances with units
-//! are parsed by [`crate::space::Space::parse_distance`]).
+//! are parsed by `manifold_dp::registry::Space::parse_distance`).
 
 use crate::BadInput;
 

@@ -9,7 +9,7 @@ pub trait AngularLaw {
     fn pdf(&self, theta: f64) -> f64;
     /// P[θ ≤ rho].
     fn cdf(&self, rho: f64) -> f64;
-    /// E[θ].
+    /// E\[θ\].
     fn mean(&self) -> f64;
 
     /// The CDF at each of `sorted` (ascending). Laws whose CDF is costly override this with a cumulative

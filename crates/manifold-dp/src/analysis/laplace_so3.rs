@@ -4,7 +4,7 @@
 //! t^{2k}/(2·(2k)!) and I_n(ρ) = (1/n!)∫₀^ρ tⁿe^{−εt}dt ([`scaled_lower_gamma`]),
 //!
 //! - G(ρ) = ∫₀^ρ sin²(t/2)e^{−εt}dt = Σ_k (−1)^{k+1} I_{2k}(ρ)/2, and F(ρ) = G(ρ)/G(π);
-//! - ∫₀^π t·sin²(t/2)e^{−εt}dt = Σ_k (−1)^{k+1}(2k+1)·I_{2k+1}(π)/2, so E[θ] is that over G(π).
+//! - ∫₀^π t·sin²(t/2)e^{−εt}dt = Σ_k (−1)^{k+1}(2k+1)·I_{2k+1}(π)/2, so E\[θ\] is that over G(π).
 //!
 //! These equal the elementary form G(ρ) = ½[(1 − e^{−ερ})/ε − (e^{−ερ}(sin ρ − ε cos ρ) + ε)/(1 + ε²)]
 //! (tested), but unlike it they keep full relative precision for large ε, where the elementary form

@@ -1,6 +1,6 @@
 //! The angle law of the wrapped Laplace baseline on the circle: the circular distance d ∈ [0, π] between
 //! input and release when Laplace(1/ε) noise is added to the angle and wrapped. Its density is
-//! ε·cosh(ε(π − d))/sinh(επ), so F(ρ) = 1 − sinh(ε(π − ρ))/sinh(επ) and E[d] = tanh(επ/2)/ε
+//! ε·cosh(ε(π − d))/sinh(επ), so F(ρ) = 1 − sinh(ε(π − ρ))/sinh(επ) and E\[d\] = tanh(επ/2)/ε
 //! (`docs/proofs/wrapped_laplace_circle.md`).
 
 use crate::analysis::angular::AngularLaw;

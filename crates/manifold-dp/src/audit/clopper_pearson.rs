@@ -2,8 +2,8 @@
 //!
 //! For K ~ Binomial(n, p) observed as k:
 //!
-//! - the **lower bound** p_L(k, n, α) solves P_p[K ≥ k] = α (p_L = 0 for k = 0), so P[p < p_L] ≤ α;
-//! - the **upper bound** p_U(k, n, α) solves P_p[K ≤ k] = α (p_U = 1 for k = n), so P[p > p_U] ≤ α.
+//! - the **lower bound** p_L(k, n, α) solves P_p[K ≥ k] = α (p_L = 0 for k = 0), so P\[p < p_L\] ≤ α;
+//! - the **upper bound** p_U(k, n, α) solves P_p[K ≤ k] = α (p_U = 1 for k = n), so P\[p > p_U\] ≤ α.
 //!
 //! Both are the exact (Clopper & Pearson 1934) bounds, the α and 1 − α quantiles of Beta(k, n − k + 1) and
 //! Beta(k + 1, n − k). They are computed from binomial tail sums, not from a continued fraction of the
@@ -171,7 +171,7 @@ fn check(k: u64, n: u64, alpha: f64) {
     assert!(alpha > 0.0 && alpha < 1.0, "Clopper–Pearson: alpha = {alpha} must lie in (0, 1)");
 }
 
-/// The one-sided Clopper–Pearson lower bound p_L with P[p < p_L] ≤ `alpha`: the p at which P_p[K ≥ k] =
+/// The one-sided Clopper–Pearson lower bound p_L with P\[p < p_L\] ≤ `alpha`: the p at which P_p[K ≥ k] =
 /// α (0 for k = 0), rounded down. Panics unless k ≤ n and 0 < α < 1.
 pub fn lower(k: u64, n: u64, alpha: f64) -> f64 {
     check(k, n, alpha);
@@ -187,7 +187,7 @@ pub fn lower(k: u64, n: u64, alpha: f64) -> f64 {
     lo * (1.0 - WIDEN)
 }
 
-/// The one-sided Clopper–Pearson upper bound p_U with P[p > p_U] ≤ `alpha`: the p at which P_p[K ≤ k] =
+/// The one-sided Clopper–Pearson upper bound p_U with P\[p > p_U\] ≤ `alpha`: the p at which P_p[K ≤ k] =
 /// α (1 for k = n), rounded up. Panics unless k ≤ n and 0 < α < 1.
 pub fn upper(k: u64, n: u64, alpha: f64) -> f64 {
     check(k, n, alpha);

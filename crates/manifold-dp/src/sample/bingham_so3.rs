@@ -109,7 +109,7 @@ fn on_s3(y: Quaternion<f64>, n2: f64) -> Quaternion<f64> {
 }
 
 /// A bound on the chord between the direction of the Bingham noise quaternion and its exact point: 2.01·2^-53
-/// (two relative roundings per component, [`on_s3`]).
+/// (two relative roundings per component, `on_s3`).
 pub const NOISE_QUATERNION_ERROR: f64 = 2.01 * (f64::EPSILON / 2.0);
 
 impl Distribution<UnitQuaternion<f64>> for BinghamSo3Noise {

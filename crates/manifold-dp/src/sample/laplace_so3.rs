@@ -194,7 +194,7 @@ pub(crate) fn noise_quaternion(c: f64, s: f64, axis: Vector3<f64>) -> UnitQuater
 }
 
 /// A bound on ‖n̂ − n*‖ for the Laplace noise quaternion n̂ and its exact point n* = (cos(θ/2), sin(θ/2)·a/‖a‖):
-/// 14·2^-53. With c, s within e = 3.6·2^-53 of cos(θ/2), sin(θ/2) ([`trig::sin_cos_from_start`]), the axis's
+/// 14·2^-53. With c, s within e = 3.6·2^-53 of cos(θ/2), sin(θ/2) (`trig::sin_cos_from_start`), the axis's
 /// norm within ν = 8.1·2^-53 of 1 (`uniform_s2`: the circle's point within 5.5·2^-53 of a unit vector, the
 /// radius 2√(x(1 − x)) within 1.51·2^-53 relative, one rounding per product, the height within 2^-53
 /// relative), and one rounding per product a_i·s: the scalar part errs by e, the vector part by at most

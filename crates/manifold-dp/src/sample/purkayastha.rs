@@ -4,11 +4,11 @@
 //!
 //! - k = 0 (the circle): θ is exponential truncated to [0, π], drawn by inversion.
 //! - k ≥ 1: h is concave (h'' = −k/sin²θ), so the density is log-concave with mode m = atan(k/κ): exact
-//!   rejection from the strip table of [`crate::sample::log_concave`] (254 equal strips with a squeeze, two
+//!   rejection from the strip table of `crate::sample::log_concave` (254 equal strips with a squeeze, two
 //!   exponential tails), in half turns s = θ/π ∈ [0, 1] so that the end is exact and π − θ = π(1 − s) keeps its
 //!   relative accuracy near the antipode (`docs/proofs/float_safety.md` §3f). cos θ and sin θ come from the
 //!   strip's start, tabulated once, rotated by the offset in the strip with short Taylor polynomials
-//!   ([`small_sin_cos`]), so the hot path has no transcendental call.
+//!   (`small_sin_cos`), so the hot path has no transcendental call.
 //! - k ≥ 1 and κ > [`STRIPS_UP_TO`] (the private means of many rows): the law is all but planar, θ ≈ Gamma(k + 1,
 //!   κ). Exact rejection from that Gamma proposal (a pairwise sum of k + 1 full-precision exponentials, divided
 //!   by κ), rejected past π, accepted with probability (sin θ/θ)^k ∈ (0, 1], tested in logarithms against a

@@ -16,7 +16,7 @@
 //!
 //! Nothing before step 5 looks at x. Step 5 finds the cell c = ⌊x̄/h + ½ + S·(σ/h)(K + U)⌋ from U's bits
 //! known so far, drawing 64 more of U's own bits while the interval of U they leave straddles a cell boundary
-//! (the lazy uniform, the runs and the cell are shared with the generalized Gaussian: [`crate::sample::exact_cell`]).
+//! (the lazy uniform, the runs and the cell are shared with the generalized Gaussian: `crate::sample::exact_cell`).
 
 use crate::error::Fallible;
 use crate::sample::exact_cell::{LazyMagnitude, LazyUniform, descending_run_is_even, settle_cell};

@@ -17,7 +17,7 @@
 //! In one round P(T ∈ dt, kept) = N/(N + 1)·e^{−t^N} dt on all of [0, ∞): on the tail
 //! e^{−1}·N e^{−N(t−1)}·e^{−h} = N e^{−t^N}. Nothing before the cell looks at x; the cell is decided from T's
 //! known bits, drawing more of U (or V) only while the interval they leave straddles a cell boundary
-//! ([`crate::sample::exact_cell`], shared with the Gaussian).
+//! (`crate::sample::exact_cell`, shared with the Gaussian).
 
 use crate::error::Fallible;
 use crate::sample::exact_cell::{LazyMagnitude, LazyUniform, descending_run_is_even, less, settle_cell};

@@ -28,7 +28,7 @@ pub fn uniform_s2<R: Rng + ?Sized>(rng: &mut R) -> Vector3<f64> {
 /// A uniform unit quaternion on S³, i.e. a Haar-distributed rotation, in Hopf coordinates (Shoemake 1992):
 /// q = (√(1 − s)·(cos α, sin α), √s·(cos β, sin β)) with s uniform on (0, 1) and α, β uniform angles. s is read
 /// at full precision from the nearer end (a fair bit picks s = x or 1 − x, x = Ṽ/2 ∈ (0, ½]), so both radii
-/// keep their relative accuracy, and the angles are [`uniform_circle`]'s: the point is within 10·2^-53 (chord)
+/// keep their relative accuracy, and the angles are `uniform_circle`'s: the point is within 10·2^-53 (chord)
 /// of the exact point of the real uniforms read, everywhere on S³ (`docs/proofs/float_safety.md` §3f).
 /// Marsaglia's (1972) two-disk method, used until issue 37, divides by the second disk's s₂ and maps its rim
 /// with an unbounded derivative.
@@ -45,8 +45,8 @@ pub fn uniform_s3<R: Rng + ?Sized>(rng: &mut R) -> UnitQuaternion<f64> {
 /// The point cos θ·μ + sin θ·v of S^{n−1}, with v uniform on the unit sphere orthogonal to the unit vector `mu`:
 /// a uniform unit vector of R^{n−1} (normalised Gaussians) carried onto μ^⊥ by a Householder reflection with
 /// its sign chosen so that nothing is ill-conditioned. O(n), no n×n matrix, no special case at the poles. On S²
-/// (n = 3), v is a uniform point of the circle ([`uniform_circle`]) in an orthonormal basis
-/// of the plane ⊥ μ ([`s2_point_at_angle`]), with no Gaussians and no rejection; on the circle (n = 2),
+/// (n = 3), v is a uniform point of the circle (`uniform_circle`) in an orthonormal basis
+/// of the plane ⊥ μ (`s2_point_at_angle`), with no Gaussians and no rejection; on the circle (n = 2),
 /// v = ±μ^⊥ with a fair sign (one random bit).
 pub fn point_at_angle<R: Rng + ?Sized>(mu: &DVector<f64>, cos: f64, sin: f64, rng: &mut R) -> DVector<f64> {
     let mut out = DVector::zeros(mu.len());
@@ -233,7 +233,7 @@ fn s2_frame(mu: [f64; 3]) -> ([f64; 3], [f64; 3], [f64; 3]) {
 
 /// Whether `z` is, to the bit, what the S² sampler's last step gives from centre `mu` and z's own
 /// coordinates in mu's tangent frame (cos = μ·z, c = e₁·z, s = e₂·z, recombined as
-/// [`s2_point_at_angle`] does). The raw f64 pipeline reproduces its own releases far more often than releases
+/// `s2_point_at_angle` does). The raw f64 pipeline reproduces its own releases far more often than releases
 /// built around another centre, even one ulp away: Mironov's reachability attack, used by the auditor's
 /// raw-bit mode (`docs/proofs/float_safety.md` §9).
 pub fn s2_reproduces(mu: [f64; 3], z: [f64; 3]) -> bool {

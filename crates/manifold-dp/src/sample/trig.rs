@@ -1,6 +1,6 @@
 //! Sine and cosine on the hot paths without a libm call: (sin, cos) tabulated at the 256 equal steps
 //! A_k = fl(k·h/2), h = π/256, of [0, π/2], rotated by the rest r = t − A_k with the Taylor polynomials of
-//! [`small_sin_cos`]. Within 8·2^-53 of libm's values on [0, π/2] (tests below); the argument error of the
+//! `small_sin_cos`. Within 8·2^-53 of libm's values on [0, π/2] (tests below); the argument error of the
 //! quarter-turn reductions adds at most half an ulp of π/2. The SO(3) Laplace sampler's stepped envelope uses the
 //! same steps (`docs/proofs/laplace_so3.md`); the circle's turn grid and its Purkayastha angle use the
 //! reductions here (`docs/proofs/float_safety.md` §2, §4).

@@ -92,7 +92,7 @@ pub fn exp1<R: Rng + ?Sized>(rng: &mut R) -> f64 {
 }
 
 /// (sin φ, cos φ) for φ = πV/2, V uniform on (0, 1), read at full precision from the nearer end: a fair bit
-/// picks V = x or V = 1 − x with x = Ṽ/2 ∈ (0, ½] ([`unit`]), and the pair is (sin, cos)(πṼ/4) in that order or
+/// picks V = x or V = 1 − x with x = Ṽ/2 ∈ (0, ½] ([`unit()`]), and the pair is (sin, cos)(πṼ/4) in that order or
 /// swapped. So each is within 6·2^-53 of its own size (Lemma A, `docs/proofs/float_safety.md` §3f): sin φ near
 /// φ = 0 and cos φ near φ = π/2 keep their relative accuracy, as no 53-bit angle can.
 #[inline]

@@ -8,7 +8,7 @@
 //!   inverse of the real uniform, tails included (`docs/proofs/float_safety.md` §3f).
 //! - n ≥ 4 (κ ≤ 1e100): t has density ∝ e^{−κt}(t(2 − t))^{(n−3)/2} on [0, 2], log-concave with mode
 //!   t* = (n − 3)/(κ + (n − 3)/2 + √(κ² + ((n − 3)/2)²)) (cancellation-free): exact rejection from the strip
-//!   table of [`crate::sample::log_concave`], about two 64-bit words per draw and no logarithm on the hot path.
+//!   table of `crate::sample::log_concave`, about two 64-bit words per draw and no logarithm on the hot path.
 //! - n = 2, and n ≥ 4 beyond κ = 1e100 (where the strips would approach the smallest normal floats): Wood's
 //!   (1994) rejection sampler with the cancellation-free b = m/(√(4κ² + m²) + 2κ), m = n − 1,
 //!   t = 2bZ/(1 − (1 − b)Z) with Z ~ Beta(m/2, m/2), and the acceptance test rewritten in t (below), so it
@@ -178,7 +178,7 @@ impl VmfNoise {
     }
 
     /// A bound on |ln(â/a)| of the radial sampler's acceptance test at every proposal (§3f, Lemma R), for
-    /// `Rounding::with_acceptance_error`: Wood's on the circle ([`Wood::acceptance_error`]), 0 on S² (inversion,
+    /// `Rounding::with_acceptance_error`: Wood's on the circle (`Wood::acceptance_error`), 0 on S² (inversion,
     /// no test), the strip table's for n ≥ 4.
     pub fn acceptance_error(&self) -> f64 {
         match &self.radial {
