@@ -133,6 +133,20 @@ fn column_names(space: Space, args: &MeanArgs) -> Result<Vec<String>> {
     })
 }
 
+/// A row that is not a point (or otherwise unusable), named by file, row and column: nothing is released.
+fn bad_row(at: &str, problem: &manifold_dp_arrow::Problem) -> anyhow::Error {
+    let column = problem.column.as_ref().map(|c| format!(", column {c:?}")).unwrap_or_default();
+    BadInput(format!("{at}{column}: {}\nNothing was released; fix or remove the row", problem.reason)).into()
+}
+
+/// The release's generator: the operating system's, or a seeded one for experiments (`--seed`).
+fn release_rng(seed: Option<u64>) -> Result<manifold_dp::sample::rng::ReleaseRng> {
+    Ok(match seed {
+        Some(seed) => seeded_rng_for_experiments(seed),
+        None => os_rng()?,
+    })
+}
+
 /// A library or table error of the mean, as the command line reports it.
 fn plan_error(path: &str, e: manifold_dp_arrow::Error) -> anyhow::Error {
     match e {
@@ -297,15 +311,9 @@ pub fn run(args: MeanArgs) -> Result<()> {
             ))
             .into());
         }
-        let column = problem.column.as_ref().map(|c| format!(", column {c:?}")).unwrap_or_default();
-        return Err(
-            BadInput(format!("{at}{column}: {}\nNothing was released; fix or remove the row", problem.reason)).into()
-        );
+        return Err(bad_row(&at, problem));
     }
-    let mut rng = match args.seed {
-        Some(seed) => seeded_rng_for_experiments(seed),
-        None => os_rng()?,
-    };
+    let mut rng = release_rng(args.seed)?;
     let released = match plan.release(&fit.mean, fit.pass.used, args.epsilon, conditioning, &mut rng) {
         Ok(r) => r,
         Err(manifold_dp_arrow::Error::Library(e @ LibError::Unrepresentable(_))) => {
@@ -491,15 +499,9 @@ fn run_extrinsic(args: MeanArgs, space: Space) -> Result<()> {
     let fit = plan.fit(&batches).map_err(|e| plan_error(path, e))?;
     if let Some((i, problem)) = &fit.problem {
         let at = locate(path, rows[*i]);
-        let column = problem.column.as_ref().map(|c| format!(", column {c:?}")).unwrap_or_default();
-        return Err(
-            BadInput(format!("{at}{column}: {}\nNothing was released; fix or remove the row", problem.reason)).into()
-        );
+        return Err(bad_row(&at, problem));
     }
-    let mut rng = match args.seed {
-        Some(seed) => seeded_rng_for_experiments(seed),
-        None => os_rng()?,
-    };
+    let mut rng = release_rng(args.seed)?;
     let released = plan.release(fit.sum.as_ref(), args.epsilon, &mut rng).map_err(|e| plan_error(path, e))?;
     if let Some(c) = charge.as_ref() {
         c.record(std::slice::from_ref(&released.guarantee), false)?;
