@@ -76,10 +76,11 @@ class Ledger:
     def set_budget(self, dataset: str, *budgets: Guarantee, overall: Optional[float] = None) -> Dict[str, Any]:
         """Sets the budgets of ``dataset`` (guarantee dicts, e.g. ``{"notion": "pure_dp", "epsilon": 3}``, or a
         local ``{"notion": "metric_dp", "epsilon": 0.5, "metric": "sphere_surface", "unit": "km",
-        "additive_epsilon": 0.05}``) and, with ``overall=``, an overall pure-DP cap over every release (local ones
-        at ε·diameter + their rounding cost); returns what it has spent."""
+        "additive_epsilon": 0.05}``, whose ``"metric"`` may also name the space: ``"latlon"``, ``"timeofday"``,
+        ``"circle"``, ``"sphere"`` or ``"so3"``) and, with ``overall=``, an overall pure-DP cap over every
+        release (local ones at ε·diameter + their rounding cost); returns what it has spent."""
         try:
-            return json.loads(self._native.set_budgets(dataset, [json.dumps(b) for b in budgets], overall))
+            return json.loads(self._native.set_budgets(dataset, [_guarantee_json(b) for b in budgets], overall))
         except ValueError as e:
             raise BadInputError(str(e)) from None
 
@@ -112,7 +113,7 @@ class Ledger:
         Writes nothing; the answer holds until another release is recorded."""
         guarantees = release.guarantee if isinstance(release, Mechanism) else release
         try:
-            after = self._native.check(dataset, json.dumps(guarantees), request_id, allow_unbudgeted)
+            after = self._native.check(dataset, _guarantee_json(guarantees), request_id, allow_unbudgeted)
         except _native.BudgetRefused as e:
             return {"allowed": False, "refusal": str(e)}
         except ValueError as e:
@@ -129,6 +130,29 @@ class Ledger:
             raise _refusal(e) from None
         except ValueError as e:
             raise BadInputError(str(e)) from None
+
+
+def _guarantee_json(guarantee: Any) -> str:
+    """A guarantee (or a list of them) as the JSON the native module reads. JSON has no ∞ or NaN, and no
+    guarantee or budget has one: name the parameter instead of letting the parser fail on its spelling."""
+
+    def check(value: Any, key: str) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                check(v, str(k))
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                check(v, key)
+        elif isinstance(value, float) and not np.isfinite(value):
+            raise BadInputError(f"invalid {key} = {value}: a guarantee's or budget's {key} must be a finite number "
+                                "(to set no budget under a notion, leave that notion out)")
+
+    check(guarantee, "value")
+    try:
+        return json.dumps(guarantee, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise BadInputError(
+            f"a guarantee must be a dict such as {{'notion': 'pure_dp', 'epsilon': 1.0}}: {e}") from None
 
 
 class _Charge:
@@ -721,7 +745,7 @@ def mean(
         x, format = np.atleast_2d(x.as_quat()), "quat-xyzw"
     if isinstance(x, (pa.Table, pa.RecordBatch)) or cv.is_pandas(x):
         table = pa.Table.from_pandas(x, preserve_index=False) if cv.is_pandas(x) else x
-        batch = table if isinstance(table, pa.RecordBatch) else table.combine_chunks().to_batches()[0]
+        batch = table if isinstance(table, pa.RecordBatch) else _one_batch(table)
         cols, column_index, shape = (list(columns) if columns else None), False, None
     else:
         arr = cv.numeric(x)
@@ -755,6 +779,14 @@ def mean(
         cv.raise_rejected([problem], 0, column_index)
     out = _release_mean(space, plan, at, (used, dropped, clipped), epsilon, conditioning, seed, charge)
     return _mean_result(out, _mean_form(out["mean"], space, shape, rotation_in))
+
+
+def _one_batch(table: pa.Table) -> pa.RecordBatch:
+    """The table's rows as one record batch (a table with no rows has no batches: an empty one then)."""
+    batches = table.combine_chunks().to_batches()
+    if batches:
+        return batches[0]
+    return pa.RecordBatch.from_arrays([pa.array([], type=f.type) for f in table.schema], schema=table.schema)
 
 
 def _mean_form(values: Any, space: str, shape: Any, rotation_in: bool) -> Any:

@@ -1017,6 +1017,16 @@ fn one_row(space: Space, values: &[f64]) -> Result<RecordBatch, Error> {
 
 /// The unit vector of a direction given in the table's form (angle, hours, lat/lon degrees, coordinates).
 fn direction_point(space: Space, format: Option<&str>, values: &[f64]) -> Result<DVector<f64>, Error> {
+    let names = crate::direction::default_names(space);
+    if values.len() != names.len() {
+        return Err(not_applicable(&format!(
+            "the centre needs {} coordinate{} on {space} ({}), got {}",
+            names.len(),
+            if names.len() == 1 { "" } else { "s" },
+            names.join(","),
+            values.len()
+        )));
+    }
     let batch = one_row(space, values)?;
     let decoded = DirectionColumns::locate(&batch.schema(), space, format, None)?.decode(&batch)?;
     if let Some((_, p)) = decoded.problems.into_iter().next() {

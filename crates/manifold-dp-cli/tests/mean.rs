@@ -211,7 +211,7 @@ fn bad_input_names_file_row_and_column_and_exits_2() {
     run("x1,x2,x3\n0,0,1\n", &["--space", "sphere:3", "--center", "0,0,1", "--radius", "50deg", "--epsilon", "1"])
         .stderr(predicate::str::contains("r*"));
     run("x1,x2,x3\n0,0,1\n", &["--space", "sphere:3", "--center", "0,1", "--radius", "5deg", "--epsilon", "1"])
-        .stderr(predicate::str::contains("--center needs 3 coordinates"));
+        .stderr(predicate::str::contains("--center 0,1: the centre needs 3 coordinates"));
     run("w,x,y,z\n", &so3).stderr(predicate::str::contains("no data rows"));
     run("w,x,y,z\n1,0,0,0\n", &["--space", "torus", "--center", "identity", "--radius", "1", "--epsilon", "1"])
         .stderr(predicate::str::contains("unknown space"));
@@ -295,7 +295,7 @@ fn direction_means_and_rows_outside_the_ball() {
     // Bad centres are named.
     let (code, _, err) = mean(places, &["--space", "latlon", "--center", "45", "--radius", "300km", "--epsilon", "1"]);
     assert_eq!(code, Some(2));
-    assert!(err.contains("--center needs 2 coordinates"), "{err}");
+    assert!(err.contains("--center 45: the centre needs 2 coordinates"), "{err}");
     let (code, _, err) =
         mean(places, &["--space", "latlon", "--center", "95,10", "--radius", "300km", "--epsilon", "1"]);
     assert_eq!(code, Some(2));

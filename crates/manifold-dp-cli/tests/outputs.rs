@@ -80,6 +80,10 @@ fn special_files_are_written_in_place_and_links_written_through() {
         privatize(d).args(["--input", "in.csv", "--output", "/dev/null", "--quiet"]).args(force).assert().success();
         assert!(fs::metadata("/dev/null").unwrap().file_type().is_char_device());
     }
+    // /dev/stdout when standard output is a pipe (as here): a link into /proc that names no path, written into.
+    let out = privatize(d).args(["--input", "in.csv", "--output", "/dev/stdout", "--quiet"]).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.starts_with("w,x,y,z\n") && text.lines().count() == 5, "{text}");
     // A FIFO is written into, not replaced by a regular file.
     let fifo = d.join("pipe");
     assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());

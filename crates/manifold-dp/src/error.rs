@@ -142,6 +142,24 @@ pub enum Error {
         /// Its smallest eigenvalue.
         min_eigenvalue: f64,
     },
+    /// A positive definite matrix whose eigenvalues span more than double precision can work with: beyond the
+    /// supported condition number its logarithm, and so its distance to anything, is not accurate.
+    #[error(
+        "matrix is too ill-conditioned: eigenvalues from {} to {} (condition number {}), at most {} is supported; \
+         rescale the units of the variables so that their variances are comparable",
+        short(*.min_eigenvalue),
+        short(*.max_eigenvalue),
+        short(*.max_eigenvalue / *.min_eigenvalue),
+        short(*.limit)
+    )]
+    IllConditioned {
+        /// Its smallest eigenvalue (> 0).
+        min_eigenvalue: f64,
+        /// Its largest eigenvalue.
+        max_eigenvalue: f64,
+        /// The largest condition number accepted.
+        limit: f64,
+    },
     /// A data point outside the ball B_r(m0) that a Fréchet-mean release assumes all data lie in.
     #[error(
         "point {index} is at distance {} from the centre, outside the radius {}; every point must \

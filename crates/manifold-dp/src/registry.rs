@@ -6,7 +6,7 @@
 use crate::error::{Error, Fallible};
 use crate::mechanism::scalar::BoundedLaplace;
 use crate::mechanism::{Mechanism, So3Kind, So3Mechanism, SphereKind, SphereMechanism};
-use crate::privacy::Guarantee;
+use crate::privacy::{Guarantee, Metric};
 use crate::space::sphere::{EARTH_RADIUS_KM, MAX_SPHERE_DIM, Periodic};
 use std::f64::consts::PI;
 use std::fmt;
@@ -159,6 +159,26 @@ impl Space {
             Space::Circle | Space::TimeOfDay => Some(2),
             Space::LatLon => Some(3),
             Space::Sphere(n) => Some(n),
+        }
+    }
+
+    /// The metric its per-row (local) releases are stated in: the rotation angle on so3, the great-circle
+    /// distance on the circle, time of day, latlon and spheres; `None` where no per-row release states a
+    /// metric guarantee (spd:K, real).
+    pub fn local_metric(self) -> Option<Metric> {
+        match self {
+            Space::So3 => Some(Metric::So3Geodesic),
+            Space::Circle | Space::TimeOfDay | Space::LatLon | Space::Sphere(_) => Some(Metric::SphereSurface),
+            Space::Spd(_) | Space::Real => None,
+        }
+    }
+
+    /// The unit a local budget on this space is per when none is named: hours on a time of day, km on the
+    /// Earth, the metric's own (radians) elsewhere.
+    pub fn budget_unit(self) -> &'static str {
+        match self {
+            Space::TimeOfDay | Space::LatLon => self.natural_unit().name,
+            _ => self.local_metric().map_or("unit", Metric::unit),
         }
     }
 

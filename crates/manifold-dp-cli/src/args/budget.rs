@@ -4,6 +4,7 @@ use super::LedgerArgs;
 use crate::BadInput;
 use clap::{Args, Subcommand, ValueEnum};
 use manifold_dp::privacy::{Guarantee, Metric, Notion, RaoFamily};
+use manifold_dp::registry::Space;
 use serde_json::json;
 
 /// `manifold-dp budget …`.
@@ -63,7 +64,8 @@ pub struct GuaranteeContext {
     #[arg(long, default_value = "gaussian")]
     pub family: String,
     /// Metric DP only: the metric (so3_geodesic, sphere_surface, sphere_chordal, tangent_plane,
-    /// spd_affine_invariant, spd_log_euclidean, spd_computed_log_coordinates).
+    /// spd_affine_invariant, spd_log_euclidean, spd_computed_log_coordinates), or the space whose releases it
+    /// is for (so3, latlon, timeofday, circle, sphere:N; latlon is per km and timeofday per h unless --unit).
     #[arg(long, default_value = "so3_geodesic")]
     pub metric: String,
     /// Metric DP only: the unit epsilon is per (rad, deg, h, km, min, unit); default: the metric's own.
@@ -88,15 +90,21 @@ impl GuaranteeContext {
     /// The metric of --metric, and the unit of --unit (default: the metric's own).
     pub fn metric(&self) -> Result<(Metric, &'static str), BadInput> {
         let name = self.metric.trim().replace('-', "_");
-        let metric: Metric = serde_json::from_value(json!(name)).map_err(|_| {
-            BadInput(format!(
-                "unknown --metric {:?}: use so3_geodesic, sphere_surface, sphere_chordal, tangent_plane, \
-                 spd_affine_invariant, spd_log_euclidean or spd_computed_log_coordinates",
-                self.metric
-            ))
-        })?;
+        // A space's name stands for the metric of its releases, per the unit its reports speak.
+        let space = name.parse::<Space>().ok().filter(|s| s.local_metric().is_some());
+        let metric = match space.and_then(Space::local_metric) {
+            Some(m) => m,
+            None => serde_json::from_value(json!(name)).map_err(|_| {
+                BadInput(format!(
+                    "unknown --metric {:?}: use so3_geodesic, sphere_surface, sphere_chordal, tangent_plane, \
+                     spd_affine_invariant, spd_log_euclidean or spd_computed_log_coordinates, or a space's name \
+                     (so3, latlon, timeofday, circle, sphere:N)",
+                    self.metric
+                ))
+            })?,
+        };
         let unit = match &self.unit {
-            None => metric.unit(),
+            None => space.map_or(metric.unit(), Space::budget_unit),
             Some(u) => manifold_dp::privacy::guarantee::static_unit(u.trim()).ok_or_else(|| {
                 BadInput(format!("unknown --unit {u:?}: use one of {:?}", manifold_dp::privacy::guarantee::UNITS))
             })?,

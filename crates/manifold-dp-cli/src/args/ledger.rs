@@ -32,6 +32,12 @@ pub struct LedgerArgs {
 #[derive(Debug, Subcommand)]
 pub enum LedgerCommand {
     /// Create a new ledger file (never overwrites one), optionally with budgets for a data set.
+    #[command(after_help = "\
+Examples:
+  # a central budget for means, and a local one for per-row releases of latitude/longitude (per km)
+  manifold-dp budget ledger init --db budget.sqlite --dataset trips --pure 2 --metric-dp 0.5 --metric latlon
+  # the same local budget spelled out, as reports print it
+  manifold-dp budget ledger init --db budget.sqlite --dataset trips --metric-dp 0.5 --metric sphere_surface --unit km")]
     Init(InitArgs),
     /// Set or change budgets of a data set: central ones (--pure, --approx, --zcdp, --gdp, --rao), a local one
     /// (--metric-dp per --unit of --metric, with --additive-allowance), and an --overall-pure cap. A budget can

@@ -7,6 +7,7 @@
 use crate::BadInput;
 use crate::args::{DemoArgs, MechanismArgs, PrivatizeArgs};
 use crate::commands::privatize;
+use crate::io::stdout::outln;
 use crate::render::plot::{self, Panel};
 use anyhow::{Context, Result};
 use manifold_dp::mechanism::{Mechanism, So3Mechanism};
@@ -60,11 +61,11 @@ pub fn run(args: DemoArgs) -> Result<()> {
         Some(e) => e,
         None => epsilon_for_level_within_radius(1.0, 10f64.to_radians())?,
     };
-    println!("manifold-dp demo: {} wrist-IMU orientations (simulated, 50 Hz, 60 s)", rotations.len());
+    outln!("manifold-dp demo: {} wrist-IMU orientations (simulated, 50 Hz, 60 s)", rotations.len());
     if args.epsilon.is_none() {
-        println!("budget: protect 10° at level 1  =>  epsilon = 1 / (10° in rad) = {eps:.4} per radian");
+        outln!("budget: protect 10° at level 1  =>  epsilon = 1 / (10° in rad) = {eps:.4} per radian");
     } else {
-        println!("budget: epsilon = {eps} per radian");
+        outln!("budget: epsilon = {eps} per radian");
     }
     let mut panels = Vec::new();
     let mut written = vec![input.clone()];
@@ -103,14 +104,14 @@ pub fn run(args: DemoArgs) -> Result<()> {
         let mech = So3Mechanism::for_epsilon(mechanism.so3_kind().expect("an SO(3) mechanism"), eps)?;
         let errors = AngularErrorSummary::of_pairs(&rotations, &noisy).context("no rows")?;
         let rho = mech.radius(0.683)?;
-        println!();
+        outln!();
         match mech.concentration() {
-            Some(kappa) => println!("mechanism: bingham (κ = 2ε = {kappa:.4})"),
-            None => println!("mechanism: laplace"),
+            Some(kappa) => outln!("mechanism: bingham (κ = 2ε = {kappa:.4})"),
+            None => outln!("mechanism: laplace"),
         }
-        println!("  guarantee: {}", mech.guarantee());
-        println!("  radius of indistinguishability at 68.3%: {:.2}° (theory)", rho.to_degrees());
-        println!(
+        outln!("  guarantee: {}", mech.guarantee());
+        outln!("  radius of indistinguishability at 68.3%: {:.2}° (theory)", rho.to_degrees());
+        outln!(
             "  angular error over {} releases: mean {:.2}° (theory {:.2}°), 95th percentile {:.2}°, max {:.2}°",
             errors.count,
             errors.mean_rad.to_degrees(),
@@ -124,12 +125,12 @@ pub fn run(args: DemoArgs) -> Result<()> {
     let figure = dir.join("angular_errors.svg");
     plot::draw(&figure, &panels, 2)?;
     written.push(figure);
-    println!();
-    println!("Laplace is the more accurate mechanism at equal epsilon; both guarantees are exact.");
+    outln!();
+    outln!("Laplace is the more accurate mechanism at equal epsilon; both guarantees are exact.");
     checkins(&dir, args.seed, &mut written)?;
-    println!("wrote:");
+    outln!("wrote:");
     for path in written {
-        println!("  {}", path.display());
+        outln!("  {}", path.display());
     }
     Ok(())
 }
@@ -181,8 +182,8 @@ fn checkins(dir: &Path, seed: Option<u64>, written: &mut Vec<PathBuf>) -> Result
     let timed = dir.join("checkins_time_private.csv");
     let private = dir.join("checkins_private.csv");
     let (time_report, place_report) = (dir.join("report_checkins_time.json"), dir.join("report_checkins_place.json"));
-    println!();
-    println!("check-ins: {} simulated venue visits in Paris (timestamps and locations)", CHECKINS.lines().count() - 1);
+    outln!();
+    outln!("check-ins: {} simulated venue visits in Paris (timestamps and locations)", CHECKINS.lines().count() - 1);
     privatize_directions(Space::TimeOfDay, &["visited_at"], "1h", &input, &timed, &time_report, seed)?;
     privatize_directions(Space::LatLon, &["lat", "lon"], "2km", &timed, &private, &place_report, seed.map(|s| s + 1))?;
     // The intermediate file holds private times but true locations: not a release, so it goes.
@@ -212,7 +213,7 @@ fn checkins(dir: &Path, seed: Option<u64>, written: &mut Vec<PathBuf>) -> Result
     for (report, what, measured) in [(&time_report, "time of day", dt / n), (&place_report, "location", dkm / n)] {
         let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(report)?)?;
         let unit = r["unit"].as_str().unwrap_or("");
-        println!(
+        outln!(
             "  {what}: epsilon = {:.3} per {unit} of great-circle distance; mean error {measured:.2} {unit} \
              (theory {:.2} {unit}); {:.1}% of releases within {:.2} {unit}",
             r["epsilon_per_unit"].as_f64().unwrap_or(f64::NAN),
@@ -221,7 +222,7 @@ fn checkins(dir: &Path, seed: Option<u64>, written: &mut Vec<PathBuf>) -> Result
             r["radius_in_unit"].as_f64().unwrap_or(f64::NAN),
         );
     }
-    println!("  the date of each timestamp and the venue column pass through unchanged");
+    outln!("  the date of each timestamp and the venue column pass through unchanged");
     written.extend([input, private, time_report, place_report]);
     Ok(())
 }

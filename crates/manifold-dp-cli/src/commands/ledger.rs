@@ -487,6 +487,7 @@ impl Charge {
         let Some(receipt) = self.inner.record(guarantees).map_err(|e| explain_refusal(e, db))? else {
             return Ok(());
         };
+        crate::io::stdout::note_recorded();
         if !quiet {
             let r = &receipt.release;
             let budgets: Vec<String> = receipt

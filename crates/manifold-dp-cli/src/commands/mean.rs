@@ -5,6 +5,7 @@
 
 use crate::BadInput;
 use crate::args::{ConditioningArg, EstimatorArg, MeanArgs, MeanBounds, OutsideArg, SpdMetricArg};
+use crate::io::stdout::outln;
 use crate::io::table::{FileFormat, InputBatch, TableReader};
 use anyhow::Result;
 use arrow_array::RecordBatch;
@@ -77,17 +78,8 @@ fn center(space: Space, args: &MeanArgs) -> Result<Option<Vec<f64>>, BadInput> {
         Space::Sphere(n) => format!("give the {n} coordinates of a unit vector"),
         Space::Real => return Ok(None),
     };
-    let values = numbers(text, &what)?;
-    let needed = match space {
-        Space::Sphere(n) => n,
-        Space::LatLon => 2,
-        Space::Circle | Space::TimeOfDay => 1,
-        _ => values.len(),
-    };
-    if values.len() != needed {
-        return Err(BadInput(format!("--center needs {needed} coordinates on {space}, got {}", values.len())));
-    }
-    Ok(Some(values))
+    // How many numbers the space needs is the core's rule (the plan refuses a centre of the wrong length).
+    Ok(Some(numbers(text, &what)?))
 }
 
 /// What the mean's values are, for people.
@@ -388,19 +380,19 @@ pub fn run(args: MeanArgs) -> Result<()> {
             obj[format!("sigma_{name}")] = json!(natural(released.sigma));
             obj[format!("expected_error_{name}")] = json!(natural(released.expected_error));
         }
-        println!("{obj}");
+        outln!("{obj}");
         return Ok(());
     }
     let dist = |x: f64| shown(space, x);
     let joined: Vec<String> = released.mean.iter().map(|v| v.to_string()).collect();
     let what = if space == Space::Real { "mean of {n} rows" } else { "Fréchet mean of {n} points" };
-    println!("Private {} on {describe} ({}):", what.replace("{n}", &n.to_string()), form(space, &args));
-    println!("  {} = {}", names.join(","), joined.join(","));
+    outln!("Private {} on {describe} ({}):", what.replace("{n}", &n.to_string()), form(space, &args));
+    outln!("  {} = {}", names.join(","), joined.join(","));
     match &args.bounds {
         Some(b) => {
-            println!("Guarantee: {guarantee}, for data sets of {n} rows with {} that differ in one row.", b.describe())
+            outln!("Guarantee: {guarantee}, for data sets of {n} rows with {} that differ in one row.", b.describe())
         }
-        None => println!(
+        None => outln!(
             "Guarantee: {guarantee}, for data sets of {n} points within {} of the centre that differ in one row.",
             dist(radius)
         ),
@@ -408,15 +400,17 @@ pub fn run(args: MeanArgs) -> Result<()> {
     let ball = if space == Space::Real { "bounds" } else { "radius" };
     match outside {
         Outside::Error => {}
-        Outside::Clip => println!(
+        Outside::Clip => outln!(
             "Rows outside the {}: {} moved onto it (--outside clip; the guarantee covers every row). This \
              count is for you, not private: do not publish it.",
-            ball, fit.pass.clipped
+            ball,
+            fit.pass.clipped
         ),
-        Outside::Drop => println!(
+        Outside::Drop => outln!(
             "Rows outside the {}: {} left out (--outside drop): whether a row lies outside is not protected. \
              This count is for you, not private: do not publish it.",
-            ball, fit.pass.dropped
+            ball,
+            fit.pass.dropped
         ),
     }
     if let Some(b) = &args.bounds {
@@ -424,9 +418,9 @@ pub fn run(args: MeanArgs) -> Result<()> {
             MeanBounds::Shared(..) => "k·(hi − lo)/n",
             MeanBounds::PerColumn(_) => "Σ_k (hi_k − lo_k)/n",
         };
-        println!("Sensitivity: Δ = {} (ℓ₁, {how}).", short(released.sensitivity));
+        outln!("Sensitivity: Δ = {} (ℓ₁, {how}).", short(released.sensitivity));
     } else {
-        println!(
+        outln!(
             "Sensitivity: Δ = {} (Reimherr, Bharath & Soto, Theorem 2: 2r(2 − h)/(n·h)).",
             dist(released.sensitivity)
         );
@@ -445,19 +439,19 @@ pub fn run(args: MeanArgs) -> Result<()> {
         ),
     };
     let law = if space == Space::Real { "Laplace (exact, on a public grid)" } else { "Riemannian Laplace" };
-    println!("Noise: {law}, scale {} ({how}).", dist(released.sigma));
+    outln!("Noise: {law}, scale {} ({how}).", dist(released.sigma));
     let at = if released.conditioned { " (when the mean is at the centre)" } else { "" };
-    println!("Expected error: {} between the release and the exact mean{at}.", dist(released.expected_error));
+    outln!("Expected error: {} between the release and the exact mean{at}.", dist(released.expected_error));
     match released.grid {
-        Some(grid) => println!(
+        Some(grid) => outln!(
             "Rounding: float-safe, on the {grid}; its cost {} is taken inside epsilon{}.",
             short(released.rounding_cost),
             if released.conditioned { " (twice: once per cell, once in the ball's normaliser)" } else { "" }
         ),
-        None if space == Space::Real => println!("Rounding: the exact cell of a power-of-two grid (no cost)."),
-        None => println!("Rounding: none (this release is not rounded onto a public grid)."),
+        None if space == Space::Real => outln!("Rounding: the exact cell of a power-of-two grid (no cost)."),
+        None => outln!("Rounding: none (this release is not rounded onto a public grid)."),
     }
-    println!("Randomness: {randomness}.");
+    outln!("Randomness: {randomness}.");
     Ok(())
 }
 
@@ -540,7 +534,7 @@ fn run_extrinsic(args: MeanArgs, space: Space) -> Result<()> {
             "noise_epsilon": released.noise_epsilon,
         });
         obj[format!("error_bound_{}", unit.name)] = json!(released.error_bound.map(|b| b / unit.radians));
-        println!("{obj}");
+        outln!("{obj}");
         return Ok(());
     }
     let shown_mean = match &released.mean {
@@ -551,14 +545,14 @@ fn run_extrinsic(args: MeanArgs, space: Space) -> Result<()> {
         Space::So3 => ("rotation matrices in R^9", "Frobenius"),
         _ => ("unit vectors", "chordal"),
     };
-    println!("Private extrinsic mean of {n} points on {} ({}):", plan.describe(), form(space, &args));
-    println!("  {} = {shown_mean}", names.join(","));
-    println!(
+    outln!("Private extrinsic mean of {n} points on {} ({}):", plan.describe(), form(space, &args));
+    outln!("  {} = {shown_mean}", names.join(","));
+    outln!(
         "Guarantee: {}, for data sets of {n} rows anywhere on the space that differ in one row (replaced).",
         released.guarantee
     );
     let diameter = if space == Space::So3 { "2√2/n" } else { "2/n" };
-    println!(
+    outln!(
         "Sensitivity: Δ = {} ({metric}, between the means of the {embedded}: {diameter} plus twice the mean's float \
          error bound).",
         short(released.sensitivity)
@@ -571,20 +565,20 @@ fn run_extrinsic(args: MeanArgs, space: Space) -> Result<()> {
     } else {
         "σ = Δ/ε".into()
     };
-    println!(
+    outln!(
         "Noise: l2 K-norm (density ∝ exp(−‖z‖/σ): radius Gamma(D, σ), direction uniform), scale {} ({how}); \
          expected size {} ({metric}).",
         short(released.sigma),
         short(released.expected_error)
     );
     match released.error_bound {
-        Some(b) => println!(
+        Some(b) => outln!(
             "Error: with probability {} (over the noise) the release is within {} of the projection of the exact \
              extrinsic mean.",
             released.confidence,
             shown(space, b)
         ),
-        None => println!(
+        None => outln!(
             "Error: unstable — the noisy embedded mean is {} from degeneracy, within the noise radius {} (probability \
              {}); noise that large had probability {}. The release may show the noise, not the data.",
             short(released.degeneracy_distance),
@@ -593,12 +587,12 @@ fn run_extrinsic(args: MeanArgs, space: Space) -> Result<()> {
             short(released.degeneracy_probability)
         ),
     }
-    println!(
+    outln!(
         "Rounding: float-safe, on the {}; its cost {} is taken inside epsilon. The projection onto the space is \
          post-processing.",
         released.grid,
         short(released.rounding_cost)
     );
-    println!("Randomness: {randomness}.");
+    outln!("Randomness: {randomness}.");
     Ok(())
 }

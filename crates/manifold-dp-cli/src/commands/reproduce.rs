@@ -3,6 +3,7 @@
 //! with the paper is in `docs/reproduce_so3.md`.
 
 use crate::args::ReproduceArgs;
+use crate::io::stdout::outln;
 use crate::render::plot::{self, Panel};
 use anyhow::{Context, Result};
 use manifold_dp_studies::so3::{Figure2, Figure3, ThroughputRow, so3_figures as study};
@@ -17,11 +18,11 @@ pub fn so3_figures(args: ReproduceArgs) -> Result<()> {
     written.extend(figure2(&dir, &results.figure2)?);
     written.extend(figure3(&dir, &results.figure3)?);
     written.extend(throughput(&dir, &results.throughput)?);
-    println!("wrote:");
+    outln!("wrote:");
     for p in written {
-        println!("  {}", p.display());
+        outln!("  {}", p.display());
     }
-    println!("(seeded experiment; compare with the paper in docs/reproduce_so3.md)");
+    outln!("(seeded experiment; compare with the paper in docs/reproduce_so3.md)");
     Ok(())
 }
 

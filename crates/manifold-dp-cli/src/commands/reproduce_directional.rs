@@ -6,6 +6,7 @@
 
 use super::reproduce::write;
 use crate::args::DirectionalMeanArgs;
+use crate::io::stdout::{out, outln};
 use crate::render::plot::{self, Panel};
 use anyhow::{Context, Result};
 use manifold_dp_studies::directional::{EPSILON, NS, PAPER_MAE, PEAK_HOUR, directional_mean as study};
@@ -140,17 +141,17 @@ pub fn directional_mean(args: DirectionalMeanArgs) -> Result<()> {
     let summary_path = write(&dir.join("directional_mean_summary.csv"), &summary_csv)?;
     let svg = dir.join("directional_mean_mae.svg");
     plot::draw(&svg, &panels, 2)?;
-    println!("wrote:");
+    outln!("wrote:");
     for p in [&mae_path, &summary_path, &svg] {
-        println!("  {}", p.display());
+        outln!("  {}", p.display());
     }
-    print!("{report}");
-    println!(
+    out!("{report}");
+    outln!(
         "\nn(MAE<0.1): first crossing, interpolated between grid points; fit: MAE = c/sqrt(n) fitted over n >= 1000; \
          theory: large-n normal approximation from E cos of the noise and of the data. /Pur@1000: MAE ratio to \
          Purkayastha at n = 1000. central MAE: the exact mean privatized once (does not fall with n)."
     );
-    println!(
+    outln!(
         "\n(seeded experiment, {:.1} s; the paper: MAE < 0.1 with ~750 responses vs > 3600 for wrapped Laplace, \
          MAEs {} / {} / {}; see docs/reproduce_directional.md)",
         start.elapsed().as_secs_f64(),

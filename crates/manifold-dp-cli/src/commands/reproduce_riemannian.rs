@@ -5,6 +5,7 @@
 
 use super::reproduce::write;
 use crate::args::RiemannianMeanArgs;
+use crate::io::stdout::out;
 use crate::render::plot::{self, Panel};
 use anyhow::{Context, Result};
 use manifold_dp_studies::riemannian::riemannian_mean as study;
@@ -100,7 +101,7 @@ pub fn riemannian_mean(args: RiemannianMeanArgs) -> Result<()> {
     write(&dir.join("utility.csv"), &utility_csv)?;
     write(&dir.join("summary.txt"), &summary)?;
     plot::draw(&dir.join("riemannian_mean.svg"), &panels, 2)?;
-    print!("{summary}");
+    out!("{summary}");
     eprintln!(
         "wrote sensitivity.csv, utility.csv, summary.txt and riemannian_mean.svg to {} in {:.1} s",
         dir.display(),

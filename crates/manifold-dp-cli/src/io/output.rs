@@ -162,9 +162,19 @@ fn resolve(path: &str) -> Result<Target, BadInput> {
     let mut target = PathBuf::from(path);
     let link = target.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink());
     if link {
-        target = target.canonicalize().map_err(|e| {
-            BadInput(format!("{path} is a symbolic link to a file that cannot be reached ({e}); refusing to write it"))
-        })?;
+        match target.canonicalize() {
+            Ok(resolved) => target = resolved,
+            // A link into /proc's descriptors (/dev/stdout when standard output is a pipe or a socket) names
+            // no path, but opening it reaches the pipe: written as any special file is.
+            Err(_) if std::fs::metadata(&target).is_ok_and(|m| !m.is_file() && !m.is_dir()) => {
+                return Ok(Target::Special(target));
+            }
+            Err(e) => {
+                return Err(BadInput(format!(
+                    "{path} is a symbolic link to a file that cannot be reached ({e}); refusing to write it"
+                )));
+            }
+        }
     }
     match std::fs::metadata(&target) {
         Ok(m) if m.is_dir() => Err(BadInput(format!("{path} is a directory; give a file name inside it"))),

@@ -8,10 +8,13 @@ use std::fmt;
 #[serde(rename_all = "snake_case")]
 pub enum Metric {
     /// Geodesic distance on SO(3): the rotation angle θ(x, x′) ∈ [0, π] between two rotations
-    /// (Huynh's φ6 = ‖log(R1 R2ᵀ)‖), in radians.
+    /// (Huynh's φ6 = ‖log(R1 R2ᵀ)‖), in radians. Also read from the space's name, `so3`.
+    #[serde(alias = "so3")]
     So3Geodesic,
     /// Great-circle (surface) distance on a sphere S^{n−1}: d∠(x, y) = arccos(x·y) ∈ [0, π], in radians (or
-    /// in a user's unit after [`Guarantee::in_unit`]: hours on a 24 h circle, km on the Earth).
+    /// in a user's unit after [`Guarantee::in_unit`]: hours on a 24 h circle, km on the Earth). Also read from
+    /// the names of the spaces it is the distance of: `latlon`, `circle`, `timeofday`, `sphere`.
+    #[serde(alias = "latlon", alias = "circle", alias = "timeofday", alias = "sphere")]
     SphereSurface,
     /// Chordal (Euclidean) distance d₂(x, y) = ‖x − y‖ ∈ [0, 2] between unit vectors. d₂ ≤ d∠, so ε per unit
     /// of d₂ implies ε per radian of d∠.

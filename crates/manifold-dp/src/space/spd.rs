@@ -35,8 +35,13 @@ pub fn spd_from_row_major(values: &[f64], k: usize, tolerance: f64) -> Fallible<
     Ok(sym)
 }
 
+/// The largest condition number (largest over smallest eigenvalue) an input matrix may have: beyond it the
+/// logarithm's float error (`docs/proofs/float_safety.md` §3d, §6) is no longer small.
+pub const MAX_CONDITION: f64 = 1e12;
+
 /// Checks that a symmetric matrix is positive definite, with a margin that keeps its logarithm finite and
-/// well conditioned: the smallest eigenvalue must exceed 1e-12 times the largest.
+/// well conditioned: the smallest eigenvalue must be positive ([`Error::NotPositiveDefinite`]) and exceed
+/// 1e-12 times the largest ([`Error::IllConditioned`], condition number at most [`MAX_CONDITION`]).
 pub fn check_positive_definite(a: &DMatrix<f64>) -> Fallible<()> {
     use crate::manifold::fixed::{Fixed, SymEigen, to_fixed};
     // 2×2 and 3×3 (every row of an spd:2 or spd:3 file) on the stack.
@@ -46,8 +51,11 @@ pub fn check_positive_definite(a: &DMatrix<f64>) -> Fallible<()> {
         (3, 3) => extremes(Fixed::<3>::sym_eigen(&to_fixed(a)).0.as_slice()),
         _ => extremes(SymmetricEigen::new(a.clone()).eigenvalues.as_slice()),
     };
-    if !(min > 0.0 && min > 1e-12 * max) {
+    if !(min > 0.0) {
         return Err(Error::NotPositiveDefinite { min_eigenvalue: min });
+    }
+    if !(min > max * (1.0 / MAX_CONDITION)) {
+        return Err(Error::IllConditioned { min_eigenvalue: min, max_eigenvalue: max, limit: MAX_CONDITION });
     }
     Ok(())
 }
@@ -140,6 +148,11 @@ mod tests {
             Err(Error::NonFinite { component: 1, .. })
         ));
         assert!(matches!(spd_from_row_major(&[0.0; 4], 2, 1e-6), Err(Error::NotPositiveDefinite { .. })));
+        // Positive definite but beyond double precision's reach: named as such, with its condition number.
+        let e = spd_from_row_major(&[1e300, 0.0, 0.0, 1.0], 2, 1e-6).unwrap_err();
+        assert!(matches!(e, Error::IllConditioned { .. }), "{e:?}");
+        assert!(e.to_string().contains("condition number 1e300"), "{e}");
+        assert!(!e.to_string().contains("not positive definite"), "{e}");
     }
 
     /// Entry by entry, the same bits as the matrix expressions (A + Aᵀ)/2 and max|A − Aᵀ|/max|A|.

@@ -1,0 +1,58 @@
+"""Errors a user can act on: each case raises BadInputError (or warns) in the user's terms, never a bare
+IndexError, a parser's complaint about its own input, or a message that contradicts itself."""
+
+import math
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import manifold_dp as mdp
+
+
+def test_a_mean_of_a_table_with_no_rows_says_there_are_none():
+    empty = pa.table({c: pa.array([], pa.float64()) for c in "wxyz"})
+    with pytest.raises(mdp.BadInputError, match="no rows"):
+        mdp.mean(empty, space="so3", epsilon=1.0, radius="20deg", center=[1.0, 0.0, 0.0, 0.0])
+
+
+def test_an_spd_matrix_beyond_double_precision_is_ill_conditioned_not_indefinite():
+    rows = np.array([[[1e300, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]]])
+    with pytest.raises(mdp.BadInputError) as e:
+        mdp.mean(rows, space="spd:2", epsilon=1.0, radius=1.5, center=np.eye(2))
+    assert "too ill-conditioned" in str(e.value) and "condition number 1e300" in str(e.value), str(e.value)
+    assert "not positive definite" not in str(e.value)
+    assert e.value.row == 0
+
+
+def test_a_centre_of_the_wrong_length_says_how_many_numbers_the_space_needs():
+    pts = np.array([[48.0, 2.0], [48.1, 2.1]])
+    with pytest.raises(mdp.BadInputError, match=r"the centre needs 2 coordinates on latlon \(lat,lon\), got 1"):
+        mdp.mean(pts, space="latlon", epsilon=1.0, radius="100km", center=[48.0])
+
+
+@pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan])
+def test_a_budget_that_is_not_finite_is_named(tmp_path, value):
+    ledger = mdp.Ledger(tmp_path / "l.sqlite")
+    with pytest.raises(mdp.BadInputError, match="invalid epsilon = .*must be a finite number"):
+        ledger.set_budget("d", {"notion": "pure_dp", "epsilon": value})
+    with pytest.raises(mdp.BadInputError, match="invalid epsilon"):
+        ledger.may_release("d", {"notion": "pure_dp", "epsilon": value})
+
+
+def test_metric_budgets_take_the_space_names_users_know(tmp_path):
+    ledger = mdp.Ledger(tmp_path / "l.sqlite")
+    spent = ledger.set_budget("d", {"notion": "metric_dp", "epsilon": 0.5, "metric": "latlon", "unit": "km"})
+    local = [n for n in spent["notions"] if n["notion"] == "metric"]
+    assert local and local[0]["budget"]["metric"] == "sphere_surface" and local[0]["budget"]["unit"] == "km"
+    assert "metric" in (mdp.Ledger.__doc__ or "") and "sphere_surface" in (mdp.Ledger.__doc__ or "")
+
+
+def test_second_timestamps_beyond_the_nanosecond_range_are_times_of_day_not_nulls():
+    # 10¹¹ s is the year 5138, beyond what a nanosecond timestamp holds; it is still a time of day (10:03:20).
+    t = pa.table({"t": pa.array([0, 10**11, 3600], type=pa.timestamp("s"))})
+    out = mdp.privatize(t, space="timeofday", mechanism="purkayastha", epsilon=1.0, columns=["t"])
+    assert out.column("t").null_count == 0
+    dates = [v.as_py().date() for v in out.column("t")]
+    # The date never moves: the release changes the time of day only.
+    assert dates[1].year == 5138 and dates[0].year == 1970, dates
