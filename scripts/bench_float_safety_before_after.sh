@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15's speed target, measured in one run: releases per second of SO(3) Laplace and Bingham and S² VMF and
+# Speed target, measured in one run: releases per second of SO(3) Laplace and Bingham and S² VMF and
 # Purkayastha (ε = 1, one thread, ChaCha12, 2·10⁶ draws, best of three), one point per call (`privatize`) and in
 # batches of 4096 (`privatize_slice`, the path of the criterion benches, the CLI and Python), at the commit before float-safe releases
 # (fbbab2d^, where `privatize` was the raw f64 pipeline), then this tree's `float_safety_cost` example (the raw

@@ -1,4 +1,4 @@
-"""The float-safe real Laplace against its peers, in one run (issue 36): numpy's raw `clip + rng.laplace`
+"""The float-safe real Laplace against its peers, in one run: numpy's raw `clip + rng.laplace`
 (not float-safe), OpenDP's float-safe vector Laplace, and this package's
 `mdp.privatize(x, space="real", mechanism="laplace", bounds=(0, 100), epsilon=1)` (scale 100 everywhere).
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Python package against an exact vectorised numpy implementation and against the Rust library's own
-# batch rate, in one run (issue 17's targets: >= 10x numpy, within 1.5x of Rust). Needs python3 with pip.
+# batch rate, in one run (the targets: >= 10x numpy, within 1.5x of Rust). Needs python3 with pip.
 # BENCH_PYTHON=path/to/python uses an environment that already has numpy and the package (no install).
 set -euo pipefail
 cd "$(dirname "$0")/.."

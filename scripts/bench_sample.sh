@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Throughput of `manifold-dp sample` writing CSV to a file (README, "sample"; issue 20's ≥ 10 M rows/s).
+# Throughput of `manifold-dp sample` writing CSV to a file (README, "sample"; the ≥ 10 M rows/s).
 # Usage: [SPECS=…] [ROWS=…] scripts/bench_sample.sh [OLD_BINARY]
 #   Times this tree's release binary, and OLD_BINARY (say, a copy built at an earlier commit) in turn with it,
 #   three runs each, on 10⁷ rows (ROWS=…) per space and mechanism, into a file in $WORK (default: a temporary

@@ -1,10 +1,10 @@
 """Spark on local[2]: privatizing N rotations (manifold_dp.spark.privatize) against the plainest job over the
-same rows, an identity mapInArrow pass (issue 18: privatization may add at most 43 %, i.e. the identity
+same rows, an identity mapInArrow pass (privatization may add at most 43 %, i.e. the identity
 pass's time / privatize's time >= 0.7). Both read the same cached DataFrame and end in the same action (the
 `noop` sink, which computes every row and writes nothing); the best of three runs counts. Prints JSON.
 
 It also times the distributed private mean (manifold_dp.spark.mean: a job of per-partition fits, then one job
-per Newton step) on N rotations within 60° of the identity, beside the identity pass (issue 34: the mean may
+per Newton step) on N rotations within 60° of the identity, beside the identity pass (the mean may
 take at most 2.5 times as long) and the plainest aggregation over the same rows (a column average, one job).
 
 Usage: python scripts/bench_spark.py N PARQUET_OUT (the rows are also written to PARQUET_OUT for the CLI).

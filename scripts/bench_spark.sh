@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Spark local[2]: manifold_dp.spark.privatize against an identity mapInArrow pass over the same 4 M rows, and the
-# CLI on the same rows (issue 18's speed item), in one run. Needs python3 with pip and Java 17.
+# CLI on the same rows (the speed item), in one run. Needs python3 with pip and Java 17.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-4000000}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Renders every figure the tool draws to PNG so that people can look at them (issue 19: overlapping labels,
+# Renders every figure the tool draws to PNG so that people can look at them (overlapping labels,
 # clipped titles, legends over data). Quick settings; the figures' layout is what is checked, not the numbers.
 # Needs rsvg-convert (Debian: librsvg2-bin). Usage: scripts/render_figures.sh [OUT_DIR]
 set -euo pipefail

@@ -5,6 +5,12 @@
 # and clippy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Comments cite only what the repository holds: no issue numbers and no planning files from outside it.
+if grep -rnE "DESIGN\.md|MATH\.md|[Ii]ssue [0-9]+" crates python/manifold_dp python/tests scripts \
+    --include='*.rs' --include='*.py' --include='*.pyi' --include='*.sh' --exclude=test.sh; then
+    echo "error: the lines above cite an issue or a file outside the repository; say what they mean instead" >&2
+    exit 1
+fi
 cargo test --workspace --release
 # The API docs build with no broken or private links.
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet

@@ -1,4 +1,4 @@
-"""The Python API of DESIGN.md: Mechanism, privatize, mean, sample, radius, Ledger."""
+"""The Python API: Mechanism, privatize, mean, sample, radius, Ledger."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Careless use (issue 32, item 4): a seed is an integer (a bool is refused), a seeded call warns every time, and
+"""Careless use: a seed is an integer (a bool is refused), a seeded call warns every time, and
 a seed with a ledger is refused before any work or charge, as on the command line."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Issue 34 item 5: an outside="drop" mean states in its guarantee what it does not protect; the ledger still reads
+"""An outside="drop" mean states in its guarantee what it does not protect; the ledger still reads
 it as the pure ε it is."""
 
 import numpy as np

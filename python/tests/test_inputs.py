@@ -150,7 +150,7 @@ def test_snap_rounds_onto_a_coarser_grid_at_no_cost():
 
 def test_distances_as_numbers_read_as_the_command_line_reads_them():
     """protect=2 is 2 rad where a bare number is radians (it failed with "'int' object is not an instance of
-    'str'", issue 33); on latlon and timeofday a bare number is refused with the parser's message, as the CLI
+    'str'"); on latlon and timeofday a bare number is refused with the parser's message, as the CLI
     refuses it, for protect= and radius= alike; a bool is not a distance."""
     assert mdp.Mechanism("so3", "laplace", protect=2, level=1).guarantee == mdp.Mechanism(
         "so3", "laplace", protect="2rad", level=1

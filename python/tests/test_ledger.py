@@ -47,7 +47,7 @@ AIRPORTS = np.array([[48.85, 2.35], [48.86, 2.33], [48.84, 2.36], [48.85, 2.34]]
 
 
 def test_the_analysts_workflow_from_python(tmp_path):
-    """Issue 32: a 5 km local release and two central means at ε = 1 on one label with a 0.5/km local and a
+    """A 5 km local release and two central means at ε = 1 on one label with a 0.5/km local and a
     pure-2 central budget; a third mean and a 3 km release are refused; nothing refused is recorded."""
     led = mdp.Ledger(tmp_path / "l.sqlite")
     led.set_budget("airports", {"notion": "pure_dp", "epsilon": 2.0}, KM)
@@ -80,7 +80,7 @@ def test_the_analysts_workflow_from_python(tmp_path):
 
 
 def test_unbudgeted_kinds_are_refused(tmp_path):
-    """Issue 32, "Unbudgeted kinds pass": a label with only a local km budget took central means."""
+    """A label with only a local km budget took central means."""
     led = mdp.Ledger(tmp_path / "l.sqlite")
     led.set_budget("airports", KM)
     with pytest.raises(mdp.BudgetExceededError, match=r"none for central releases.*set_budget"):
@@ -93,7 +93,7 @@ def test_unbudgeted_kinds_are_refused(tmp_path):
 
 
 def test_a_ledger_keeps_its_absolute_path_and_refuses_a_replaced_file(tmp_path, monkeypatch):
-    """Issue 32, "Careless use": ``Ledger("budget.sqlite")`` re-resolved its relative path on every call, so after
+    """``Ledger("budget.sqlite")`` re-resolved its relative path on every call, so after
     ``chdir`` releases were charged to another file."""
     first, second = tmp_path / "a", tmp_path / "b"
     first.mkdir()
@@ -116,7 +116,7 @@ def test_a_ledger_keeps_its_absolute_path_and_refuses_a_replaced_file(tmp_path, 
 
 
 def test_python_charges_through_the_ledger_crates_protocol(tmp_path, monkeypatch):
-    """Issue 32, "Three copies of the protocol": Python checked and recorded with its own sequence of calls.
+    """Python checked and recorded with its own sequence of calls.
     Now every charge is one ``_native.Charge`` (the ledger crate's check → work → record): prepared once
     before any work, recorded once after it."""
     from manifold_dp import _native

@@ -110,7 +110,7 @@ def test_plain_numbers_per_row_and_bounded_means():
 
 def test_a_mean_of_mostly_clipped_or_dropped_rows_warns():
     """Half or more of the rows outside the ball: the release mostly shows the ball, and the warning says what
-    its expected error is the error of (issue 34). A minority outside is not warned about."""
+    its expected error is the error of. A minority outside is not warned about."""
     near = np.tile([1.0, 0.0, 0.0], (3, 1))
     far = np.tile([0.0, 1.0, 0.0], (7, 1))
     v = np.vstack([near, far])
@@ -126,7 +126,7 @@ def test_a_mean_of_mostly_clipped_or_dropped_rows_warns():
 
 
 def test_centres_as_the_command_line_reads_them():
-    """A Rotation centre in the input's rotation format, 'identity', and a clock time on timeofday (issue 34)."""
+    """A Rotation centre in the input's rotation format, 'identity', and a clock time on timeofday."""
     rot = Rotation.from_rotvec(np.random.default_rng(4).normal(scale=0.1, size=(100, 3)))
     kw = dict(space="so3", radius="60deg", epsilon=10.0, seed=5)
     by_name = mdp.mean(rot, center="identity", **kw)
@@ -149,7 +149,7 @@ def test_centres_as_the_command_line_reads_them():
 
 
 def test_real_means_take_each_columns_own_bounds():
-    """One pair of bounds per column (issue 34: a shared 0..700 made the magnitude's mean 8.42 against 4.62):
+    """One pair of bounds per column (a shared 0..700 made the magnitude's mean 8.42 against 4.62):
     a dict names the columns of a table, a list gives an array's in order; Δ₁ adds the widths; malformed
     bounds are BadInputErrors, not TypeErrors."""
     pd = pytest.importorskip("pandas")
@@ -170,7 +170,7 @@ def test_real_means_take_each_columns_own_bounds():
 
 
 def test_a_costly_rounding_is_refused_before_the_mean_in_the_users_terms() -> None:
-    """Issue 34: refused once the row count is known, before the Karcher pass (the far last row, which the pass
+    """Refused once the row count is known, before the Karcher pass (the far last row, which the pass
     would report, is not reached), naming the rows, the radius as given and epsilon; no SPD clause."""
     pts = np.tile([45.0, 10.0], (1000, 1))
     pts[-1] = [50.0, 10.0]

@@ -110,7 +110,7 @@ def test_ids_are_checked_and_the_ledger_is_charged_once(spark, identities, tmp_p
 
 
 def test_the_executors_are_checked_before_the_ledger_is_charged(spark, identities, tmp_path, monkeypatch):
-    """Issue 32: Spark charged the ledger before the workers had shown that they could import the package (a
+    """Spark charged the ledger before the workers had shown that they could import the package (a
     failed job, budget spent). A tiny job imports it first; its error says how to point the executors at the
     right Python."""
     with pytest.raises(RuntimeError, match="PYSPARK_PYTHON"):

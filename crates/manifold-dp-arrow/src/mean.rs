@@ -836,7 +836,7 @@ impl MeanPlan {
 
     /// Whether a release over `n` rows at pure `epsilon` can be planned, without any data: builds the release
     /// [`MeanPlan::release`] would (noise, grid, rounding cost) and returns its refusal, if any. Front ends call
-    /// it once the row count is known and before the Karcher iteration (issue 34), so that a release refused
+    /// it once the row count is known and before the Karcher iteration, so that a release refused
     /// for its parameters is refused at once.
     #[allow(clippy::clone_on_copy)]
     pub fn check(&self, n: u64, epsilon: f64, conditioning: Conditioning) -> Result<(), Error> {
@@ -1384,7 +1384,7 @@ mod tests {
         assert!(MeanPlan::new(Space::Real, None, None, None, 1.0, Outside::Error, SpdMetric::Affine).is_err());
     }
 
-    /// Columns of different ranges, each with its own bounds (issue 34: one shared 0,700 for depth and mag
+    /// Columns of different ranges, each with its own bounds (one shared 0,700 for depth and mag
     /// gave a mean magnitude of 8.42 against 4.62): each column is clamped to its own bounds and Δ₁ is the sum of
     /// the widths over n; the count of bounds must match the columns.
     #[test]

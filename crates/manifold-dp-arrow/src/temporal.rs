@@ -7,8 +7,7 @@
 //! day released, nothing more).
 
 use crate::Error;
-use crate::zone::{Zone, per_second, utc_datetime};
-use arrow_array::cast::AsArray;
+use crate::zone::{Zone, per_second, raw, utc_datetime};
 use arrow_array::types::{
     Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType, TimestampMicrosecondType,
     TimestampMillisecondType, TimestampNanosecondType, TimestampSecondType,
@@ -21,26 +20,6 @@ use std::sync::Arc;
 /// Whether `dt` is a time of day or an instant that a time of day can be read from.
 pub fn is_temporal(dt: &DataType) -> bool {
     matches!(dt, DataType::Time32(_) | DataType::Time64(_) | DataType::Timestamp(_, _))
-}
-
-/// The raw integers of a time or timestamp column, whatever its unit (nulls as `None`).
-pub(crate) fn raw(array: &ArrayRef) -> Vec<Option<i64>> {
-    macro_rules! ints {
-        ($t:ty) => {
-            array.as_primitive::<$t>().iter().map(|v| v.map(i64::from)).collect()
-        };
-    }
-    match array.data_type() {
-        DataType::Time32(TimeUnit::Second) => ints!(Time32SecondType),
-        DataType::Time32(_) => ints!(Time32MillisecondType),
-        DataType::Time64(TimeUnit::Microsecond) => ints!(Time64MicrosecondType),
-        DataType::Time64(_) => ints!(Time64NanosecondType),
-        DataType::Timestamp(TimeUnit::Second, _) => ints!(TimestampSecondType),
-        DataType::Timestamp(TimeUnit::Millisecond, _) => ints!(TimestampMillisecondType),
-        DataType::Timestamp(TimeUnit::Microsecond, _) => ints!(TimestampMicrosecondType),
-        DataType::Timestamp(TimeUnit::Nanosecond, _) => ints!(TimestampNanosecondType),
-        _ => Vec::new(),
-    }
 }
 
 fn unit_of(dt: &DataType) -> TimeUnit {
@@ -141,6 +120,7 @@ pub fn with_hours(original: &ArrayRef, hours: &[f64]) -> Result<ArrayRef, Error>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arrow_array::cast::AsArray;
     use arrow_array::{Time32SecondArray, Time64MicrosecondArray, TimestampMillisecondArray};
 
     #[test]

@@ -9,7 +9,12 @@
 //! CSV writer as text ([`zoned_timestamps_as_text`]), in the exact form Arrow would write.
 
 use crate::Error;
+use arrow_array::cast::AsArray;
 use arrow_array::timezone::Tz;
+use arrow_array::types::{
+    Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType, TimestampMicrosecondType,
+    TimestampMillisecondType, TimestampNanosecondType, TimestampSecondType,
+};
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use chrono::{DateTime, FixedOffset, NaiveDateTime, Offset, SecondsFormat, TimeZone};
@@ -91,7 +96,7 @@ pub fn zoned_timestamps_as_text(batch: &RecordBatch) -> Result<RecordBatch, Erro
         match field.data_type() {
             DataType::Timestamp(unit, Some(tz)) if in_named_zone(field.data_type()) => {
                 let zone = Zone::parse(tz).map_err(|e| Error::Arrow(format!("column {:?}: {e}", field.name())))?;
-                let text = crate::temporal::raw(column)
+                let text = raw(column)
                     .into_iter()
                     .enumerate()
                     .map(|(row, v)| {
@@ -125,6 +130,26 @@ fn rfc3339(v: i64, unit: TimeUnit, zone: &Zone) -> Option<String> {
     let utc = utc_datetime(v, unit)?;
     let offset = FixedOffset::east_opt(zone.offset_at(utc.and_utc().timestamp())?)?;
     Some(offset.from_utc_datetime(&utc).to_rfc3339_opts(SecondsFormat::AutoSi, true))
+}
+
+/// The raw integers of a time or timestamp column, whatever its unit (nulls as `None`).
+pub(crate) fn raw(array: &ArrayRef) -> Vec<Option<i64>> {
+    macro_rules! ints {
+        ($t:ty) => {
+            array.as_primitive::<$t>().iter().map(|v| v.map(i64::from)).collect()
+        };
+    }
+    match array.data_type() {
+        DataType::Time32(TimeUnit::Second) => ints!(Time32SecondType),
+        DataType::Time32(_) => ints!(Time32MillisecondType),
+        DataType::Time64(TimeUnit::Microsecond) => ints!(Time64MicrosecondType),
+        DataType::Time64(_) => ints!(Time64NanosecondType),
+        DataType::Timestamp(TimeUnit::Second, _) => ints!(TimestampSecondType),
+        DataType::Timestamp(TimeUnit::Millisecond, _) => ints!(TimestampMillisecondType),
+        DataType::Timestamp(TimeUnit::Microsecond, _) => ints!(TimestampMicrosecondType),
+        DataType::Timestamp(TimeUnit::Nanosecond, _) => ints!(TimestampNanosecondType),
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Fuzz targets for every parser of user input (issue 14, item 11), as proptest runs over arbitrary text and
+//! Fuzz targets for every parser of user input, as proptest runs over arbitrary text and
 //! bytes, near-valid text from regexes, and mutations of the seed corpus in `fuzz/corpus/<target>/`.
 //!
 //! The properties: no parser panics (proptest catches and reports a panic as a failure), errors are values,

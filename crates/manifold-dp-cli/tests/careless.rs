@@ -1,4 +1,4 @@
-//! Careless use (issue 32, items 4 and 6): a seed with a ledger is refused and every seeded run is announced;
+//! Careless use: a seed with a ledger is refused and every seeded run is announced;
 //! copies of one point state what they cost together; rejected rows and temporary files are no more readable
 //! than the input; a report names rows and reasons without the rows' values; SQLite's files beside the ledger
 //! are refused as outputs; a ledger refusal while rows stream out exits 4.

@@ -1,4 +1,4 @@
-//! Issue 34 item 5: a mean with `--outside drop` states in its guarantee object what it does not protect (whether
+//! A mean with `--outside drop` states in its guarantee object what it does not protect (whether
 //! a row lies outside the ball, and the in-ball count its σ reveals); `error` and `clip` keep the plain guarantee.
 
 use assert_cmd::Command;

@@ -1,4 +1,4 @@
-//! Issue 14, items 9, 10 and 12: what a user can type never crashes, hangs or aborts the tool (a clear message
+//! What a user can type never crashes, hangs or aborts the tool (a clear message
 //! and exit 2 instead), and numbers print with a few significant digits, costs rounded up.
 //!
 //! Every case here crashed (segfault, panic, allocation abort), hung or printed hundreds of digits before.

@@ -234,7 +234,7 @@ fn privatize_and_mean_record_and_then_refuse() {
     assert_eq!(spent(&db, "poses-v2")["releases"], 1);
 }
 
-/// Issue 14, item 2: a label with no budget (a typo, a default taken from the file name) is refused with exit 4,
+/// A label with no budget (a typo, a default taken from the file name) is refused with exit 4,
 /// writes nothing and charges nothing, for privatize, mean and `ledger add`, unless explicitly allowed.
 #[test]
 fn unbudgeted_labels_are_refused_unless_allowed() {
@@ -277,7 +277,7 @@ fn unbudgeted_labels_are_refused_unless_allowed() {
     assert_eq!(spent(&db, "pose")["releases"], 2);
 }
 
-/// Issue 14, item 1: a request id is used once. A second run with it (same request, or another input) would
+/// A request id is used once. A second run with it (same request, or another input) would
 /// draw new noise, so it is refused with exit 4 before anything is read or written, and charges nothing.
 #[test]
 fn a_reused_request_id_is_refused_and_writes_nothing() {
@@ -423,7 +423,7 @@ fn processes_race_for_the_last_of_a_budget() {
 
 /// One label holds local and central budgets side by side: a location release per rad is charged to a metric
 /// budget kept per km (a unit is a unit), a central mean only to the central accounts.
-/// Issue 32's analyst workflow: a 5 km local release and two central means at ε = 1 on one label with a 0.5/km
+/// Analyst workflow: a 5 km local release and two central means at ε = 1 on one label with a 0.5/km
 /// local and a pure-2 central budget; a third mean is refused, and so is a 3 km release. On the old main the
 /// location release was refused (charged ε·D = 4003 pure), and a mean was charged 1.00037, so two did not fit.
 #[test]
@@ -502,7 +502,7 @@ fn local_and_central_budgets_side_by_side_with_units() {
     assert!(export.contains("mean latlon --center 48.85,2.35 --radius 50km --epsilon 1 --outside error: "), "{export}");
 }
 
-/// Issue 32: a budgeted label refuses a kind it has no budget for, and the message names the flag that adds one.
+/// A budgeted label refuses a kind it has no budget for, and the message names the flag that adds one.
 #[test]
 fn a_kind_without_a_budget_is_refused_naming_the_flag() {
     let dir = tempfile::tempdir().unwrap();

@@ -382,7 +382,7 @@ fn real_columns_privatize_and_mean_within_bounds() {
         .stderr(predicate::str::contains("LO must be below HI"));
 }
 
-/// Rotations mostly outside the ball (issue 34: 212 of 214 protein frames were clipped and nothing warned): a
+/// Rotations mostly outside the ball (212 of 214 protein frames were clipped and nothing warned): a
 /// clipped or dropped majority is warned about, saying what the expected error is the error of; a minority is not.
 #[test]
 fn a_mean_of_mostly_clipped_or_dropped_rows_is_warned_about() {
@@ -414,7 +414,7 @@ fn a_mean_of_mostly_clipped_or_dropped_rows_is_warned_about() {
     assert!(!run("clip", &few).contains("lay outside"));
 }
 
-/// Per-column bounds on real (issue 34: `--bounds 0,700 --columns depth,mag` gave a mean magnitude of 8.42
+/// Per-column bounds on real (`--bounds 0,700 --columns depth,mag` gave a mean magnitude of 8.42
 /// against a true 4.62): `--bounds depth=0:700,mag=4:7` names the columns and bounds each; Δ₁ adds the widths.
 #[test]
 fn real_means_take_each_columns_own_bounds() {
@@ -450,7 +450,7 @@ fn real_means_take_each_columns_own_bounds() {
         .stderr(predicate::str::contains("NAME=LO:HI"));
 }
 
-/// Issue 34: a mean whose float-safe rounding would cost more than a tenth of ε is refused once the row count
+/// A mean whose float-safe rounding would cost more than a tenth of ε is refused once the row count
 /// is known, before the Karcher iteration (a row outside the ball, which the iteration's pass would report, is
 /// not reached), in the user's terms (rows, --radius as given, --epsilon) and without the SPD clause; a mean at a
 /// large κ (beyond the sampler's old 1e6) is released.

@@ -1,4 +1,4 @@
-//! Where `privatize` (and `ledger export`) may write (issue 14, items 3–7): outputs distinct from each other,
+//! Where `privatize` (and `ledger export`) may write: outputs distinct from each other,
 //! the input and the ledger; devices, FIFOs and symbolic links; every path checked before any work or ledger
 //! charge; streams that fail midway say what they published; and interrupted runs leave no temporary files.
 

@@ -1,4 +1,4 @@
-//! Every row is either released or reported (issue 14, item 8): blank lines between rows, rotation vectors
+//! Every row is either released or reported: blank lines between rows, rotation vectors
 //! whose norm overflows, and absurd angles and longitudes are errors naming row, line and column (exit 2,
 //! nothing written), or rows set aside with --skip-invalid; never skipped, never released as NaN or wrapped.
 

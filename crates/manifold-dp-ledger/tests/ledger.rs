@@ -238,7 +238,7 @@ fn local_releases_are_charged_to_local_budgets_and_the_overall_cap_not_to_centra
     assert!(matches!(err, LedgerError::BudgetUnaccountable { .. }) && err.is_bad_input(), "{err}");
 }
 
-/// Issue 32, "Charged 0": a VMF release states ε per unit of chordal distance, hence also per rad of great-circle
+/// A VMF release states ε per unit of chordal distance, hence also per rad of great-circle
 /// distance, and was charged 0 against a great-circle km budget (three releases at 0.5/km fit a 0.5/km budget).
 #[test]
 fn a_chordal_release_is_charged_to_a_great_circle_budget_in_km() {
@@ -259,7 +259,7 @@ fn a_chordal_release_is_charged_to_a_great_circle_budget_in_km() {
     assert!(may.is_refusal());
 }
 
-/// Issue 32, "Unbudgeted kinds pass": a label with only a local km budget took central means at ε = 5 and an
+/// A label with only a local km budget took central means at ε = 5 and an
 /// SO(3) release at ε = 100 without a word.
 #[test]
 fn a_budgeted_label_refuses_kinds_it_has_no_budget_for() {
@@ -281,7 +281,7 @@ fn a_budgeted_label_refuses_kinds_it_has_no_budget_for() {
     assert!(ledger.releases(None).unwrap().is_empty(), "a refusal charges nothing");
 }
 
-/// Issue 32, "Local and central cannot share a label": with a pure 2 and a 0.5/km budget, a 2 km location release
+/// With a pure 2 and a 0.5/km budget, a 2 km location release
 /// was refused because it was also charged ε·D = 10007.6 pure.
 #[test]
 fn local_and_central_releases_share_a_label() {

@@ -1,8 +1,18 @@
 //! The library's error type. Every constructor and every parser of user data returns
 //! [`Fallible`]; nothing in this crate panics on user-supplied values.
 
-use crate::privacy::guarantee::short;
+use crate::numerics::format::short;
 use thiserror::Error;
+
+/// The smallest ε (per unit of a mechanism's metric) the directional and SO(3) mechanisms accept: the lower end
+/// of the range their samplers are proven exact and tested for (README, `tests/so3_samplers.rs`,
+/// `tests/sphere_samplers.rs`).
+pub const MIN_EPSILON: f64 = 1e-6;
+
+/// The largest ε the directional and SO(3) mechanisms accept (the upper end of that range). Beyond it the
+/// rejection samplers are untested, and far beyond it (Purkayastha at 1e100, Bingham at 1e160) they never
+/// accept.
+pub const MAX_EPSILON: f64 = 1e6;
 
 /// Result type used throughout the library.
 pub type Fallible<T> = Result<T, Error>;
@@ -237,11 +247,11 @@ pub(crate) fn check_positive(name: &'static str, value: f64) -> Fallible<f64> {
     }
 }
 
-/// Checks that a mechanism's ε (per unit of its metric) lies in [`crate::mechanism::MIN_EPSILON`,
-/// `crate::mechanism::MAX_EPSILON`], the range its sampler is proven exact and tested for.
+/// Checks that a mechanism's ε (per unit of its metric) lies in [`MIN_EPSILON`,
+/// `MAX_EPSILON`], the range its sampler is proven exact and tested for.
 pub(crate) fn check_epsilon_range(name: &'static str, value: f64) -> Fallible<f64> {
     let value = check_positive(name, value)?;
-    if (crate::mechanism::MIN_EPSILON..=crate::mechanism::MAX_EPSILON).contains(&value) {
+    if (MIN_EPSILON..=MAX_EPSILON).contains(&value) {
         Ok(value)
     } else {
         Err(Error::InvalidParameter {

@@ -33,6 +33,7 @@ pub mod error;
 pub mod manifold;
 pub mod mechanism;
 pub mod notes;
+pub mod numerics;
 pub mod privacy;
 pub mod registry;
 pub mod sample;

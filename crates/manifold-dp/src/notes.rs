@@ -2,8 +2,8 @@
 //! command line, Python, Spark) prints the same way, in the space's own unit. Front ends only present them
 //! (stderr, `warnings.warn`); the rules are here.
 
-use crate::privacy::guarantee::short;
-use crate::registry::Space;
+use crate::numerics::format::short;
+use crate::space::kind::Space;
 
 /// A private mean is flagged when at least this share of its rows lay outside the ball (or the bounds) and were
 /// clipped onto it or dropped: the release then mostly shows the ball, not the data.
@@ -46,7 +46,7 @@ pub struct MeanFacts {
 /// The warnings a private mean's release deserves, each a sentence without a trailing period: the expected error
 /// beyond the radius (the release says next to nothing), a rounding cost above 1 % of ε, and half or more of the
 /// rows clipped or dropped (the release then mostly shows the ball: its expected error is the error around the
-/// mean of the clipped rows, not of the data). Issue 34: with `clip`, 212 of 214 protein frames were moved onto
+/// mean of the clipped rows, not of the data). With `clip`, 212 of 214 protein frames were moved onto
 /// the ball and nothing warned.
 pub fn mean_warnings(f: &MeanFacts) -> Vec<String> {
     let mut out = Vec::new();
@@ -110,7 +110,7 @@ mod tests {
 
     #[test]
     fn half_the_rows_outside_is_flagged_and_fewer_are_not() {
-        // The protein frames of issue 34: 212 of 214 clipped.
+        // The protein frames : 212 of 214 clipped.
         let w = mean_warnings(&facts(214, 0, 212));
         assert_eq!(w.len(), 1);
         assert!(w[0].starts_with("212 of 214 rows (99 %) lay outside the radius and were moved onto"), "{}", w[0]);

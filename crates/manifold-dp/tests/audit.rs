@@ -227,7 +227,7 @@ fn false_alarm_rate_is_at_most_alpha() {
 /// Raw-bit mode (`llr_resolution` 0: likelihood-ratio level sets of the computed f64 values, which pick
 /// releases by how they round; a pair one ulp apart; events "z is reproduced bit for bit from a's pipeline"):
 /// every float-safe release path passes (the real-line generalized Gaussian at five degrees among them), and
-/// the raw f64 pipeline (`control:unsnapped`) is flagged on the real line, the circle, S² and SO(3) (issue 15).
+/// the raw f64 pipeline (`control:unsnapped`) is flagged on the real line, the circle, S² and SO(3).
 #[test]
 fn raw_bit_events_pass_float_safe_releases_and_flag_the_unsnapped_control() {
     let config = AuditConfig { llr_resolution: 0.0, ..AuditConfig::with_samples(SAMPLES, ALPHA) };

@@ -1,4 +1,4 @@
-//! Float safety seen from outside (issue 15): an attacker who sees releases of one of two inputs one ulp
+//! Float safety seen from outside: an attacker who sees releases of one of two inputs one ulp
 //! apart (true privacy loss e^{ε·1e-16} ≈ 1) tallies the lowest mantissa bits of every coordinate. On the
 //! float-safe path the tallies agree; on the raw f64 path (the negative control) they differ.
 //!

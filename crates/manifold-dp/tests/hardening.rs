@@ -1,4 +1,4 @@
-//! Issue 14, items 9 and 10, at the library's depth: validated constructors refuse parameters outside the
+//! At the library's depth: validated constructors refuse parameters outside the
 //! ranges the samplers are proven exact and tested for, sizes are bounded before anything is allocated, and
 //! numeric searches end (with an error where they cannot succeed) instead of looping.
 

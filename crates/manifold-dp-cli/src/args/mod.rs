@@ -1,4 +1,4 @@
-//! Command-line interface definition (clap derive). Spellings follow DESIGN.md's CLI contract.
+//! Command-line interface definition (clap derive). Spellings are a contract with the tools that call it: keep them.
 //!
 //! One file per command: its clap definitions and the resolution of its flags into library types. What
 //! several commands share (the mechanism flags, value parsers) is in `common`; `commands/` runs them.

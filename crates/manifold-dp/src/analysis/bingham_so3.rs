@@ -8,7 +8,6 @@
 use crate::analysis::angular::{self, AngularLaw};
 use crate::analysis::quadrature::{cumulative, integrate_peaked};
 use crate::error::{Fallible, check_positive};
-use crate::privacy::calibration::bingham_kappa_for_epsilon;
 use std::f64::consts::PI;
 
 const REL_TOL: f64 = 1e-14;
@@ -82,6 +81,14 @@ pub fn radius(epsilon: f64, p: f64) -> Fallible<f64> {
 /// The budget ε (per radian; κ = 2ε) at which a fraction `p` of Bingham releases lie within `rho`.
 pub fn epsilon_for_radius(rho: f64, p: f64) -> Fallible<f64> {
     angular::epsilon_for_radius(rho, p, |eps| BinghamAngle::new(bingham_kappa_for_epsilon(eps)?))
+}
+
+/// Bingham concentration for a budget of ε per radian of φ6: κ = 2ε.
+///
+/// Bingham(κ) on SO(3) is exactly (κ/2)·φ6-private and no better, so κ = 2ε is the largest (least noisy)
+/// concentration that keeps εφ6-privacy. Proof: `docs/proofs/bingham_so3_tight.md`.
+pub fn bingham_kappa_for_epsilon(epsilon: f64) -> Fallible<f64> {
+    Ok(2.0 * check_positive("epsilon", epsilon)?)
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@
 
 use crate::analysis::quadrature::integrate_peaked;
 use crate::error::{Error, Fallible, check_level, check_positive};
-use crate::privacy::rounding::div_up;
+use crate::numerics::rounding::div_up;
 
 /// Relative margin added to every δ returned by [`gdp_delta`] (beside the 32u(1 + b²) rounding term).
 pub const DELTA_RELATIVE_MARGIN: f64 = 1e-12;
@@ -217,7 +217,7 @@ pub fn gdp_epsilon(mu: f64, delta: f64) -> Fallible<f64> {
 fn unattainable_gdp(mu: f64, delta: f64) -> Error {
     Error::NumericalLimit(format!(
         "no finite epsilon makes a {}-GDP mechanism (epsilon, {delta:e})-DP in double precision",
-        crate::privacy::guarantee::short(mu)
+        crate::numerics::format::short(mu)
     ))
 }
 
@@ -256,7 +256,7 @@ pub fn analytic_gaussian_sigma(sensitivity: f64, epsilon: f64, delta: f64) -> Fa
     let unattainable = || {
         Error::NumericalLimit(format!(
             "no sigma makes the Gaussian mechanism ({}, {delta:e})-DP in double precision",
-            crate::privacy::guarantee::short(epsilon)
+            crate::numerics::format::short(epsilon)
         ))
     };
     let (mut lo, mut hi) = (1.0, 1.0);

@@ -6,8 +6,27 @@
 
 use crate::analysis::angular::AngularLaw;
 use crate::analysis::quadrature::integrate;
-use crate::error::{Fallible, check_positive};
+use crate::error::{Error, Fallible, check_positive};
 use std::f64::consts::PI;
+
+/// The largest ambient dimension n of a sphere S^{n−1}: the samplers are tested up to n = 10 000
+/// (`tests/sphere_samplers.rs`), and a bound keeps a mistyped `sphere:N` from allocating terabytes.
+pub const MAX_SPHERE_DIM: usize = 10_000;
+
+/// Checks that a sphere S^{dim−1} ⊂ R^dim has 2 ≤ dim ≤ [`MAX_SPHERE_DIM`] (the circle is the smallest).
+pub(crate) fn check_dim(dim: usize) -> Fallible<usize> {
+    if dim < 2 {
+        Err(Error::WrongLength { expected: 2, got: dim })
+    } else if dim > MAX_SPHERE_DIM {
+        Err(Error::InvalidParameter {
+            name: "dimension",
+            value: dim as f64,
+            reason: "a sphere's ambient dimension must be at most 10000, where the samplers are tested",
+        })
+    } else {
+        Ok(dim)
+    }
+}
 
 /// Relative accuracy asked of the quadrature. The log-space density carries a rounding error of about
 /// 1e-16·|k ln sin θ| (up to ~1e-12 at n = 10 000), so tighter tolerances could not be met.
@@ -51,7 +70,7 @@ impl SphereAngle {
     /// The angle law of `kernel` on S^{dim−1} (dim ≥ 2) at concentration `kappa` (finite, > 0).
     pub fn with_kernel(kernel: SphereKernel, dim: usize, kappa: f64) -> Fallible<Self> {
         let kappa = check_positive("concentration", kappa)?;
-        let dim = crate::space::sphere::check_dim(dim)?;
+        let dim = crate::analysis::sphere_angle::check_dim(dim)?;
         let k = (dim - 2) as f64;
         // Mode of k ln sin θ − 2κ sin²(θ/2): k cos θ = κ sin²θ, i.e. cos θ = 2κ/(k + √(k² + 4κ²)) and
         // sin θ = √(k cos θ / κ) (the sine keeps accuracy when θ is small).

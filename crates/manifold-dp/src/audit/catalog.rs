@@ -49,10 +49,10 @@ pub enum AuditSpace {
 impl std::str::FromStr for AuditSpace {
     type Err = crate::registry::UnknownName;
 
-    /// The registry's spaces ([`crate::registry::Space`]: so3, circle, timeofday, latlon, sphere:N, spd:K,
+    /// The registry's spaces ([`crate::space::kind::Space`]: so3, circle, timeofday, latlon, sphere:N, spd:K,
     /// real).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        use crate::registry::Space;
+        use crate::space::kind::Space;
         Ok(match s.parse::<Space>()? {
             Space::Real => AuditSpace::Real,
             Space::So3 => AuditSpace::So3,
@@ -239,7 +239,7 @@ pub fn build(request: &AuditRequest) -> Fallible<Box<dyn Auditable>> {
     // The space's size is validated before anything is allocated for it (k×k matrices, pairs of n-vectors).
     match request.space {
         AuditSpace::Sphere { dim } => {
-            crate::space::sphere::check_dim(dim)?;
+            crate::analysis::sphere_angle::check_dim(dim)?;
         }
         AuditSpace::Spd { k } => {
             SpdAffine::new(k)?;
@@ -403,7 +403,7 @@ impl GeneralizedGaussianOnReals {
             if hi > 1e150 {
                 return Err(Error::NumericalLimit(format!(
                     "no scale reaches epsilon = {}",
-                    crate::privacy::guarantee::short(epsilon)
+                    crate::numerics::format::short(epsilon)
                 )));
             }
         }
@@ -412,12 +412,12 @@ impl GeneralizedGaussianOnReals {
             if lo < 1e-150 {
                 return Err(Error::NumericalLimit(format!(
                     "no scale reaches epsilon = {}",
-                    crate::privacy::guarantee::short(epsilon)
+                    crate::numerics::format::short(epsilon)
                 )));
             }
         }
         let d = crate::analysis::gaussian_dp::bisect(lo, hi.max(2.0 * lo), false, ok);
-        let scale = crate::privacy::rounding::div_up(1.0, d);
+        let scale = crate::numerics::rounding::div_up(1.0, d);
         Self::new(GeneralizedGaussian::new(order, 1.0, scale)?.with_standard_delta(delta)?)
     }
 
@@ -495,7 +495,7 @@ fn build_real_approx(request: &AuditRequest, name: &str, label: String) -> Falli
                 &g,
                 format!(
                     "Gaussian noise sigma = {} (analytic calibration; outputs on the grid of spacing 2^{})",
-                    crate::privacy::guarantee::short(sigma),
+                    crate::numerics::format::short(sigma),
                     m.inner().rounded().grid_log2()
                 ),
             );
@@ -509,7 +509,7 @@ fn build_real_approx(request: &AuditRequest, name: &str, label: String) -> Falli
             let g = m.guarantee();
             let claim = approx_claim_text(
                 &g,
-                format!("claimed for sigma = {}, sampled with sigma/2", crate::privacy::guarantee::short(sigma)),
+                format!("claimed for sigma = {}, sampled with sigma/2", crate::numerics::format::short(sigma)),
             );
             target(m, label, eps, claim, pairs, Some(half_normal_reference(sigma)))
         }
@@ -615,14 +615,14 @@ fn build_so3(request: &AuditRequest, name: &str, label: String) -> Fallible<Box<
         let claim = format!(
             "metric DP, epsilon = {} per rad of the geodesic rotation angle, claimed for Bingham with \
              concentration kappa = {} (its tight guarantee is kappa/2 = {} per rad)",
-            crate::privacy::guarantee::short_up(epsilon),
-            crate::privacy::guarantee::short(kappa),
-            crate::privacy::guarantee::short_up(mech.epsilon())
+            crate::numerics::format::short_up(epsilon),
+            crate::numerics::format::short(kappa),
+            crate::numerics::format::short_up(mech.epsilon())
         );
         let reference = angle_reference("rotation angle", UnitQuaternion::identity(), mech.angle_law(), geodesic);
         return Ok(target(
             mech,
-            format!("bingham (kappa = {}) on so3", crate::privacy::guarantee::short(kappa)),
+            format!("bingham (kappa = {}) on so3", crate::numerics::format::short(kappa)),
             epsilon,
             claim,
             pairs,

@@ -7,8 +7,8 @@
 //! [`SLACK`] (every bound is ≤ 10⁻³ where it is used, so the neglected terms are below 10⁻³ of it).
 
 use super::Manifold;
-use crate::privacy::float_safety::EIGEN_BACKWARD_ERROR;
-use crate::privacy::rounding::{add_up, fn_up, mul_up};
+use crate::numerics::EIGEN_BACKWARD_ERROR;
+use crate::numerics::rounding::{add_up, fn_up, mul_up};
 use nalgebra::{DMatrix, DVector};
 
 /// The unit roundoff of f64.

@@ -13,7 +13,7 @@ use super::Manifold;
 use super::float_error::{certified_gradient_bound, public_depth, sum_log_pairwise};
 use crate::Fallible;
 use crate::error::{Error, check_positive};
-use crate::privacy::rounding::add_up;
+use crate::numerics::rounding::add_up;
 use nalgebra::DVector;
 
 /// Stopping rule of the Karcher iteration, as asked for; [`KarcherStop`] is the rule as run.

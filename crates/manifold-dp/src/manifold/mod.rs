@@ -27,7 +27,7 @@ pub use so3::So3;
 pub use spd::{SpdAffine, SpdLogEuclidean};
 pub use sphere::Sphere;
 
-use crate::privacy::Metric;
+use crate::space::metric::Metric;
 use nalgebra::DVector;
 
 /// A complete Riemannian manifold with the quantities Theorem 2 of Reimherr et al. needs.

@@ -2,7 +2,7 @@
 //! 1/4 and injectivity radius π; Theorem 2 needs data within r < r* = π/2 (docs/math.md §3).
 
 use super::Manifold;
-use crate::privacy::Metric;
+use crate::space::metric::Metric;
 use crate::space::so3::to_rotvec;
 use crate::space::so3_metric::geodesic;
 use nalgebra::{DVector, UnitQuaternion, Vector3};
@@ -40,9 +40,9 @@ impl Manifold for So3 {
         q * UnitQuaternion::from_scaled_axis(Vector3::new(v[0], v[1], v[2]))
     }
 
-    /// [`So3::log`] summed into one fixed-size vector ([`super::fixed`]), q⁻¹ computed once.
+    /// [`So3::log`] summed into one fixed-size vector ([`crate::manifold::fixed`]), q⁻¹ computed once.
     fn sum_log(&self, q: &UnitQuaternion<f64>, xs: &[UnitQuaternion<f64>]) -> DVector<f64> {
-        DVector::from_column_slice(super::fixed::so3_sum_log(q, xs).as_slice())
+        DVector::from_column_slice(crate::manifold::fixed::so3_sum_log(q, xs).as_slice())
     }
 
     /// Quaternions (w, x, y, z) summed with the sign that puts each in `near`'s hemisphere (q and −q are
@@ -89,7 +89,7 @@ impl Manifold for So3 {
     /// of four-term dot products (absolute error ≤ 2γ₄, inside the D = 8 allowance).
     fn log_error(&self, _near: &UnitQuaternion<f64>, _offset: f64, reach: f64) -> super::LogError {
         let per_log = 2.0 * super::float_error::sphere_log_error(8, 0.5 * reach).per_log;
-        super::LogError { per_log, term: crate::privacy::rounding::add_up(reach, per_log) }
+        super::LogError { per_log, term: crate::numerics::rounding::add_up(reach, per_log) }
     }
 
     fn injectivity_radius(&self) -> f64 {

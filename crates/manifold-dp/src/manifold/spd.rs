@@ -10,11 +10,11 @@
 //! tangent vector V at P).
 
 use super::Manifold;
-use super::fixed;
 use super::float_error;
 use crate::Fallible;
 use crate::error::Error;
-use crate::privacy::Metric;
+use crate::manifold::fixed;
+use crate::space::metric::Metric;
 use crate::space::spd::{affine_invariant_distance, congruence, expm, log_euclidean_distance, logm, sqrt_and_inv_sqrt};
 use nalgebra::{DMatrix, DVector};
 
@@ -240,7 +240,7 @@ impl Manifold for SpdLogEuclidean {
     fn distance_error(&self, near: &DMatrix<f64>, offset: f64, reach: f64) -> f64 {
         let base = log_norm_within(near, offset);
         let e = float_error::spd_logm_error(self.k, base) + float_error::spd_logm_error(self.k, base + reach);
-        crate::privacy::rounding::fn_up(
+        crate::numerics::rounding::fn_up(
             (e + float_error::U * ((self.k * self.k) as f64 + 4.0) * reach) * float_error::SLACK,
         )
     }
@@ -249,7 +249,7 @@ impl Manifold for SpdLogEuclidean {
     /// errs by the two logs' errors, and the terms added are as large as ‖log P‖ + ‖log X‖.
     fn log_error(&self, near: &DMatrix<f64>, offset: f64, reach: f64) -> super::LogError {
         let base = log_norm_within(near, offset);
-        let per_log = crate::privacy::rounding::fn_up(
+        let per_log = crate::numerics::rounding::fn_up(
             (float_error::spd_logm_error(self.k, base) + float_error::spd_logm_error(self.k, base + reach))
                 * float_error::SLACK,
         );

@@ -3,7 +3,7 @@
 
 use super::Manifold;
 use crate::Fallible;
-use crate::privacy::Metric;
+use crate::space::metric::Metric;
 use crate::space::sphere::{check_dim, surface_distance};
 use nalgebra::DVector;
 
@@ -69,12 +69,12 @@ impl Manifold for Sphere {
         y / n
     }
 
-    /// [`Sphere::log`] summed without a vector per point: on S² with fixed-size vectors ([`super::fixed`]),
+    /// [`Sphere::log`] summed without a vector per point: on S² with fixed-size vectors ([`crate::manifold::fixed`]),
     /// elsewhere into one running sum.
     fn sum_log(&self, x: &DVector<f64>, ys: &[DVector<f64>]) -> DVector<f64> {
         if self.ambient == 3 {
             let b = nalgebra::Vector3::new(x[0], x[1], x[2]);
-            return DVector::from_column_slice(super::fixed::sphere2_sum_log(&b, ys).as_slice());
+            return DVector::from_column_slice(crate::manifold::fixed::sphere2_sum_log(&b, ys).as_slice());
         }
         let mut sum = DVector::zeros(self.ambient);
         let mut v = DVector::zeros(self.ambient);

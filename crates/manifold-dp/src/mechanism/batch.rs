@@ -4,7 +4,7 @@
 //! Row `id` draws its noise from its own [`RowRng`]: block `id` of the key's row stream, then its own overflow
 //! stream (independent ChaCha keystream words per id), so a release does not depend on how the rows are cut into batches, how many threads run, or in which order;
 //! and a recomputed, retried or repartitioned piece of work redraws exactly the same noise for the same rows,
-//! never a second, independent release of them (DESIGN.md, "Keyed noise").
+//! never a second, independent release of them.
 
 use crate::mechanism::Mechanism;
 use crate::sample::rng::{ROW_WORDS, RowRng, StreamKey};

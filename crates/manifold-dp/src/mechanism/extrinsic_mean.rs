@@ -16,12 +16,12 @@
 //! noise could have come from a degenerate mean and how likely that was ([`ExtrinsicRelease`]). Proofs:
 //! `docs/proofs/extrinsic_mean.md`.
 
+use crate::analysis::sphere_angle::MAX_SPHERE_DIM;
 use crate::error::{Error, Fallible, check_positive};
+use crate::numerics::rounding::{add_up, div_up, mul_up};
 use crate::privacy::Guarantee;
 use crate::privacy::float_safety::Rounding;
-use crate::privacy::rounding::{add_up, div_up, mul_up};
 use crate::sample::k_norm::EuclideanLaplace;
-use crate::space::sphere::MAX_SPHERE_DIM;
 use nalgebra::{Matrix4, Quaternion, UnitQuaternion};
 use rand::CryptoRng;
 
@@ -67,8 +67,8 @@ impl Embedding {
 
     /// The embedding of a registry space: so3, and the spheres (sphere:N, latlon as S², circle and timeofday as
     /// S¹); refused elsewhere.
-    pub fn of_space(space: crate::registry::Space) -> Fallible<Self> {
-        use crate::registry::Space;
+    pub fn of_space(space: crate::space::kind::Space) -> Fallible<Self> {
+        use crate::space::kind::Space;
         match space {
             Space::So3 => Ok(Embedding::So3),
             Space::Spd(_) | Space::Real => Err(Error::NotApplicable(format!(
@@ -314,7 +314,7 @@ impl ExtrinsicMean {
             Error::NumericalLimit(format!(
                 "rounding this release onto a float-safe grid would cost {} of privacy loss, more than a tenth of \
                  epsilon = {epsilon}: at {n} rows the noise (σ = {:.3e}) is too fine for double precision",
-                crate::privacy::guarantee::short(cost),
+                crate::numerics::format::short(cost),
                 sensitivity / epsilon
             ))
         };
@@ -486,7 +486,7 @@ impl ExtrinsicMean {
     /// What a user should hear about a release, each a sentence without a trailing period: an unstable
     /// projection, and a rounding cost above 1 % of ε.
     pub fn warnings(&self, release: &ExtrinsicRelease) -> Vec<String> {
-        use crate::privacy::guarantee::short;
+        use crate::numerics::format::short;
         let mut out = Vec::new();
         if !release.stable() {
             let what = match self.embedding {

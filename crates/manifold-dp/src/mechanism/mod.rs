@@ -30,15 +30,7 @@ pub use wrapped_laplace::WrappedLaplaceCircle;
 use crate::privacy::Guarantee;
 use rand::CryptoRng;
 
-/// The smallest ε (per unit of a mechanism's metric) the directional and SO(3) mechanisms accept: the lower end
-/// of the range their samplers are proven exact and tested for (README, `tests/so3_samplers.rs`,
-/// `tests/sphere_samplers.rs`).
-pub const MIN_EPSILON: f64 = 1e-6;
-
-/// The largest ε the directional and SO(3) mechanisms accept (the upper end of that range). Beyond it the
-/// rejection samplers are untested, and far beyond it (Purkayastha at 1e100, Bingham at 1e160) they never
-/// accept.
-pub const MAX_EPSILON: f64 = 1e6;
+pub use crate::error::{MAX_EPSILON, MIN_EPSILON};
 
 /// A randomised release of one point of a space.
 ///

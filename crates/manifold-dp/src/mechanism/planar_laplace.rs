@@ -47,7 +47,7 @@ impl TangentPlanarLaplace {
     /// Gamma(n − 1, 1/ε) and its direction uniform in the tangent space.
     pub fn new(reference: DVector<f64>, epsilon: f64) -> Fallible<Self> {
         let epsilon = check_epsilon_range("epsilon", epsilon)?;
-        let dim = crate::space::sphere::check_dim(reference.len())?;
+        let dim = crate::analysis::sphere_angle::check_dim(reference.len())?;
         if ((reference.norm() - 1.0).abs()).is_nan() || (reference.norm() - 1.0).abs() > 1e-12 {
             return Err(Error::NotUnitVector { norm: reference.norm(), tolerance: 1e-12 });
         }

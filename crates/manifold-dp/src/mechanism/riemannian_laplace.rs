@@ -99,7 +99,7 @@ pub fn spd_footpoint_error(k: usize, cond_center: f64, footpoint_radius: f64) ->
     let whiten = spd_moved(k, gamma(2.0 * kf) * kf.powf(1.5) * cond_w2 * cond_p * SLACK);
     let project = 2.0 * spd_logm_error(k, footpoint_radius + 1.0);
     let chol = spd_moved(k, gamma(kf + 1.0) * kf * (std::f64::consts::SQRT_2 * footpoint_radius).exp() * SLACK);
-    crate::privacy::rounding::fn_up((whiten + project + chol) * SLACK)
+    crate::numerics::rounding::fn_up((whiten + project + chol) * SLACK)
 }
 
 /// B·X·Bᵀ, symmetrised.
@@ -409,9 +409,9 @@ impl LaplaceManifold for SpdAffine {
                  bounded in double precision (relative error above 1e-3); use a better-conditioned centre"
             )));
         }
-        let footpoint_cost = crate::privacy::rounding::div_up(2.0 * footpoint_error, noise.sigma());
+        let footpoint_cost = crate::numerics::rounding::div_up(2.0 * footpoint_error, noise.sigma());
         // −ln(1 − tail), rounded up: what a tail of mass `tail` left out of the chart costs.
-        let tail_cost = |tail: f64| if tail > 0.0 { crate::privacy::rounding::fn_up(-(-tail).ln_1p()) } else { 0.0 };
+        let tail_cost = |tail: f64| if tail > 0.0 { crate::numerics::rounding::fn_up(-(-tail).ln_1p()) } else { 0.0 };
         let chart = |ball: f64, tail: f64| -> Result<BallChart<DMatrix<f64>>, &'static str> {
             let noise_radius = (ball + footpoint_radius + margin).min(noise.t_max().unwrap_or(f64::INFINITY));
             let footpoint = footpoint_radius * (1.0 + 1e-12) + 1e-12;
@@ -793,8 +793,8 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
             (Some(r), Some(chart)) => Guarantee::snapped_metric_dp(
                 1.0 / self.sigma,
                 self.manifold.guarantee_metric(),
-                crate::privacy::rounding::add_up(
-                    crate::privacy::rounding::add_up(r.additive_epsilon(), chart.tail_cost),
+                crate::numerics::rounding::add_up(
+                    crate::numerics::rounding::add_up(r.additive_epsilon(), chart.tail_cost),
                     chart.footpoint_cost,
                 ),
                 r.grid(),
@@ -860,7 +860,7 @@ const MAX_ROUNDING_SHARE: f64 = 0.1;
 /// ball costs, on SPD), twice conditioned on the ball (`docs/proofs/float_safety.md` §3b, §3e); on SPD with
 /// the affine-invariant metric also the footpoint map's 2e_F/σ, once unconditioned and twice conditioned.
 fn rounding_cost<P>(rounding: Option<Rounding>, chart: Option<&BallChart<P>>, conditioned: bool) -> f64 {
-    use crate::privacy::rounding::{add_up, mul_up};
+    use crate::numerics::rounding::{add_up, mul_up};
     let per_cell = rounding.map_or(0.0, |r| r.additive_epsilon());
     let tail = chart.map_or(0.0, |c| c.tail_cost);
     let footpoint = chart.map_or(0.0, |c| c.footpoint_cost);
@@ -1017,8 +1017,8 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
                 "rounding this release onto a float-safe grid would cost {} of privacy loss, more than a tenth of \
                  epsilon = {epsilon}: double precision cannot round it finely enough for {n} rows within {} {} of \
                  the centre; {}",
-                crate::privacy::guarantee::short(cost),
-                crate::privacy::guarantee::short(radius),
+                crate::numerics::format::short(cost),
+                crate::numerics::format::short(radius),
                 manifold.distance_unit(),
                 manifold.rounding_refusal_advice()
             ))
@@ -1030,11 +1030,11 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
             if cost > MAX_ROUNDING_SHARE * epsilon {
                 return Err(too_costly(cost));
             }
-            if crate::privacy::rounding::add_up(inner, cost) <= epsilon {
+            if crate::numerics::rounding::add_up(inner, cost) <= epsilon {
                 break;
             }
             // The largest double ≤ ε − ε₀, and strictly below the last try.
-            let next = (-crate::privacy::rounding::add_up(cost, -epsilon)).min(inner.next_down());
+            let next = (-crate::numerics::rounding::add_up(cost, -epsilon)).min(inner.next_down());
             if next <= 0.0 {
                 return Err(too_costly(cost));
             }
@@ -1042,7 +1042,7 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
             chosen = choose(inner)?;
         }
         let cost = chosen.cost();
-        if cost > MAX_ROUNDING_SHARE * epsilon || crate::privacy::rounding::add_up(inner, cost) > epsilon {
+        if cost > MAX_ROUNDING_SHARE * epsilon || crate::numerics::rounding::add_up(inner, cost) > epsilon {
             return Err(too_costly(cost));
         }
         let Plan { sigma, noise, conditioned, rounding, ball_chart } = chosen;
@@ -1067,7 +1067,7 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
     /// Pure ε-DP for data sets of n points in B_r(m0) that differ in one point, at exactly the ε asked: the
     /// noise is calibrated at ε′ = [`PrivateFrechetMean::noise_epsilon`] and ε′ + the rounding's cost ≤ ε.
     pub fn guarantee(&self) -> Guarantee {
-        debug_assert!(crate::privacy::rounding::add_up(self.noise_epsilon, self.rounding_cost()) <= self.epsilon);
+        debug_assert!(crate::numerics::rounding::add_up(self.noise_epsilon, self.rounding_cost()) <= self.epsilon);
         Guarantee::pure(self.epsilon)
     }
 
@@ -1283,7 +1283,7 @@ mod tests {
         assert!((coords_to_sym(&v, 3) - m).amax() < 1e-12);
     }
 
-    /// Issue 34 item 1: plans (no data) for 10⁶ and 10⁷ rows, 10⁶ locations within 300 km and rotations within
+    /// Plans (no data) for 10⁶ and 10⁷ rows, 10⁶ locations within 300 km and rotations within
     /// 20°, at ε from 0.01 to 5, are built, and at 10⁶ rows their rounding costs at most 1 % of ε wherever the
     /// f64 pipeline allows it (the ε ≥ 1 cases; at 0.01 the cost is stated: `docs/proofs/float_safety.md` §4).
     /// On main the latlon plans at ε ≥ 1 were refused (κ above the sampler's 1e6) and ε = 0.01 cost 10 %.
@@ -1309,7 +1309,7 @@ mod tests {
                     ("so3", rot.rounding_cost(), rot.noise_epsilon()),
                 ] {
                     eprintln!("{name} n {n} eps {eps}: cost {cost:.3e} ({:.2} %)", 100.0 * cost / eps);
-                    assert!(crate::privacy::rounding::add_up(noise, cost) <= eps);
+                    assert!(crate::numerics::rounding::add_up(noise, cost) <= eps);
                     if n == 1_000_000 && eps >= 1.0 {
                         assert!(cost <= 0.01 * eps, "{name} n {n} ε {eps}: {cost}");
                     }
@@ -1318,7 +1318,7 @@ mod tests {
         }
     }
 
-    /// The airports' case of issue 34: 3376 locations at ε = 1000 within 2000 km of a public centre.
+    /// The airports' case : 3376 locations at ε = 1000 within 2000 km of a public centre.
     #[test]
     fn a_few_thousand_locations_at_a_large_epsilon_are_planned() {
         let s2 = Sphere::new(3).unwrap();
@@ -1629,7 +1629,7 @@ mod log_domain_tests {
         assert!(2.0 * epsilon * e > eps0, "e = {e:e}, ε₀ = {eps0:e}");
         // Within (E)'s bound δ/(1 − δ) + assembly, δ = c_E·u·√k·cond (float_safety.md §3d).
         let u = f64::EPSILON / 2.0;
-        let delta = crate::privacy::float_safety::EIGEN_BACKWARD_ERROR * u * 2f64.sqrt() * cond;
+        let delta = crate::numerics::EIGEN_BACKWARD_ERROR * u * 2f64.sqrt() * cond;
         let assembly = u * (2.0 * 64.0 + 12.0) * 2f64.sqrt() * (cond.ln() + 1.0);
         assert!(e <= delta / (1.0 - delta) + assembly, "{e:e}");
     }
@@ -1788,7 +1788,7 @@ mod affine_chart_tests {
         let eps0 = chart.rounding.additive_epsilon();
         // The tail level is chosen from 1e-10 … 1e-2 to make ε₀ + ln 1/(1 − tail) smallest.
         assert!(chart.tail_cost > 0.0 && chart.tail_cost < 0.0102, "{}", chart.tail_cost);
-        let add_up = crate::privacy::rounding::add_up;
+        let add_up = crate::numerics::rounding::add_up;
         assert_eq!(free.rounding_cost(), add_up(add_up(eps0, chart.tail_cost), chart.footpoint_cost));
         // At a well-conditioned centre the whitening's share is tiny.
         assert!(chart.footpoint_cost > 0.0 && chart.footpoint_cost < 1e-9, "{}", chart.footpoint_cost);
@@ -1862,7 +1862,7 @@ mod affine_chart_tests {
     /// of 10¹⁵ on graded matrices, which is why releases do not use it.)
     #[test]
     fn the_symmetric_eigensolver_is_backward_stable_as_assumed() {
-        use crate::privacy::float_safety::EIGEN_BACKWARD_ERROR;
+        use crate::numerics::EIGEN_BACKWARD_ERROR;
         use nalgebra::SymmetricEigen;
         let u = f64::EPSILON / 2.0;
         let mut rng = seeded_rng_for_experiments(70);

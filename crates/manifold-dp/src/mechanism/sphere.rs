@@ -84,7 +84,7 @@ impl SphereMechanism {
     pub fn pure_dp(&self) -> Guarantee {
         let metric = self.guarantee();
         let epsilon = metric.epsilon().expect("metric DP has an epsilon") * self.kind().diameter();
-        Guarantee::pure(crate::privacy::rounding::add_up(epsilon, metric.additive_epsilon()))
+        Guarantee::pure(crate::numerics::rounding::add_up(epsilon, metric.additive_epsilon()))
     }
 
     /// Which mechanism this is.

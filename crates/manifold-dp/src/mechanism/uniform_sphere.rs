@@ -27,7 +27,7 @@ impl UniformSphere {
 
     /// The baseline on S^{dim−1} (dim ≥ 2).
     pub fn new(dim: usize) -> Fallible<Self> {
-        let dim = crate::space::sphere::check_dim(dim)?;
+        let dim = crate::analysis::sphere_angle::check_dim(dim)?;
         Ok(UniformSphere { dim, rounding: crate::privacy::float_safety::Rounding::for_directions(dim, 0.0, 0.0) })
     }
 

@@ -145,7 +145,7 @@ impl Guarantee {
     }
 }
 
-use crate::privacy::rounding::{add_up, div_up, fn_up, mul_up, sqrt_up};
+use crate::numerics::rounding::{add_up, div_up, fn_up, mul_up, sqrt_up};
 
 /// Σ xᵢ, rounded up at every step.
 fn sum_up(xs: impl IntoIterator<Item = f64>) -> f64 {

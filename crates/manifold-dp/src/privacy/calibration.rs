@@ -2,13 +2,7 @@
 
 use crate::error::{Fallible, check_positive};
 
-/// Bingham concentration for a budget of ε per radian of φ6: κ = 2ε.
-///
-/// Bingham(κ) on SO(3) is exactly (κ/2)·φ6-private and no better, so κ = 2ε is the largest (least noisy)
-/// concentration that keeps εφ6-privacy. Proof: `docs/proofs/bingham_so3_tight.md`.
-pub fn bingham_kappa_for_epsilon(epsilon: f64) -> Fallible<f64> {
-    Ok(2.0 * check_positive("epsilon", epsilon)?)
-}
+pub use crate::analysis::bingham_so3::bingham_kappa_for_epsilon;
 
 /// The φ6 budget ε = κ/2 that Bingham(κ) satisfies (`docs/proofs/bingham_so3_tight.md`).
 pub fn bingham_epsilon_for_kappa(kappa: f64) -> Fallible<f64> {

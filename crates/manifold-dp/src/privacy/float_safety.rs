@@ -8,8 +8,8 @@
 //! output density (§3 of the proof).
 
 use crate::error::{Error, Fallible};
+use crate::numerics::rounding::{add_up, fn_up, mul_up};
 use crate::privacy::guarantee::{Chart, Grid, Guarantee, Metric, short};
-use crate::privacy::rounding::{add_up, fn_up, mul_up};
 use crate::space::grid::{round_tangent, round_to_grid, snap_direction, snap_quaternion};
 use nalgebra::UnitQuaternion;
 use std::f64::consts::{FRAC_PI_2, TAU};
@@ -49,7 +49,7 @@ pub const RIEMANNIAN_SPACING_BELOW_NOISE_LOG2: i32 = 14;
 
 /// The private Fréchet means on spheres and SO(3): cells up to 2^-10 of the noise scale, so rounding moves a
 /// release by less than 1e-3 of its expected error. At 2^-14 the rotations' mean of 10⁶ rows within 20° at ε = 1
-/// paid 1.8 % of ε, where the cheapest spacing, 2^-10 of the noise, pays 0.39 % (issue 34;
+/// paid 1.8 % of ε, where the cheapest spacing, 2^-10 of the noise, pays 0.39 % (
 /// `docs/proofs/float_safety.md` §4).
 pub const MEAN_SPACING_BELOW_NOISE_LOG2: i32 = 10;
 
@@ -260,12 +260,7 @@ pub(crate) mod sphere_error {
     }
 }
 
-/// The backward-error constant c_E assumed of the symmetric eigensolver (nalgebra's `SymmetricEigen`) on
-/// k×k matrices, k ≤ 3 (assumption (E), `docs/proofs/float_safety.md` §3e): the computed eigenvalues and
-/// eigenvectors of A are exact for A + E with ‖E‖_F ≤ c_E·u·‖A‖_F, and the computed eigenvectors are within
-/// c_E·u of an orthonormal set (u = 2^-53). A unit test checks it on the matrices releases build (largest
-/// seen: 35·u). (nalgebra's SVD is not backward stable on such graded matrices, so it is not used.)
-pub const EIGEN_BACKWARD_ERROR: f64 = 64.0;
+pub use crate::numerics::EIGEN_BACKWARD_ERROR;
 
 /// How far rounding may move an affine-invariant SPD release, as a fraction of its expected error: 1e-4, not
 /// the 1e-6 of the other charts. Its pipeline error (~1e-13 at a radius of 1.5, growing with the condition
@@ -588,7 +583,7 @@ mod tests {
 
     #[test]
     fn the_sphere_bounds_fit_eta_and_the_chart_error_for_every_dimension() {
-        use crate::space::sphere::MAX_SPHERE_DIM;
+        use crate::analysis::sphere_angle::MAX_SPHERE_DIM;
         let u = f64::EPSILON / 2.0;
         let mut worst = 0.0f64;
         for n in 3..=MAX_SPHERE_DIM {

@@ -5,7 +5,7 @@ pub mod accounting;
 pub mod calibration;
 pub mod float_safety;
 pub mod guarantee;
-pub mod rounding;
+pub use crate::numerics::rounding;
 pub mod rules;
 pub mod stated;
 

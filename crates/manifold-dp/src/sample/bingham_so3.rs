@@ -37,7 +37,7 @@ pub fn optimal_b(kappa: f64) -> f64 {
 
 impl BinghamSo3Noise {
     /// Noise with concentration `kappa` (finite, > 0). For a budget ε per radian use κ = 2ε
-    /// ([`crate::privacy::calibration::bingham_kappa_for_epsilon`]).
+    /// ([`crate::analysis::bingham_so3::bingham_kappa_for_epsilon`]).
     pub fn new(kappa: f64) -> Fallible<Self> {
         let kappa = crate::error::check_concentration(kappa, 2e6, "must be at most 2e6, where the sampler is tested")?;
         let b = optimal_b(kappa);

@@ -37,7 +37,7 @@ pub fn uniform_below<R: Rng + ?Sized>(d: u128, rng: &mut R) -> u128 {
 ///
 /// # Panics
 /// If n > d or d = 0: n/d is then no probability, and the comparison would silently answer as if it were
-/// min(n/d, 1) (the coarse-grid flaw of issue 37). A check, not a debug assertion, because the statistical
+/// min(n/d, 1) (the coarse-grid flaw, now refused). A check, not a debug assertion, because the statistical
 /// tests run in release builds.
 #[inline]
 pub fn bernoulli_ratio<R: Rng + ?Sized>(n: u128, d: u128, rng: &mut R) -> bool {

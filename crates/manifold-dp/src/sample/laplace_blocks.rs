@@ -1,4 +1,4 @@
-//! The exact cell of the rounded Laplace by tables (issue 36; `docs/proofs/float_safety.md` §8d): the same law as
+//! The exact cell of the rounded Laplace by tables (`docs/proofs/float_safety.md` §8d): the same law as
 //! the integer-coin sampler of [`crate::sample::rounded_laplace`], in about three random words instead of
 //! twenty-five, on every grid with h ≤ 2^-6·2^⌊log₂ b⌋ (the default grid among them).
 //!

@@ -17,16 +17,16 @@
 
 use crate::analysis::laplace_so3::LaplaceAngle;
 use crate::error::{Error, Fallible, check_positive};
+use crate::numerics::trig::{self, STEP, half_start, sin_cos_from_start, sin_cos_quarter};
 use crate::sample::alias::AliasTable;
 use crate::sample::sphere::uniform_s2;
-use crate::sample::trig::{self, STEP, half_start, sin_cos_from_start, sin_cos_quarter};
 use crate::sample::uniform::exp1;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 use rand::distr::Distribution;
 use rand::{Rng, RngExt};
 use std::f64::consts::PI;
 
-/// Number of equal steps of [0, π] in the stepped envelope (the steps of [`crate::sample::trig`]'s table).
+/// Number of equal steps of [0, π] in the stepped envelope (the steps of [`crate::numerics::trig`]'s table).
 pub const STEPS: usize = trig::STEPS;
 
 /// Which exact proposal a [`LaplaceSo3Noise`] uses (whichever accepts more often at its ε).
@@ -205,9 +205,9 @@ pub const NOISE_QUATERNION_ERROR: f64 = 14.0 * (f64::EPSILON / 2.0);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numerics::trig::STEPS;
     use crate::sample::double_double::{Dd, norm};
     use crate::sample::rng::seeded_rng_for_experiments;
-    use crate::sample::trig::STEPS;
 
     const U: f64 = f64::EPSILON / 2.0;
 

@@ -483,7 +483,7 @@ mod tests {
     /// A point of the last strip keeps its distance to the end within 6u of itself however close it lies (the
     /// offset is read at full precision from the end), checked against a double-double reference of the exact
     /// strip's point at offsets from 2^-1 down to 2^-1000 of the strip's width. Control: end − x, the distance as it was computed before
-    /// issue 37, is off by far more (several per cent at the strips' end, 1e-14 from the support's end).
+    /// Is off by far more (several per cent at the strips' end, 1e-14 from the support's end).
     #[test]
     fn the_last_strip_keeps_the_distance_to_the_end_relative() {
         use crate::sample::double_double::Dd;

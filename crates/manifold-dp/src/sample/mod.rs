@@ -38,20 +38,9 @@ pub mod rounded_generalized_gaussian;
 pub mod rounded_laplace;
 pub mod spd_laplace;
 pub mod sphere;
-pub mod trig;
+pub use crate::numerics::trig;
 pub mod uniform;
 pub mod vmf;
 pub mod wishart;
 
-/// sin and cos of |x| ≤ π/254 (≈ 0.0124, the widest strip or step of the tabulated samplers) by their Taylor
-/// polynomials to x⁷ and x⁶; the first omitted terms, x⁹/9! and x⁸/8!, are below 2e-20 relative, far under
-/// one ulp.
-#[inline]
-pub(crate) fn small_sin_cos(x: f64) -> (f64, f64) {
-    // Horner form with the coefficients precomputed: multiplications only (a division costs several times as
-    // much, and this is on the hot path of two samplers).
-    let x2 = x * x;
-    let sin = x + x * x2 * (-1.0 / 6.0 + x2 * (1.0 / 120.0 - x2 * (1.0 / 5040.0)));
-    let cos = 1.0 + x2 * (-0.5 + x2 * (1.0 / 24.0 - x2 * (1.0 / 720.0)));
-    (sin, cos)
-}
+pub(crate) use crate::numerics::trig::small_sin_cos;

@@ -9,7 +9,7 @@
 //! a fair swap inside [`quarter_turn`]): exactly two independent N(0, 1) draws of the real uniforms read. Every
 //! factor has relative accuracy (E within 15u, sin φ and cos φ within 6u, u = 2^-53), so each computed coordinate
 //! is within 16u·|g| (+ 2^-1074 where it underflows) of its exact value — near 0 and far in the tail alike.
-//! rand_distr's ziggurat, used until issue 37, cannot reach beyond about 9σ with its 53-bit uniforms, and its
+//! rand_distr's ziggurat, used until the full-precision uniforms, cannot reach beyond about 9σ with its 53-bit uniforms, and its
 //! small values sit on an absolute lattice.
 //!
 //! Gamma(k) for an integer k is a sum of k exponentials (pairwise), Gamma(k + ½) adds E·sin²φ (Gamma(1) times

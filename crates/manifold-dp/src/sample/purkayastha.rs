@@ -16,11 +16,11 @@
 //!   §3g).
 
 use crate::error::{Error, Fallible};
+use crate::numerics::trig::sin_cos_half_turn;
 use crate::sample::log_concave::{Draw, LogConcave, LogConcaveTable, STRIPS};
 use crate::sample::normal::{gamma_integer, gamma_relative_error_units};
 use crate::sample::small_sin_cos;
 use crate::sample::sphere::point_at_angle_into;
-use crate::sample::trig::sin_cos_half_turn;
 use crate::sample::uniform::TruncatedExp;
 use nalgebra::DVector;
 use rand::Rng;
@@ -135,7 +135,7 @@ impl PurkayasthaNoise {
             MAX_CONCENTRATION,
             "must be at most 1e16, where the sampler is tested",
         )?;
-        let dim = crate::space::sphere::check_dim(dim)?;
+        let dim = crate::analysis::sphere_angle::check_dim(dim)?;
         let gamma = (kappa > STRIPS_UP_TO).then_some(dim - 2);
         let strips = if dim > 2 && gamma.is_none() {
             let k = (dim - 2) as f64;

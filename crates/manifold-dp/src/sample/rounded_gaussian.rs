@@ -315,7 +315,7 @@ mod tests {
     }
 
     /// Grids coarser than the noise (h/σ = 2, 2^8 and 8/3, the allowed top 2^8 included), which the Laplace
-    /// of §8 got wrong before issue 37: the cell here is decided in integers from K + U's digits (no coin of
+    /// of §8 got wrong before the fix: the cell here is decided in integers from K + U's digits (no coin of
     /// probability h/σ), and follows the exact law. Inputs just below, on and off a cell boundary (at h = 2^8 σ
     /// every input far from one lands in its own cell). 11 checks at α = 10^-8: false failure ≤ 1.1·10^-7.
     /// Negative control: draws for the input moved by h/8 (h/σ = 2) or h/2^9 (h/σ = 2^8) are refused.

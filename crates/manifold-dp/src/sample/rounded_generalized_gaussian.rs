@@ -393,7 +393,7 @@ mod tests {
     }
 
     /// Grids coarser than the noise (h/s = 2, 2^8 and 8/3, the allowed top 2^8 included), which the Laplace
-    /// of §8 got wrong before issue 37: the cell here is decided in integers from T's digits (no coin of
+    /// of §8 got wrong before the fix: the cell here is decided in integers from T's digits (no coin of
     /// probability h/s), and follows the exact law. Inputs just below, on and off a cell boundary (at h = 2^8 s
     /// every input far from one lands in its own cell). 5 degrees × 11 checks at α = 5·10^-11: false failure
     /// ≤ 2.8·10^-9. Negative control: draws for the input moved by h/2^9 (h/s = 2^8) or h/8 are refused.

@@ -204,7 +204,7 @@ impl RoundedLaplace {
     }
 
     /// The same law as [`RoundedLaplace::sample_cell`], always drawn with the integer coins of §8 (about 25
-    /// random words): the sampler of every grid before issue 36, kept for the coarse grids and as a reference.
+    /// random words): the sampler of every grid before the table-driven sampler, kept for the coarse grids and as a reference.
     pub fn sample_cell_by_coins<R: Rng + ?Sized>(&self, x: f64, rng: &mut R) -> i128 {
         debug_assert!(x.is_finite());
         let x = x.clamp(-self.grid.clamp, self.grid.clamp);
@@ -286,7 +286,7 @@ mod tests {
 
     /// FNV-1a of the cells drawn, seed 21, for scales b across the allowed range, inputs in every branch of φ,
     /// on the default grid and on grids up to h = 2^⌊log₂ b⌋ ≤ b (w = h/b ≤ 1, where the coin for w is drawn
-    /// directly). Pinned on the code before issue 37's coarse-grid fix, so these releases keep their bits.
+    /// directly). Pinned on the code before the coarse-grid fix, so these releases keep their bits.
     fn fingerprint_of_fine_grids() -> u64 {
         let mut rng = seeded_rng_for_experiments(21);
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
@@ -412,7 +412,7 @@ mod tests {
         }
     }
 
-    /// The sampler before issue 37, kept as the negative control of the coarse-grid test: its coin for w = h/b
+    /// The sampler before the coarse-grid fix, kept as the negative control of the coarse-grid test: its coin for w = h/b
     /// was uniform_below(t) < s, which is always true once w > 1, so the cell was left with probability
     /// e^{−(1−φ)·min(w, 1)} instead of e^{−(1−φ)w}.
     fn capped_coin_cell(law: &RoundedLaplace, x: f64, rng: &mut ReleaseRng) -> i128 {

@@ -30,7 +30,7 @@ pub fn uniform_s2<R: Rng + ?Sized>(rng: &mut R) -> Vector3<f64> {
 /// at full precision from the nearer end (a fair bit picks s = x or 1 − x, x = Ṽ/2 ∈ (0, ½]), so both radii
 /// keep their relative accuracy, and the angles are `uniform_circle`'s: the point is within 10·2^-53 (chord)
 /// of the exact point of the real uniforms read, everywhere on S³ (`docs/proofs/float_safety.md` §3f).
-/// Marsaglia's (1972) two-disk method, used until issue 37, divides by the second disk's s₂ and maps its rim
+/// Marsaglia's (1972) two-disk method, used until the full-precision uniforms, divides by the second disk's s₂ and maps its rim
 /// with an unbounded derivative.
 #[inline]
 pub fn uniform_s3<R: Rng + ?Sized>(rng: &mut R) -> UnitQuaternion<f64> {
@@ -75,7 +75,7 @@ pub fn point_at_angle_into<R: Rng + ?Sized>(mu: &[f64], cos: f64, sin: f64, out:
 /// exact point (`docs/proofs/float_safety.md` §4), with the norm of μ to within a few ulps (not renormalised: the
 /// circle's float-safe chart, the angle, does not depend on the norm).
 ///
-/// Until issue 20's speed work this drew two Gaussians, projected them orthogonally to μ and normalised twice:
+/// Until a speed rework this drew two Gaussians, projected them orthogonally to μ and normalised twice:
 /// the same law, but ill-conditioned when the Gaussian fell nearly along μ, and a quarter of the circle's
 /// release time. The recorded releases (`tests/golden`) were recorded again for the change.
 #[inline]
@@ -94,7 +94,7 @@ fn circle_point_at_angle<R: Rng + ?Sized>(mu: &[f64], cos: f64, sin: f64, out: &
 ///
 /// ‖g‖² and μ·g are compensated sums ([`Sums`]) and ‖g‖ is a common factor of the whole point
 /// ([`reflect`]), so a positive multiple of the result is within 15.4·2^-53 of the exact point of the same
-/// draws for every n up to [`crate::space::sphere::MAX_SPHERE_DIM`] (`docs/proofs/float_safety.md` §4a).
+/// draws for every n up to [`crate::analysis::sphere_angle::MAX_SPHERE_DIM`] (`docs/proofs/float_safety.md` §4a).
 fn point_at_angle_by_reflection<R: Rng + ?Sized>(mu: &[f64], cos: f64, sin: f64, out: &mut [f64], rng: &mut R) {
     let (&mu_n, head) = mu.split_last().expect("a sphere has n ≥ 2 coordinates");
     let (last, out_head) = out.split_last_mut().expect("out has the length of mu");

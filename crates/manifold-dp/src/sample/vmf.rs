@@ -146,7 +146,7 @@ impl VmfNoise {
     /// VMF on S^{dim−1} ⊂ R^dim (dim ≥ 2) with concentration `kappa` (finite, > 0).
     pub fn new(dim: usize, kappa: f64) -> Fallible<Self> {
         let kappa = check_positive("concentration", kappa)?;
-        let dim = crate::space::sphere::check_dim(dim)?;
+        let dim = crate::analysis::sphere_angle::check_dim(dim)?;
         let radial = if dim == 3 {
             Radial::TruncatedExp(TruncatedExp::new(kappa, 2.0)?)
         } else if let Some(table) = (dim >= 4 && kappa <= TABLE_MAX_KAPPA)

@@ -12,10 +12,73 @@
 //! - [`snap_quaternion`]: SO(3), a unit quaternion with q ≡ −q: the cube map of S³ on the face of the
 //!   largest-magnitude component taken positive.
 
-use crate::privacy::{Chart, Grid};
-use crate::sample::trig::sin_cos_turns;
+use crate::numerics::trig::sin_cos_turns;
 use nalgebra::{Quaternion, UnitQuaternion};
+use serde::{Deserialize, Serialize};
 use std::f64::consts::TAU;
+use std::fmt;
+
+/// The public chart a release is rounded in (`docs/proofs/float_safety.md` §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Chart {
+    /// The circle S¹ in turns: the angle atan2(y, x)/2π rounded to a multiple of the spacing.
+    Turns,
+    /// The cube map of S^{n−1} (n ≥ 3): the face i* = argmax |vᵢ| (lowest index on ties) with its sign, and the
+    /// other coordinates divided by |v_{i*}|, each rounded to a multiple of the spacing.
+    CubeMap,
+    /// SO(3) as unit quaternions with q ≡ −q: the sign that makes the largest-magnitude component (lowest
+    /// index on ties) positive, then the cube map of S³.
+    QuaternionCubeMap,
+    /// The tangent space at the planar Laplace's reference point p, in a public orthonormal basis of p^⊥: each
+    /// coordinate clamped to [−B, B] (B a public power of two beyond the antipode's π) and rounded to a
+    /// multiple of the spacing; the release is exp_p of the rounded vector.
+    TangentPlane,
+    /// SPD(k) under the log-Euclidean metric: the isometric coordinates of log Y (the diagonal, then √2 times
+    /// each entry above it, row by row), each clamped to [−B, B] (B a public power of two) and rounded to a
+    /// multiple of the spacing; the release is exp of the rounded symmetric matrix.
+    LogDomain,
+    /// SPD(k) under the affine-invariant metric, around the public centre m0 = L0·L0ᵀ (Cholesky): the isometric
+    /// coordinates of log(W·Y·Wᵀ) with W = L0⁻¹ (the log chart at m0), each rounded to a multiple of the
+    /// spacing; the release is L0·exp(S)·L0ᵀ for the rounded S.
+    SpdLogAtCenter,
+    /// The coordinates of a Euclidean embedding (the extrinsic means: rotation matrices in R⁹ row by row, unit
+    /// vectors in R^N), each clamped to [−B, B] (B a public power of two) and rounded to a multiple of the
+    /// spacing; the release is the projection of the rounded point onto the space.
+    Embedding,
+}
+
+/// A public grid: a chart and a spacing 2^`spacing_log2` in the chart's coordinates. Releases are the cells'
+/// representatives, a deterministic function of the cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Grid {
+    /// The chart the spacing is measured in.
+    pub chart: Chart,
+    /// log₂ of the spacing (−21 means cells 2^-21 wide in chart coordinates).
+    pub spacing_log2: i32,
+}
+
+impl Grid {
+    /// The spacing 2^`spacing_log2` (exact).
+    pub fn spacing(&self) -> f64 {
+        2f64.powi(self.spacing_log2)
+    }
+}
+
+impl fmt::Display for Grid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let chart = match self.chart {
+            Chart::Turns => "turn grid",
+            Chart::CubeMap => "cube-map grid",
+            Chart::QuaternionCubeMap => "quaternion cube-map grid",
+            Chart::TangentPlane => "tangent-plane grid",
+            Chart::LogDomain => "log-domain grid",
+            Chart::SpdLogAtCenter => "grid of the log chart at the centre",
+            Chart::Embedding => "grid of the embedding's coordinates",
+        };
+        write!(f, "{chart} of spacing 2^{}", self.spacing_log2)
+    }
+}
 
 /// The nearest multiple of 2^`spacing_log2` to `u` (ties to even): exact, since scaling by a power of two is.
 #[inline]

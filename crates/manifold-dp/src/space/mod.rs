@@ -2,6 +2,8 @@
 
 pub mod euler;
 pub mod grid;
+pub mod kind;
+pub mod metric;
 pub mod representation;
 pub mod so3;
 pub mod so3_metric;

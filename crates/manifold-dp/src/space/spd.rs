@@ -43,7 +43,7 @@ pub const MAX_CONDITION: f64 = 1e12;
 /// well conditioned: the smallest eigenvalue must be positive ([`Error::NotPositiveDefinite`]) and exceed
 /// 1e-12 times the largest ([`Error::IllConditioned`], condition number at most [`MAX_CONDITION`]).
 pub fn check_positive_definite(a: &DMatrix<f64>) -> Fallible<()> {
-    use crate::manifold::fixed::{Fixed, SymEigen, to_fixed};
+    use crate::numerics::fixed::{Fixed, SymEigen, to_fixed};
     // 2×2 and 3×3 (every row of an spd:2 or spd:3 file) on the stack.
     let extremes = |l: &[f64]| l.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
     let (min, max) = match (a.nrows(), a.ncols()) {
@@ -51,10 +51,13 @@ pub fn check_positive_definite(a: &DMatrix<f64>) -> Fallible<()> {
         (3, 3) => extremes(Fixed::<3>::sym_eigen(&to_fixed(a)).0.as_slice()),
         _ => extremes(SymmetricEigen::new(a.clone()).eigenvalues.as_slice()),
     };
-    if !(min > 0.0) {
+    // Written so that NaN fails both tests.
+    let positive = min > 0.0;
+    let well_conditioned = min > max * (1.0 / MAX_CONDITION);
+    if !positive {
         return Err(Error::NotPositiveDefinite { min_eigenvalue: min });
     }
-    if !(min > max * (1.0 / MAX_CONDITION)) {
+    if !well_conditioned {
         return Err(Error::IllConditioned { min_eigenvalue: min, max_eigenvalue: max, limit: MAX_CONDITION });
     }
     Ok(())

@@ -13,24 +13,8 @@ use std::f64::consts::{PI, TAU};
 /// Mean Earth radius (IUGG), km: the scale of distances on the globe.
 pub const EARTH_RADIUS_KM: f64 = 6371.0088;
 
-/// The largest ambient dimension n of a sphere S^{n−1}: the samplers are tested up to n = 10 000
-/// (`tests/sphere_samplers.rs`), and a bound keeps a mistyped `sphere:N` from allocating terabytes.
-pub const MAX_SPHERE_DIM: usize = 10_000;
-
-/// Checks that a sphere S^{dim−1} ⊂ R^dim has 2 ≤ dim ≤ [`MAX_SPHERE_DIM`] (the circle is the smallest).
-pub(crate) fn check_dim(dim: usize) -> Fallible<usize> {
-    if dim < 2 {
-        Err(Error::WrongLength { expected: 2, got: dim })
-    } else if dim > MAX_SPHERE_DIM {
-        Err(Error::InvalidParameter {
-            name: "dimension",
-            value: dim as f64,
-            reason: "a sphere's ambient dimension must be at most 10000, where the samplers are tested",
-        })
-    } else {
-        Ok(dim)
-    }
-}
+pub use crate::analysis::sphere_angle::MAX_SPHERE_DIM;
+pub(crate) use crate::analysis::sphere_angle::check_dim;
 
 /// A point of S^{n−1} from its n ≥ 2 coordinates, renormalised if within `tolerance` of unit norm.
 pub fn unit_vector(values: &[f64], tolerance: f64) -> Fallible<DVector<f64>> {

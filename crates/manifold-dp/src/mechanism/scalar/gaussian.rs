@@ -11,9 +11,9 @@
 use crate::analysis::gaussian_dp::{analytic_gaussian_sigma, classical_gaussian_sigma, gdp_epsilon};
 use crate::error::{Error, Fallible, check_level, check_positive};
 use crate::mechanism::scalar::DEFAULT_STANDARD_DELTA;
+use crate::numerics::rounding::{div_up, mul_up};
 use crate::privacy::Guarantee;
 use crate::privacy::guarantee::RaoFamily;
-use crate::privacy::rounding::{div_up, mul_up};
 use crate::sample::rounded_gaussian::RoundedGaussian;
 use crate::space::so3::check_finite;
 use rand::RngExt;

@@ -31,9 +31,9 @@
 use crate::analysis::gaussian_dp::{bisect, epsilon_for_delta, gdp_epsilon};
 use crate::error::{Error, Fallible, check_level, check_positive};
 use crate::mechanism::scalar::DEFAULT_STANDARD_DELTA;
+use crate::numerics::rounding::{div_up, mul_up, sqrt_up};
 use crate::privacy::Guarantee;
 use crate::privacy::guarantee::RaoFamily;
-use crate::privacy::rounding::{div_up, mul_up, sqrt_up};
 use crate::sample::generalized_gaussian::{GeneralizedGaussianNoise, check_order, pow_order, rao_constant, unit_tail};
 use crate::sample::rounded_generalized_gaussian::RoundedGeneralizedGaussian;
 use crate::space::so3::check_finite;

@@ -7,9 +7,9 @@
 //! which is post-processing of the exact mechanism.
 
 use crate::error::{Error, Fallible, check_positive};
+use crate::numerics::rounding::{div_up, mul_up};
 use crate::privacy::Guarantee;
 use crate::privacy::guarantee::RaoFamily;
-use crate::privacy::rounding::{div_up, mul_up};
 use crate::sample::generalized_gaussian::GeneralizedGaussianNoise;
 use crate::sample::rounded_laplace::RoundedLaplace;
 use crate::space::so3::check_finite;

@@ -10,7 +10,7 @@
 //!
 //! Each mechanism lists every guarantee it satisfies ([`ScalarLaplace::guarantees`] …), never only Rao's
 //! number. Guarantee values are rounded up: single quotients and products by an exact fma residual test
-//! ([`crate::privacy::rounding`]: ε = Δ/b is the smallest double ≥ the real quotient), numerical values
+//! ([`crate::numerics::rounding`]: ε = Δ/b is the smallest double ≥ the real quotient), numerical values
 //! (special functions, root finding, quadrature) by the margins stated where they are computed.
 //!
 //! **Floating point.** [`ScalarLaplace`], [`Gaussian`] and [`GeneralizedGaussian`] releases are float-safe at

@@ -5,7 +5,6 @@
 //! same steps (`docs/proofs/laplace_so3.md`); the circle's turn grid and its Purkayastha angle use the
 //! reductions here (`docs/proofs/float_safety.md` §2, §4).
 
-use crate::sample::small_sin_cos;
 use std::f64::consts::{FRAC_PI_2, PI};
 use std::sync::LazyLock;
 
@@ -73,6 +72,19 @@ pub fn sin_cos_turns(f: f64) -> (f64, f64) {
         2 => (0.0 - s, 0.0 - c),
         _ => (0.0 - c, s),
     }
+}
+
+/// sin and cos of |x| ≤ π/254 (≈ 0.0124, the widest strip or step of the tabulated samplers) by their Taylor
+/// polynomials to x⁷ and x⁶; the first omitted terms, x⁹/9! and x⁸/8!, are below 2e-20 relative, far under
+/// one ulp.
+#[inline]
+pub(crate) fn small_sin_cos(x: f64) -> (f64, f64) {
+    // Horner form with the coefficients precomputed: multiplications only (a division costs several times as
+    // much, and this is on the hot path of two samplers).
+    let x2 = x * x;
+    let sin = x + x * x2 * (-1.0 / 6.0 + x2 * (1.0 / 120.0 - x2 * (1.0 / 5040.0)));
+    let cos = 1.0 + x2 * (-0.5 + x2 * (1.0 / 24.0 - x2 * (1.0 / 720.0)));
+    (sin, cos)
 }
 
 #[cfg(test)]
