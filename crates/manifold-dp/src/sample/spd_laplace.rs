@@ -28,6 +28,15 @@
 //!
 //! No loop is capped; parameters whose acceptance rate is below [`MIN_ACCEPTANCE`] are refused. Proposals never
 //! see the footpoint: the noise is drawn at the identity and then moved.
+//!
+//! **Float safety** (`docs/proofs/float_safety.md` §3h). Every radius is Lemma N's Gamma
+//! ([`gamma_integer`]: relative accuracy near 0 and in the tail); the polynomial scheme's direction is drawn from
+//! the nearest zero of a gap ([`direction_with_gaps`]), so each gap |u_a − u_b| — and each y = t·|u_a − u_b| in its
+//! acceptance — is relative even next to a wall; the chamber's reflection coin compares a full-precision uniform
+//! with the computed (1 + ξc)/2 (exactly that probability), and its gaps, differences that cancel near the walls,
+//! are covered by shifting the draw by s·v. [`SpdLaplaceNoise::acceptance_error`] bounds the computed acceptance
+//! against the exact one (an α for ε₀) and [`SpdLaplaceNoise::log_eigenvalue_error`] the computed r against the
+//! exact r of the same real uniforms (for the chart's η), both on the draws within a given radius.
 
 use crate::analysis::spd_radial::{SpdRadialLaw, pair_sum_max};
 use crate::error::{Error, Fallible};
@@ -280,6 +289,7 @@ impl SpdLaplaceNoise {
                 let per_pair = (e_y + 3.0)
                     + 2.0 * (1.0 + y_max).ln()
                     + (1.0 - w) * (e_y + 3.0 * lam_y + 1.0)
+                    + if w < 1.0 { lam_y } else { 0.0 }
                     + 0.5 * (1.0 - theta) * y_max * (e_y + 3.0);
                 let main = 0.5 * theta * big_t * c_k * (e_g + e_t + m + 5.0)
                     + tilt * (e_t * big_t + 3.0 * t_max)
