@@ -266,7 +266,7 @@ impl SpdLaplaceNoise {
         let z = 0.99 * self.acceptance;
         match self.scheme {
             Scheme::Polynomial { j, w, theta, rate, tilt, .. } => {
-                if !(rate <= 2f64.powi(200)) {
+                if rate.is_nan() || rate > 2f64.powi(200) {
                     return f64::INFINITY;
                 }
                 let shape = k + j;
@@ -629,7 +629,7 @@ fn direction_from(
             2 => (-a, -b),
             _ => (b, -a),
         };
-        let gap = SQRT_2 * if j % 2 == 0 { s.abs() } else { c };
+        let gap = SQRT_2 * if j.is_multiple_of(2) { s.abs() } else { c };
         return ([x, y, 0.0], [gap, 0.0, 0.0]);
     }
     let z = if negative_z { v - 1.0 } else { 1.0 - v };
