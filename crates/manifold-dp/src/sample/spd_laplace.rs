@@ -584,7 +584,7 @@ pub const DIRECTION_ERROR_UNITS: f64 = 24.0;
 ///   at φ = π/6 + jπ/3 one of them vanishes, and as a multiset they are √2ρ·{|sin δ|, cos(π/6 + δ), cos(π/6 − δ)},
 ///   the last two at least √2ρ/2.
 ///
-/// V, V′ are full-precision uniforms ([`unit`]); j and the signs are exact coins.
+/// V, V′ are full-precision uniforms ([`unit()`]); j and the signs are exact coins.
 pub fn direction_with_gaps<R: Rng + ?Sized>(k: usize, rng: &mut R) -> ([f64; 3], [f64; 3]) {
     direction_with_gaps_warped(k, rng, |v| v)
 }
