@@ -416,12 +416,22 @@ impl LaplaceManifold for SpdAffine {
             let noise_radius = (ball + footpoint_radius + margin).min(noise.t_max().unwrap_or(f64::INFINITY));
             let footpoint = footpoint_radius * (1.0 + 1e-12) + 1e-12;
             let near = ball + margin;
-            let eta = spd_log_chart_error(k, footpoint, noise_radius.min(near + footpoint), near);
-            let eta_far = spd_log_chart_error(k, footpoint, noise_radius, footpoint + noise_radius);
+            // The kept cells' draws lie within `kept` of the footpoint; the log-eigenvalues' own error (and the
+            // chamber's wall shift) adds to η, and the proposals' acceptance error α to ε₀ (§3h).
+            let kept = noise_radius.min(near + footpoint);
+            let eta = crate::privacy::rounding::add_up(
+                spd_log_chart_error(k, footpoint, kept, near),
+                noise.log_eigenvalue_error(kept),
+            );
+            let eta_far = crate::privacy::rounding::add_up(
+                spd_log_chart_error(k, footpoint, noise_radius, footpoint + noise_radius),
+                noise.log_eigenvalue_error(noise_radius),
+            );
             if !eta.is_finite() {
                 return Err("the condition numbers within the ball are too large");
             }
-            let rounding = Rounding::for_spd_log_chart(k, noise.sigma(), eta, ball, noise.radial_law().mean());
+            let rounding = Rounding::for_spd_log_chart(k, noise.sigma(), eta, ball, noise.radial_law().mean())
+                .with_acceptance_error(noise.acceptance_error(kept));
             // A cell's width plus the far draws' error must fit in the margin (§3e).
             let d = (k * (k + 1) / 2) as f64;
             let fits = d.sqrt() * rounding.grid().spacing() + eta_far < margin;

@@ -28,15 +28,25 @@
 //!
 //! No loop is capped; parameters whose acceptance rate is below [`MIN_ACCEPTANCE`] are refused. Proposals never
 //! see the footpoint: the noise is drawn at the identity and then moved.
+//!
+//! **Float safety** (`docs/proofs/float_safety.md` §3h). Every radius is Lemma N's Gamma
+//! ([`gamma_integer`]: relative accuracy near 0 and in the tail); the polynomial scheme's direction is drawn from
+//! the nearest zero of a gap ([`direction_with_gaps`]), so each gap |u_a − u_b| — and each y = t·|u_a − u_b| in its
+//! acceptance — is relative even next to a wall; the chamber's reflection coin compares a full-precision uniform
+//! with the computed (1 + ξc)/2 (exactly that probability), and its gaps, differences that cancel near the walls,
+//! are covered by shifting the draw by s·v. [`SpdLaplaceNoise::acceptance_error`] bounds the computed acceptance
+//! against the exact one (an α for ε₀) and [`SpdLaplaceNoise::log_eigenvalue_error`] the computed r against the
+//! exact r of the same real uniforms (for the chart's η), both on the draws within a given radius.
 
 use crate::analysis::spd_radial::{SpdRadialLaw, pair_sum_max};
 use crate::error::{Error, Fallible};
+use crate::sample::normal::{gamma_integer, gamma_relative_error_units};
 use crate::sample::sphere::{uniform_circle, uniform_s2, uniform_s3};
-use crate::sample::uniform::ln_unit;
+use crate::sample::uniform::{ln_unit, unit};
 use nalgebra::{DMatrix, DVector};
+use rand::Rng;
 use rand::distr::Distribution;
-use rand::{Rng, RngExt};
-use std::f64::consts::{FRAC_1_SQRT_2, LN_2, PI, SQRT_2};
+use std::f64::consts::{FRAC_1_SQRT_2, FRAC_PI_4, FRAC_PI_6, LN_2, PI, SQRT_2};
 use std::sync::Arc;
 
 /// The constructor refuses parameters whose expected acceptance rate is below this.
@@ -240,7 +250,141 @@ impl SpdLaplaceNoise {
         }
     }
 
-    /// A uniform point of S^{k−1} in the first k entries.
+    /// A bound α on |ln â − ln a| for the proposals whose exact log-eigenvalues have ‖r‖ ≤ `radius` (â the
+    /// computed probability that a proposal is accepted — thinning, reflection coin and final test together — and
+    /// a the exact one of the same real uniforms, for the exact law of scale σ), plus what the computed sampler's
+    /// normaliser may differ from the exact one by (its tail, ball shell and walls, relative to the exact
+    /// acceptance rate). Releases whose kept cells hold only draws within `radius` add 4α to ε₀
+    /// ([`crate::privacy::float_safety::Rounding::with_acceptance_error`]; `docs/proofs/float_safety.md` §3h).
+    /// Infinite where the bound does not hold (a Gamma rate beyond 2^200).
+    pub fn acceptance_error(&self, radius: f64) -> f64 {
+        let u = f64::EPSILON / 2.0;
+        let k = self.k;
+        let m = (k * (k - 1) / 2) as f64;
+        let t_max = self.t_max.unwrap_or(0.0);
+        // The exact acceptance rate, as the normaliser's scale (the quadrature is good to ~1e-12).
+        let z = 0.99 * self.acceptance;
+        match self.scheme {
+            Scheme::Polynomial { j, w, theta, rate, tilt, .. } => {
+                if rate.is_nan() || rate > 2f64.powi(200) {
+                    return f64::INFINITY;
+                }
+                let shape = k + j;
+                // Radii beyond which the proposal's mass is below 1e-30: every draw counted in the normaliser.
+                let big_t = radius.max(gamma_tail_point(shape, 1e-30) / rate);
+                let e_t = gamma_relative_error_units(shape) + 1.0;
+                let e_g = GAP_RELATIVE_ERROR_UNITS;
+                let e_y = e_t + e_g + 1.0;
+                let c_k = pair_sum_max(k);
+                // |ln g| on the good event g ≥ 2^-400 (δ_P), |ln y| for y = t·g with rate·t ≥ 2^-400 too.
+                let lam_g = 400.0 * LN_2;
+                let lam_y = (2.0 * lam_g + rate.ln().abs()).max((SQRT_2 * big_t).ln().abs());
+                let y_max = SQRT_2 * big_t;
+                let thin_l = w * (m * lam_g + 0.35);
+                let thinning =
+                    if j > 0 { m * (e_g + 2.0 * lam_g + 1.0) + (m + 2.0) * thin_l + 5.0 + 4.0 * thin_l } else { 0.0 };
+                let main_l = 0.5 * theta * big_t * c_k
+                    + tilt * t_max
+                    + m * ((1.0 + y_max).ln() + (1.0 - w) * lam_y + 0.5 * (1.0 - theta) * y_max);
+                let per_pair = (e_y + 3.0)
+                    + 2.0 * (1.0 + y_max).ln()
+                    + (1.0 - w) * (e_y + 3.0 * lam_y + 1.0)
+                    + if w < 1.0 { lam_y } else { 0.0 }
+                    + 0.5 * (1.0 - theta) * y_max * (e_y + 3.0);
+                let main = 0.5 * theta * big_t * c_k * (e_g + e_t + m + 5.0)
+                    + tilt * (e_t * big_t + 3.0 * t_max)
+                    + m * per_pair
+                    + (m + 3.0) * main_l
+                    + 5.0
+                    + 4.0 * main_l;
+                // The scale the exact-arithmetic sampler draws with its computed rate, θ and tilt: 1/σ' within
+                // u(1.5/σ + 2.5θβ + tilt) of 1/σ, a density ratio e^{±|Δ|‖r‖} on ‖r‖ ≤ radius.
+                let scale = (1.5 / self.sigma + 1.25 * theta * c_k + tilt) * big_t;
+                let alpha = 1.01 * u * (thinning + main + scale);
+                let shell = if self.t_max.is_some() { 2.02 * e_t * u * gamma_shell_bound(shape) } else { 0.0 };
+                alpha + 1.01 * (1e-30 + shell) / z
+            }
+            Scheme::Chamber { q, xi, gamma, tilt } => {
+                let a_prime = gamma * q;
+                let beta = 0.5 * pair_sum_max(k);
+                let slow = 1.0 / (1.0 - xi);
+                // ‖r‖ ≤ γt(1 + ξ): radii beyond which the proposal's mass is below 1e-30.
+                let big_t = radius.max(gamma_tail_point(k, 1e-30) / q * gamma * (1.0 + xi));
+                let (e_t, e_c) = (gamma_relative_error_units(k) + 1.0, 20.0);
+                let e_n = e_t + 6.0 + (xi * e_c + 4.0) * slow;
+                let l_gap = 746.0;
+                let total_l = m * l_gap + tilt * t_max;
+                let eval = m * (2.0 + 2.0 * l_gap)
+                    + tilt * (e_n * big_t + 3.0 * t_max)
+                    + (m + 1.0) * total_l
+                    + 5.0
+                    + 4.0 * total_l;
+                let coin = (2.0 * xi * e_c + 4.0) * slow;
+                // The proposal the exact-arithmetic sampler draws with its computed q, ξ (and the exact boost of ξ̂):
+                // ∝ e^{−A‖r‖ + B d·r} with A − tilt within u((a' + β)(6 + 2/(1 − ξ)) + tilt + 1.5/σ) of 1/σ and B of β.
+                let consistency = ((a_prime + beta) * (6.0 + 2.0 * slow) + tilt + 1.5 / self.sigma) * big_t;
+                // The walls: every gap within E_g of the exact one; shifting r by s·v (s = E_g/2) covers it, at a
+                // cost (a' + β + tilt)·s‖v‖ in the proposal's density (the release moves by s‖v‖: η).
+                let shift = (a_prime + beta + tilt) * self.chamber_shift(radius) * 2.0 * beta;
+                let alpha = 1.01 * u * (eval + coin + consistency) + 1.01 * shift;
+                // The normaliser: walls (E_g at the mean radius k/q), ball shell and tail.
+                let walls = m * self.chamber_gap_error(k as f64 / q, gamma * k as f64 / q);
+                let shell = if self.t_max.is_some() { 2.02 * e_n * u * gamma_shell_bound(k) } else { 0.0 };
+                alpha + 1.01 * (1e-30 + shell + walls) / z
+            }
+        }
+    }
+
+    /// The chamber's bound E_g on the absolute error of a gap r_b − r_a, for a draw of radius t and γt (§3h):
+    /// every coordinate of r within E_r = u(t(72 + 2e_t) + γt(e_c + 27 + 2e_t + 4/(1 − ξ))), e_t and e_c the
+    /// radius's and the cosine's error units, so a gap within 2E_r + 2u(t + 2γt).
+    fn chamber_coordinate_error(&self, t: f64, gamma_t: f64) -> f64 {
+        let u = f64::EPSILON / 2.0;
+        let xi = match self.scheme {
+            Scheme::Chamber { xi, .. } => xi,
+            Scheme::Polynomial { .. } => 0.0,
+        };
+        let e_t = gamma_relative_error_units(self.k) + 1.0;
+        u * (t * (72.0 + 2.0 * e_t) + gamma_t * (20.0 + 27.0 + 2.0 * e_t + 4.0 / (1.0 - xi)))
+    }
+
+    fn chamber_gap_error(&self, t: f64, gamma_t: f64) -> f64 {
+        let u = f64::EPSILON / 2.0;
+        2.0 * self.chamber_coordinate_error(t, gamma_t) + 2.0 * u * (t + 2.0 * gamma_t)
+    }
+
+    /// s = E_g/2 at the largest t and γt a draw with ‖r‖ ≤ `radius` can have (γt ≤ ‖r‖/(1 − ξ), t ≤ γt).
+    fn chamber_shift(&self, radius: f64) -> f64 {
+        let xi = match self.scheme {
+            Scheme::Chamber { xi, .. } => xi,
+            Scheme::Polynomial { .. } => return 0.0,
+        };
+        let gamma_t = radius / (1.0 - xi);
+        0.5 * self.chamber_gap_error(gamma_t, gamma_t)
+    }
+
+    /// A bound, in ρ, on how far the computed log-eigenvalues r̂ (sorted) may lie from the exact ones of the same
+    /// real uniforms, for draws with ‖r‖ ≤ `radius`, plus (chamber) the shift s‖v‖ that covers its walls: the
+    /// distance between the computed and exact release at the same Haar rotation (they commute), to be added to
+    /// the chart's η (`docs/proofs/float_safety.md` §3h). Polynomial: √k·u·(e_u + e_t + 2)·radius.
+    pub fn log_eigenvalue_error(&self, radius: f64) -> f64 {
+        let u = f64::EPSILON / 2.0;
+        let kf = self.k as f64;
+        let bound = match self.scheme {
+            Scheme::Polynomial { j, .. } => {
+                let e_t = gamma_relative_error_units(self.k + j) + 1.0;
+                kf.sqrt() * u * (DIRECTION_ERROR_UNITS + e_t + 2.0) * radius
+            }
+            Scheme::Chamber { xi, .. } => {
+                let gamma_t = radius / (1.0 - xi);
+                let beta = 0.5 * pair_sum_max(self.k);
+                kf.sqrt() * self.chamber_coordinate_error(gamma_t, gamma_t) + self.chamber_shift(radius) * 2.0 * beta
+            }
+        };
+        bound * 1.01
+    }
+
+    /// A uniform point of S^{k−1} in the first k entries (the chamber scheme's direction before its reflection).
     #[inline]
     fn uniform_direction<R: Rng + ?Sized>(&self, rng: &mut R) -> [f64; 3] {
         if self.k == 2 {
@@ -259,23 +403,16 @@ impl SpdLaplaceNoise {
         let t_max = self.t_max.unwrap_or(f64::INFINITY);
         match self.scheme {
             Scheme::Polynomial { j, w, theta, rate, tilt, log_p_max } => {
-                let u = self.uniform_direction(rng);
-                let mut gaps = [0.0; 3];
-                let mut n = 0;
-                for a in 0..k {
-                    for b in a + 1..k {
-                        gaps[n] = (u[a] - u[b]).abs();
-                        n += 1;
-                    }
-                }
-                let gaps = &gaps[..n];
+                let (u, gaps) = direction_with_gaps(k, rng);
+                let gaps = &gaps[..k * (k - 1) / 2];
                 if j > 0 {
                     let log_p: f64 = gaps.iter().map(|g| g.ln()).sum();
                     if ln_unit(rng) > w * (log_p - log_p_max) {
                         return None;
                     }
                 }
-                let t = -(0..k + j).map(|_| ln_unit(rng)).sum::<f64>() / rate;
+                // Gamma(k + j) with relative accuracy at both ends (Lemma N), so every y = t·g below is relative.
+                let t = gamma_integer(k + j, rng) / rate;
                 if t > t_max {
                     return None;
                 }
@@ -286,10 +423,11 @@ impl SpdLaplaceNoise {
                 }
                 for &g in gaps {
                     let y = t * g;
-                    // ln[sinh(y/2)e^{−θy/2}/(2^{w−1}(y/2)^w)] = ln(1 − e^{−y}) − w ln y + (1 − θ)y/2.
-                    log_acc += (-(-y).exp_m1()).ln() + 0.5 * (1.0 - theta) * y;
-                    if w > 0.0 {
-                        log_acc -= w * y.ln();
+                    // ln[sinh(y/2)e^{−θy/2}/(2^{w−1}(y/2)^w)] = ln((1 − e^{−y})/y) + (1 − w) ln y + (1 − θ)y/2; the
+                    // first term lies in [−ln(1 + y), 0], so nothing cancels when y is small.
+                    log_acc += (-(-y).exp_m1() / y).ln() + 0.5 * (1.0 - theta) * y;
+                    if w < 1.0 {
+                        log_acc += (1.0 - w) * y.ln();
                     }
                 }
                 let mut r = [t * u[0], t * u[1], t * u[2]];
@@ -297,12 +435,14 @@ impl SpdLaplaceNoise {
                 Some((r, log_acc))
             }
             Scheme::Chamber { q, xi, gamma, tilt } => {
-                let t = -(0..k).map(|_| ln_unit(rng)).sum::<f64>() / q;
+                let t = gamma_integer(k, rng) / q;
                 let d = tilt_direction(k);
                 let mut u = self.uniform_direction(rng);
                 let mut c = d[0] * u[0] + d[1] * u[1] + d[2] * u[2];
-                // Direction density ∝ 1 + ξc: keep u with probability (1 + ξc)/2, else reflect it (c → −c).
-                if rng.random::<f64>() >= 0.5 * (1.0 + xi * c) {
+                // Direction density ∝ 1 + ξc: keep u with probability p = (1 + ξc)/2, else reflect it (c → −c). A
+                // full-precision uniform Ũ = ⌈U⌉ satisfies Ũ ≤ p̂ exactly when U ≤ p̂, so both branches have exactly
+                // the computed p̂ and 1 − p̂, each within a relative 2(ξ·20 + 2)u/(1 − ξ) of the exact one (§3h).
+                if unit(rng) > 0.5 * (1.0 + xi * c) {
                     for (ui, di) in u.iter_mut().zip(d) {
                         *ui -= 2.0 * c * di;
                     }
@@ -312,9 +452,7 @@ impl SpdLaplaceNoise {
                 if norm > t_max {
                     return None;
                 }
-                // Boost back: the part along d is γt(c + ξ), the rest t(u − c·d).
-                let along = gamma * t * (c + xi);
-                let r: [f64; 3] = std::array::from_fn(|i| t * (u[i] - c * d[i]) + along * d[i]);
+                let r = boost_back(t, &u, c, xi, gamma, &d);
                 if !(r[..k].windows(2).all(|w| w[0] < w[1])) {
                     return None;
                 }
@@ -413,6 +551,130 @@ impl Distribution<DMatrix<f64>> for SpdLaplaceNoise {
     }
 }
 
+/// The chamber's boost back to r: the part of t·u along d becomes γt(c + ξ), the rest t(u − c·d) is kept.
+#[inline]
+fn boost_back(t: f64, u: &[f64; 3], c: f64, xi: f64, gamma: f64, d: &[f64; 3]) -> [f64; 3] {
+    let along = gamma * t * (c + xi);
+    std::array::from_fn(|i| t * (u[i] - c * d[i]) + along * d[i])
+}
+
+/// √3/2 and 1/√3, 1/√6 (each the double nearest).
+const HALF_SQRT_3: f64 = 0.866_025_403_784_438_6;
+const FRAC_1_SQRT_3: f64 = 0.577_350_269_189_625_8;
+const FRAC_1_SQRT_6: f64 = 0.408_248_290_463_863;
+
+/// Relative error bound, in units of u = 2^-53, of each gap |u_a − u_b| that [`direction_with_gaps`] returns,
+/// against the gaps of the exact direction of the real uniforms it reads (`docs/proofs/float_safety.md` §3h).
+pub const GAP_RELATIVE_ERROR_UNITS: f64 = 20.0;
+
+/// Absolute error bound, in units of u, of each coordinate of [`direction_with_gaps`]'s direction (§3h).
+pub const DIRECTION_ERROR_UNITS: f64 = 24.0;
+
+/// A uniform direction u on S^{k−1} (k ∈ {2, 3}, in the first k entries) and its pairwise gaps |u_a − u_b|
+/// (m = k(k − 1)/2 of them, in the first m entries, in no particular order), each gap within
+/// [`GAP_RELATIVE_ERROR_UNITS`] of its own size, the coordinates within [`DIRECTION_ERROR_UNITS`]·u
+/// (`docs/proofs/float_safety.md` §3h). The angle is measured from the nearest zero of a gap, so that the gap
+/// that vanishes there is a sine of a full-precision offset:
+///
+/// - k = 2: u = (cos φ, sin φ), φ = π/4 + jπ/2 + δ with j uniform on {0, 1, 2, 3} and δ = ±(π/4)V uniform on
+///   [−π/4, π/4]; |u₁ − u₂| = √2|sin(jπ/2 + δ)| = √2|sin δ| (j even) or √2 cos δ (j odd).
+/// - k = 3: u = z·n + ρ(cos φ·e₁ + sin φ·e₂), n = (1, 1, 1)/√3, e₁ = (1, −1, 0)/√2, e₂ = (1, 1, −2)/√6, with z
+///   uniform on [−1, 1] (Archimedes) read as ±(1 − V), ρ = √(1 − z²) = √(V(2 − V)), and φ = π/6 + jπ/3 + δ with
+///   j uniform on {0, …, 5} and δ = ±(π/6)V′ uniform on [−π/6, π/6]. The gaps are √2ρ|cos(φ − iπ/3)|, i = 0, 1, 2;
+///   at φ = π/6 + jπ/3 one of them vanishes, and as a multiset they are √2ρ·{|sin δ|, cos(π/6 + δ), cos(π/6 − δ)},
+///   the last two at least √2ρ/2.
+///
+/// V, V′ are full-precision uniforms ([`unit()`]); j and the signs are exact coins.
+pub fn direction_with_gaps<R: Rng + ?Sized>(k: usize, rng: &mut R) -> ([f64; 3], [f64; 3]) {
+    direction_with_gaps_warped(k, rng, |v| v)
+}
+
+/// [`direction_with_gaps`] with the offset's uniform V replaced by `warp`(V) (the identity for the sampler; the
+/// tests' negative control warps it).
+fn direction_with_gaps_warped<R: Rng + ?Sized>(
+    k: usize,
+    rng: &mut R,
+    warp: impl Fn(f64) -> f64,
+) -> ([f64; 3], [f64; 3]) {
+    if k == 2 {
+        let bits = rng.next_u32();
+        return direction_from(2, (bits >> 1) & 3, bits & 1 != 0, false, 1.0, warp(unit(rng)));
+    }
+    // Six sectors by rejection on three fair bits (exactly uniform), a sign for z and one for δ.
+    let (j, bits) = loop {
+        let bits = rng.next_u32();
+        if bits & 7 < 6 {
+            break (bits & 7, bits >> 3);
+        }
+    };
+    let v = unit(rng);
+    let offset = warp(unit(rng));
+    direction_from(3, j, bits & 2 != 0, bits & 1 != 0, v, offset)
+}
+
+/// The direction and gaps of [`direction_with_gaps`] from its draws: sector `j`, the signs of δ and z, the
+/// height's uniform V (k = 3: z = ±(1 − V)) and the offset's uniform V′ (δ = ±(π/4)V′ for k = 2, ±(π/6)V′ for
+/// k = 3).
+fn direction_from(
+    k: usize,
+    j: u32,
+    negative_offset: bool,
+    negative_z: bool,
+    v: f64,
+    offset: f64,
+) -> ([f64; 3], [f64; 3]) {
+    if k == 2 {
+        let (s, c) = (FRAC_PI_4 * offset).sin_cos();
+        let s = if negative_offset { -s } else { s };
+        // (cos, sin)(π/4 + δ), then rotated by jπ/2 (exact swaps and signs).
+        let (a, b) = ((c - s) * FRAC_1_SQRT_2, (c + s) * FRAC_1_SQRT_2);
+        let (x, y) = match j {
+            0 => (a, b),
+            1 => (-b, a),
+            2 => (-a, -b),
+            _ => (b, -a),
+        };
+        let gap = SQRT_2 * if j.is_multiple_of(2) { s.abs() } else { c };
+        return ([x, y, 0.0], [gap, 0.0, 0.0]);
+    }
+    let z = if negative_z { v - 1.0 } else { 1.0 - v };
+    let rho = (v * (2.0 - v)).sqrt();
+    let (s, c) = (FRAC_PI_6 * offset).sin_cos();
+    let s = if negative_offset { -s } else { s };
+    // (cos, sin)(π/6 + jπ/3), exact up to the rounding of √3/2.
+    let (cj, sj) = match j {
+        0 => (HALF_SQRT_3, 0.5),
+        1 => (0.0, 1.0),
+        2 => (-HALF_SQRT_3, 0.5),
+        3 => (-HALF_SQRT_3, -0.5),
+        4 => (0.0, -1.0),
+        _ => (HALF_SQRT_3, -0.5),
+    };
+    let (cos_phi, sin_phi) = (cj * c - sj * s, sj * c + cj * s);
+    let (mid, along_e1, along_e2) =
+        (z * FRAC_1_SQRT_3, rho * (cos_phi * FRAC_1_SQRT_2), rho * (sin_phi * FRAC_1_SQRT_6));
+    let u = [mid + (along_e1 + along_e2), mid + (along_e2 - along_e1), mid - 2.0 * along_e2];
+    let scale = SQRT_2 * rho;
+    let gaps = [scale * s.abs(), scale * (HALF_SQRT_3 * c - 0.5 * s), scale * (HALF_SQRT_3 * c + 0.5 * s)];
+    (u, gaps)
+}
+
+/// An x > 0 with P(Gamma(shape, 1) > x) ≤ `p` by Chernoff's bound e^{s − x}(x/s)^s (x > s).
+fn gamma_tail_point(shape: usize, p: f64) -> f64 {
+    let s = shape as f64;
+    let mut x = s + 1.0;
+    while s - x + s * (x / s).ln() > p.ln() {
+        x *= 1.1;
+    }
+    x
+}
+
+/// sup_t t·f(t) for the Gamma(shape) density f: s^s e^{−s}/(s − 1)! ≤ √s (a bound on the mass of a thin relative
+/// shell {|t − T| ≤ εT}: at most 2ε√s).
+fn gamma_shell_bound(shape: usize) -> f64 {
+    (shape as f64).sqrt()
+}
+
 /// The chamber rate a' > β minimising e^{a't_max}·a'/(a'² − β²)^{(k+1)/2} (the truncated envelope's mass up to
 /// a constant): the root of t_max + 1/a' − (k + 1)a'/(a'² − β²), which is increasing in a'.
 fn best_chamber_rate(k: usize, beta: f64, t_max: f64) -> f64 {
@@ -436,6 +698,7 @@ fn best_chamber_rate(k: usize, beta: f64, t_max: f64) -> f64 {
 mod tests {
     use super::*;
     use crate::sample::rng::seeded_rng_for_experiments;
+    use rand::RngExt;
 
     const CONFIGS: [(usize, f64, Option<f64>); 12] = [
         (2, 0.01, None),
@@ -480,6 +743,231 @@ mod tests {
                 "k = {k} σ = {sigma} t_max = {t_max:?}: empirical {rate} vs exact {}",
                 noise.acceptance_rate()
             );
+        }
+    }
+
+    /// The adapted directions are uniform on S^{k−1}: every projection u·a onto a unit vector a follows the arcsine
+    /// law 1 − arccos(x)/π on the circle and the uniform law on [−1, 1] on S² (Archimedes). KS at 1e-8 per axis
+    /// (7 checks: false failure below 1e-7). Negative control: the offset's uniform warped to √V (too few draws
+    /// near each sector's centre) fails on some axis, for k = 2 and k = 3.
+    #[test]
+    fn adapted_directions_are_uniform_and_a_warped_offset_is_caught() {
+        let n = 200_000;
+        let axes2 = [[1.0, 0.0, 0.0], [0.6, 0.8, 0.0], [FRAC_1_SQRT_2, -FRAC_1_SQRT_2, 0.0]];
+        let t = 1.0 / 3f64.sqrt();
+        let axes3 = [[1.0, 0.0, 0.0], [0.0, 0.6, 0.8], [FRAC_1_SQRT_2, -FRAC_1_SQRT_2, 0.0], [t, t, t]];
+        let mut rng = seeded_rng_for_experiments(910);
+        for k in [2usize, 3] {
+            let axes: &[[f64; 3]] = if k == 2 { &axes2 } else { &axes3 };
+            let cdf =
+                |x: f64| if k == 2 { 1.0 - x.clamp(-1.0, 1.0).acos() / PI } else { (0.5 * (x + 1.0)).clamp(0.0, 1.0) };
+            for warped in [false, true] {
+                let draws: Vec<[f64; 3]> = (0..n)
+                    .map(|_| {
+                        let warp = |v: f64| if warped { v.sqrt() } else { v };
+                        direction_with_gaps_warped(k, &mut rng, warp).0
+                    })
+                    .collect();
+                let passed: Vec<bool> = axes
+                    .iter()
+                    .map(|a| {
+                        let mut xs: Vec<f64> = draws.iter().map(|u| u[0] * a[0] + u[1] * a[1] + u[2] * a[2]).collect();
+                        crate::audit::gof::ks_test(&mut xs, |s| s.iter().map(|&x| cdf(x)).collect(), 1e-8).passed()
+                    })
+                    .collect();
+                if warped {
+                    assert!(passed.iter().any(|p| !p), "k = {k}: the warped control must fail");
+                } else {
+                    assert!(passed.iter().all(|&p| p), "k = {k}: {passed:?}");
+                }
+            }
+        }
+    }
+
+    /// Each gap of [`direction_from`] is within (GAP_RELATIVE_ERROR_UNITS − 3)u of its own size of a double-double
+    /// reference computed from the same draws (the lattice of the full-precision uniforms is the other 3u), and
+    /// each coordinate within (DIRECTION_ERROR_UNITS − 3)u, at offsets down to 1e-300 (draws pressed against a
+    /// wall) and at random. Control: the gap as the difference of computed coordinates, as before §3h, is off by
+    /// far more than the bound next to a wall.
+    #[test]
+    fn gaps_are_relative_next_to_the_walls_and_coordinate_differences_are_not() {
+        use crate::sample::double_double::Dd;
+        let u = f64::EPSILON / 2.0;
+        let pi_4 = Dd { hi: FRAC_PI_4, lo: 3.061_616_997_868_383e-17 };
+        let pi_6 = pi_4.mul(Dd::new(2.0)).div(Dd::new(3.0));
+        let sqrt2 = Dd::new(2.0).sqrt();
+        let half_sqrt3 = Dd::new(3.0).sqrt().mul(Dd::new(0.5));
+        let inv_sqrt3 = Dd::new(1.0).div(Dd::new(3.0).sqrt());
+        let inv_sqrt6 = Dd::new(1.0).div(Dd::new(6.0).sqrt());
+        let abs = |x: Dd| if x.hi < 0.0 { x.neg() } else { x };
+        let mut rng = seeded_rng_for_experiments(911);
+        let mut offsets = vec![1e-300, 1e-200, 1e-30, 1e-15, 1e-8, 0.3, 0.999, 1.0];
+        offsets.extend((0..300).map(|_| unit(&mut rng)));
+        let heights = [1e-300, 1e-16, 1e-3, 0.5, 1.0, unit(&mut rng), unit(&mut rng)];
+        let (mut worst_gap, mut worst_coord, mut worst_control) = (0.0f64, 0.0f64, 0.0f64);
+        for k in [2usize, 3] {
+            for j in 0..if k == 2 { 4 } else { 6 } {
+                for &offset in &offsets {
+                    for &v in if k == 2 { &heights[4..5] } else { &heights[..] } {
+                        for (neg_off, neg_z) in [(false, false), (true, false), (false, true), (true, true)] {
+                            let (coords, gaps) = direction_from(k, j, neg_off, neg_z, v, offset);
+                            let (sd, cd) = (if k == 2 { pi_4 } else { pi_6 }).mul(Dd::new(offset)).sin_cos();
+                            let sd = if neg_off { sd.neg() } else { sd };
+                            let (want_gaps, want_coords): (Vec<Dd>, Vec<Dd>) = if k == 2 {
+                                let g = sqrt2.mul(if j % 2 == 0 { abs(sd) } else { cd });
+                                let (a, b) = (cd.sub(sd).div(sqrt2), cd.add(sd).div(sqrt2));
+                                let (x, y) = match j {
+                                    0 => (a, b),
+                                    1 => (b.neg(), a),
+                                    2 => (a.neg(), b.neg()),
+                                    _ => (b, a.neg()),
+                                };
+                                (vec![g], vec![x, y])
+                            } else {
+                                let rho = Dd::new(v).mul(Dd::sum(2.0, -v)).sqrt();
+                                let scale = sqrt2.mul(rho);
+                                let half_s = sd.mul(Dd::new(0.5));
+                                let hc = half_sqrt3.mul(cd);
+                                let g = vec![scale.mul(abs(sd)), scale.mul(hc.sub(half_s)), scale.mul(hc.add(half_s))];
+                                let (cj, sj) = match j {
+                                    0 => (half_sqrt3, Dd::new(0.5)),
+                                    1 => (Dd::new(0.0), Dd::new(1.0)),
+                                    2 => (half_sqrt3.neg(), Dd::new(0.5)),
+                                    3 => (half_sqrt3.neg(), Dd::new(-0.5)),
+                                    4 => (Dd::new(0.0), Dd::new(-1.0)),
+                                    _ => (half_sqrt3, Dd::new(-0.5)),
+                                };
+                                let cos_phi = cj.mul(cd).sub(sj.mul(sd));
+                                let sin_phi = sj.mul(cd).add(cj.mul(sd));
+                                let z = if neg_z { Dd::sum(v, -1.0) } else { Dd::sum(1.0, -v) };
+                                let mid = z.mul(inv_sqrt3);
+                                let e1 = rho.mul(cos_phi).div(sqrt2);
+                                let e2 = rho.mul(sin_phi).mul(inv_sqrt6);
+                                let c = vec![mid.add(e1).add(e2), mid.sub(e1).add(e2), mid.sub(e2.mul(Dd::new(2.0)))];
+                                (g, c)
+                            };
+                            for (got, want) in gaps.iter().zip(&want_gaps) {
+                                // Gaps below 2^-400 are §3h's excluded event δ_P (the product may underflow).
+                                if want.hi < 2f64.powi(-400) {
+                                    continue;
+                                }
+                                let rel = want.minus_from(*got).abs() / (u * want.hi.abs());
+                                worst_gap = worst_gap.max(rel);
+                                assert!(
+                                    rel <= GAP_RELATIVE_ERROR_UNITS - 3.0,
+                                    "k {k} j {j} δ-uniform {offset:e} V {v:e}: gap off by {rel:.2}u"
+                                );
+                            }
+                            for (got, want) in coords.iter().zip(&want_coords) {
+                                let err = want.minus_from(*got).abs() / u;
+                                worst_coord = worst_coord.max(err);
+                                assert!(err <= DIRECTION_ERROR_UNITS - 3.0, "k {k} j {j}: coordinate off by {err:.2}u");
+                            }
+                            // The control: |u_a − u_b| from the coordinates, next to a wall.
+                            if offset <= 1e-15 && v >= 1e-3 {
+                                let (a, b) = if k == 2 {
+                                    (0, 1)
+                                } else {
+                                    // The pair whose gap vanishes at φ = π/6 + jπ/3: (2, 3), (1, 2), (1, 3), …
+                                    [(1, 2), (0, 1), (0, 2)][j as usize % 3]
+                                };
+                                if k == 2 && j % 2 == 1 {
+                                    continue;
+                                }
+                                let diff = (coords[a] - coords[b]).abs();
+                                let rel = want_gaps[0].minus_from(diff).abs() / (u * want_gaps[0].hi);
+                                worst_control = worst_control.max(rel);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        println!(
+            "worst gap {worst_gap:.2}u, coordinate {worst_coord:.2}u, coordinate differences {worst_control:.3e}u"
+        );
+        assert!(worst_control > 1e6 * GAP_RELATIVE_ERROR_UNITS, "the control must fail: {worst_control:e}u");
+    }
+
+    /// The chamber's r from given t, u (as doubles) is within E_r(t, γt) per coordinate of a double-double
+    /// reference of the exact boost (γ* = 1/√(1 − ξ²) of the computed ξ, d = (2i − k − 1)_i/‖v‖ exact), on random
+    /// draws and on draws pressed against a wall (c + ξ within 1e-12 of 0), at ξ from 0.1 to 0.99; so every gap is
+    /// within E_g. The measured error is printed in units of u·(t + γt).
+    #[test]
+    fn chamber_coordinates_are_within_their_stated_error() {
+        use crate::sample::double_double::Dd;
+        let u = f64::EPSILON / 2.0;
+        let mut rng = seeded_rng_for_experiments(912);
+        let mut worst = 0.0f64;
+        for k in [2usize, 3] {
+            let inv_norm_v = Dd::new(1.0).div(Dd::new(2.0).sqrt());
+            let d_exact = [
+                inv_norm_v.neg(),
+                if k == 2 { inv_norm_v } else { Dd::new(0.0) },
+                if k == 2 { Dd::new(0.0) } else { inv_norm_v },
+            ];
+            for &sigma_share in &[0.1, 0.5, 0.9, 0.99] {
+                let sigma = sigma_share * SpdLaplaceNoise::normalisable_below(k);
+                // A noise forced to the chamber scheme, with its own constants.
+                let beta = 0.5 * pair_sum_max(k);
+                let a = 1.0 / sigma;
+                let q = ((a - beta) * (a + beta)).sqrt();
+                let (xi, gamma) = (beta / a, a / q);
+                let noise = SpdLaplaceNoise {
+                    scheme: Scheme::Chamber { q, xi, gamma, tilt: 0.0 },
+                    ..SpdLaplaceNoise::new(k, 0.3, None).unwrap()
+                };
+                let xi_dd = Dd::new(xi);
+                let gamma_exact = Dd::new(1.0).div(Dd::new(1.0).sub(xi_dd.mul(xi_dd)).sqrt());
+                let d = tilt_direction(k);
+                for i in 0..4000 {
+                    let t = gamma_integer(k, &mut rng) / q;
+                    let mut uu = noise.uniform_direction(&mut rng);
+                    if i % 2 == 1 {
+                        // Against a wall: c = −ξ(1 + tiny) (the part ⊥ d scaled to keep ‖u‖ = 1).
+                        let c_target = -xi * (1.0 + 1e-12 * unit(&mut rng));
+                        let c0 = d[0] * uu[0] + d[1] * uu[1] + d[2] * uu[2];
+                        let perp: Vec<f64> = (0..3).map(|j| uu[j] - c0 * d[j]).collect();
+                        let n = perp.iter().map(|x| x * x).sum::<f64>().sqrt();
+                        let scale = (1.0 - c_target * c_target).sqrt() / n;
+                        uu = std::array::from_fn(|j| c_target * d[j] + scale * perp[j]);
+                    }
+                    let c = d[0] * uu[0] + d[1] * uu[1] + d[2] * uu[2];
+                    let r = boost_back(t, &uu, c, xi, gamma, &d);
+                    // Reference: c from the same u exactly, then the exact boost.
+                    let c_dd = (0..k).fold(Dd::new(0.0), |acc, j| acc.add(d_exact[j].mul(Dd::new(uu[j]))));
+                    let t_dd = Dd::new(t);
+                    let along = gamma_exact.mul(t_dd).mul(c_dd.add(xi_dd));
+                    let gamma_t = gamma * t;
+                    let bound = noise.chamber_coordinate_error(t, gamma_t);
+                    for j in 0..k {
+                        let want = t_dd.mul(Dd::new(uu[j]).sub(c_dd.mul(d_exact[j]))).add(along.mul(d_exact[j]));
+                        let err = want.minus_from(r[j]).abs();
+                        worst = worst.max(err / (u * (t + gamma_t)));
+                        assert!(err <= bound, "k {k} ξ {xi}: coordinate off by {err:e} > {bound:e}");
+                    }
+                }
+            }
+        }
+        println!("chamber coordinates: worst {worst:.2}·u·(t + γt)");
+    }
+
+    /// The proven errors are small where releases use them: α (both schemes, every configuration of the
+    /// acceptance test, at the radius holding all but 1e-10 of the law) and the log-eigenvalues' error per unit
+    /// of radius.
+    #[test]
+    fn the_acceptance_and_log_eigenvalue_errors_are_small() {
+        for &(k, sigma, t_max) in &CONFIGS {
+            let noise = SpdLaplaceNoise::new(k, sigma, t_max).unwrap();
+            let radius = noise.radial_law().quantile(1.0 - 1e-10).unwrap();
+            let alpha = noise.acceptance_error(radius);
+            let eta = noise.log_eigenvalue_error(radius);
+            println!(
+                "k = {k} σ = {sigma} t_max = {t_max:?} {:?}: radius {radius:.3}, α = {alpha:.3e}, η_r = {eta:.3e}",
+                noise.proposal()
+            );
+            assert!(alpha > 0.0 && alpha < 1e-9, "α = {alpha:e}");
+            assert!(eta > 0.0 && eta < 1e-11 * radius.max(1.0), "η_r = {eta:e}");
         }
     }
 
