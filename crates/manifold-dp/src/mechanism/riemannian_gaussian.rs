@@ -14,9 +14,7 @@ use crate::analysis::quadrature::integrate_peaked;
 use crate::analysis::riemannian_gdp::{CertifiedMu, GaussianSpace, sigma_for_mu};
 use crate::error::{Error, check_positive};
 use crate::manifold::sensitivity::{check_radius, h_factor};
-use crate::manifold::{
-    KarcherOptions, KarcherStop, Manifold, So3, Sphere, check_ball, frechet_mean_within, frechet_sensitivity,
-};
+use crate::manifold::{KarcherOptions, KarcherStop, So3, Sphere, check_ball, frechet_mean_within, frechet_sensitivity};
 use crate::mechanism::riemannian_laplace::LaplaceManifold;
 use crate::privacy::Guarantee;
 use crate::privacy::float_safety::{MEAN_SPACING_BELOW_NOISE_LOG2, Rounding};

@@ -85,7 +85,7 @@ fn ln_add(a: f64, b: f64) -> f64 {
 const NEGLIGIBLE_LN: f64 = -690.0;
 
 impl GaussianNoise {
-    /// The sampler for scale σ ∈ [[`MIN_SIGMA`], [`MAX_SIGMA`]] on `space`.
+    /// The sampler for scale σ from [`MIN_SIGMA`] to [`MAX_SIGMA`] on `space`.
     pub fn new(space: GaussianSpace, sigma: f64) -> Fallible<Self> {
         let sigma = check_positive("sigma", sigma)?;
         if !(MIN_SIGMA..=MAX_SIGMA).contains(&sigma) {

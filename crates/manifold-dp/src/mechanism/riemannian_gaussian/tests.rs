@@ -1,4 +1,5 @@
 use super::*;
+use crate::manifold::Manifold;
 use crate::mechanism::{Conditioning, PrivateFrechetMean};
 use crate::sample::rng::seeded_rng_for_experiments;
 use std::f64::consts::FRAC_PI_8;
