@@ -144,6 +144,19 @@ fn delta_upper(mu: f64, epsilon: f64) -> f64 {
     (value * (1.0 + margin) + f64::MIN_POSITIVE).min(1.0)
 }
 
+/// A lower bound on the exact δ(ε; μ) for validated μ > 0, ε ≥ 0: the computed value less the margin that
+/// [`gdp_delta`] adds (the margin bounds the computation's error in both directions), less the absolute
+/// underflow term; 0 where the profile is not evaluable. For certificates that need δ_{G_μ}(ε) from below
+/// (`analysis::riemannian_gdp`).
+pub(crate) fn gdp_delta_lower(mu: f64, epsilon: f64) -> f64 {
+    let (value, b) = profile(mu, epsilon);
+    if value.is_nan() {
+        return 0.0;
+    }
+    let margin = 2.0 * (DELTA_RELATIVE_MARGIN + 32.0 * f64::EPSILON * (1.0 + b * b));
+    (value * (1.0 - margin) - f64::MIN_POSITIVE).max(0.0)
+}
+
 fn check_mu(mu: f64) -> Fallible<f64> {
     if mu.is_finite() && mu >= 0.0 {
         Ok(mu)

@@ -7,6 +7,7 @@ pub mod extrinsic_mean;
 pub mod laplace_so3;
 pub mod planar_laplace;
 pub mod purkayastha;
+pub mod riemannian_gaussian;
 pub mod riemannian_laplace;
 pub mod scalar;
 pub mod so3;
@@ -20,6 +21,7 @@ pub use extrinsic_mean::{Embedding, ExtrinsicMean, ExtrinsicRelease, ExtrinsicSu
 pub use laplace_so3::LaplaceSo3;
 pub use planar_laplace::TangentPlanarLaplace;
 pub use purkayastha::PurkayasthaSphere;
+pub use riemannian_gaussian::{GaussianFrechetMean, GaussianManifold};
 pub use riemannian_laplace::{Conditioning, LaplaceManifold, PrivateFrechetMean, RiemannianLaplace};
 pub use so3::{So3Kind, So3Mechanism};
 pub use sphere::{SphereKind, SphereMechanism};

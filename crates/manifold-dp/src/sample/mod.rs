@@ -32,6 +32,7 @@ mod log_concave;
 pub mod normal;
 pub mod paper_baseline;
 pub mod purkayastha;
+pub mod riemannian_gaussian;
 pub mod rng;
 pub mod rounded_gaussian;
 pub mod rounded_generalized_gaussian;
