@@ -14,7 +14,7 @@ fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
                 stack.push(path);
                 continue;
             }
-            if path.extension().is_none_or(|e| e != "rs") {
+            if path.extension().is_none_or(|e| e != "rs") || path.file_name().is_some_and(|n| n == "tests.rs") {
                 continue;
             }
             let rel = path.strip_prefix(src).unwrap().to_string_lossy().into_owned();
