@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The float-safe real Laplace against numpy's raw Laplace and OpenDP's float-safe vector Laplace, in one run
-# (README "Real numbers: Laplace against numpy and OpenDP"). Needs python3 with venv and pip.
+# (docs/benchmarks.md, "Real numbers: Laplace against numpy and OpenDP"). Needs python3 with venv and pip.
 # Usage: scripts/bench_laplace_peers.sh [N (4000000)] [N_OPENDP (200000)]
 #   Builds the native module (release), puts it beside python/manifold_dp under target/laplace-peers/, and times
 #   it with numpy and OpenDP from a throwaway environment target/laplace-peers/venv (numpy, pyarrow, opendp).

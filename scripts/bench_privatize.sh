@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end throughput and peak memory of `manifold-dp privatize` on Parquet quat-wxyz files with an id and a
-# timestamp column, at 10 M and 100 M rows (README, "Performance"). Needs ~9 GB of free disk in $WORK.
+# timestamp column, at 10 M and 100 M rows (docs/benchmarks.md). Needs ~9 GB of free disk in $WORK.
 # Usage: scripts/bench_privatize.sh [ROWS...]   (default: 10000000 100000000)
 # Output: one CSV line per run. Time includes writing the output (into the page cache; this machine's disk
 # sustains about 316 MB/s, i.e. 8 M rows/s of this table, so at 100 M rows the disk starts to matter).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Single-core throughput of the exact sphere samplers (VMF, Purkayastha) against scipy.stats.vonmises_fisher,
-# measured side by side in one run (README, "Performance", "Sphere samplers vs scipy").
+# measured side by side in one run (docs/benchmarks.md, "Sphere samplers vs scipy").
 # Usage: scripts/bench_sphere_vs_scipy.sh   (needs python3 with venv, and network access for pip)
 #   SCIPY_N (default 1000000): draws per scipy call; RUST_DRAWS (default 4000000): draws per Rust case.
 # scipy and numpy are installed into a throwaway venv under a temporary directory, removed at the end; the tests

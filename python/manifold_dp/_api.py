@@ -242,6 +242,11 @@ class Mechanism:
         except ValueError as e:
             raise BadInputError(str(e)) from None
         self.space = self._native.space
+        #: The unit distances are answered in (:attr:`expected_error`, :meth:`radius`): the one the command line
+        #: reports in, ``"km"`` on latlon, ``"h"`` on timeofday, ``"deg"`` on so3, circle and spheres, ``"unit"``
+        #: on real.
+        self.unit: str
+        self.unit, self._radians_per_unit = self._native.unit
         #: The mechanism's name: what ``"auto"`` chose, from the exact laws.
         self.mechanism = self._native.mechanism
         #: Why ``"auto"`` chose it (the expected errors compared), else ``None``.
@@ -263,16 +268,23 @@ class Mechanism:
 
     @property
     def expected_error(self) -> float:
-        """The expected distance (radians) between a release and its input, from the exact law."""
-        return self._native.mean_error()
+        """The expected distance between a release and its input, from the exact law, in :attr:`unit` (km on
+        latlon, hours on timeofday, degrees elsewhere)."""
+        return self._native.mean_error() / self._radians_per_unit
 
-    def radius(self, level: float = 0.683) -> float:
-        """The radius of indistinguishability: the distance (radians) within which a fraction ``level`` of
-        releases fall."""
+    def radius(self, level: Optional[float] = None, *, probability: Optional[float] = None) -> float:
+        """The radius of indistinguishability: the distance, in :attr:`unit`, within which a fraction
+        ``probability`` (0.683 unless given; ``level`` is its older name) of releases fall.
+
+        >>> Mechanism("latlon", "purkayastha", protect="2km", level=1).radius(probability=0.9)  # km
+        """
+        if level is not None and probability is not None:
+            raise BadInputError("give probability= (or its older name level=), not both")
+        p = probability if probability is not None else (level if level is not None else 0.683)
         try:
-            return self._native.radius(level)
+            return self._native.radius(p) / self._radians_per_unit
         except ValueError as e:
-            raise BadInputError(str(e)) from None
+            raise BadInputError(f"probability={p!r}: {e}") from None
 
     def privatize(
         self,
@@ -434,10 +446,12 @@ def sample(
     return Mechanism(space, mechanism, epsilon).privatize(rows, format=format, seed=seed)
 
 
-def radius(space: str, mechanism: str, *, epsilon: float, level: float = 0.683) -> float:
-    """The radius of indistinguishability (radians) of ``mechanism`` on ``space`` at ``epsilon``: the distance
-    within which a fraction ``level`` of releases fall."""
-    return Mechanism(space, mechanism, epsilon).radius(level)
+def radius(space: str, mechanism: str, *, epsilon: float, level: Optional[float] = None,
+           probability: Optional[float] = None) -> float:
+    """The radius of indistinguishability of ``mechanism`` on ``space`` at ``epsilon`` (per radian): the distance
+    within which a fraction ``probability`` (0.683 unless given; ``level`` is its older name) of releases fall,
+    in the space's unit (km on latlon, hours on timeofday, degrees elsewhere: :attr:`Mechanism.unit`)."""
+    return Mechanism(space, mechanism, epsilon).radius(level, probability=probability)
 
 
 def audit(

@@ -109,15 +109,33 @@ def test_arrow_table_and_batch_keep_their_type_and_columns(rng):
     assert isinstance(b, pa.RecordBatch) and pa.Table.from_batches([b]).equals(whole)
 
 
+def test_distances_are_answered_in_the_unit_the_command_line_reports():
+    # protect="2km" at level 1: ε = 1/2 per km, and a release moves a few km (answered in km, not radians).
+    latlon = mdp.Mechanism("latlon", "purkayastha", protect="2km", level=1)
+    assert latlon.unit == "km"
+    assert 2.0 < latlon.expected_error < 6.0 and 2.0 < latlon.radius(probability=0.683) < 8.0
+    hours = mdp.Mechanism("timeofday", "purkayastha", protect="1h", level=1)
+    assert hours.unit == "h" and 0.5 < hours.expected_error < 4.0
+    # The same numbers as the command line's report keys (mean_error_in_unit, radius_in_unit): the core's
+    # unit, converted once.
+    assert abs(latlon.expected_error - latlon._native.mean_error() * 6371.0088) < 1e-9
+    with pytest.raises(mdp.BadInputError, match="not both"):
+        latlon.radius(0.5, probability=0.5)
+    with pytest.raises(mdp.BadInputError, match="probability=1.5"):
+        latlon.radius(probability=1.5)
+
+
 def test_guarantee_radius_and_sample():
     mech = mdp.Mechanism("so3", "laplace", epsilon=1.0)
     g = mech.guarantee
     assert g["notion"] == "metric_dp" and g["epsilon"] == 1.0 and g["unit"] == "rad"
     assert "so3" in g["metric"]
-    assert 0 < mech.radius(0.5) < mech.radius(0.9) < np.pi
+    assert mech.unit == "deg" and 0 < mech.radius(0.5) < mech.radius(0.9) < 180
     assert mech.radius(0.3) < mech.expected_error < mech.radius(0.9)
     assert mdp.radius("so3", "laplace", epsilon=1.0, level=0.5) == mech.radius(0.5)
-    p = mdp.Mechanism("latlon", "purkayastha", protect="2km", level=1).guarantee
+    assert mech.radius(probability=0.5) == mech.radius(0.5)
+    latlon = mdp.Mechanism("latlon", "purkayastha", protect="2km", level=1)
+    p = latlon.guarantee
     assert abs(p["epsilon"] - 6371.0088 / 2) < 1e-6
     s = mdp.sample("so3", "laplace", 1000, epsilon=2.0, seed=1)
     assert s.shape == (1000, 4) and np.allclose(np.linalg.norm(s, axis=1), 1.0)

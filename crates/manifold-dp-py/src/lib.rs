@@ -182,6 +182,14 @@ impl Mechanism {
         self.note.clone()
     }
 
+    /// The unit people think in on the space, as the command line reports in: its name and how many radians
+    /// one unit is (km on latlon, h on timeofday, deg elsewhere; "unit" on real).
+    #[getter]
+    fn unit(&self) -> (&'static str, f64) {
+        let u = self.space.natural_unit();
+        (u.name, u.radians)
+    }
+
     /// Radius of indistinguishability at level `p`, in radians.
     fn radius(&self, p: f64) -> PyResult<f64> {
         self.inner.radius(p).map_err(bad)
