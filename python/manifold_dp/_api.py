@@ -6,7 +6,7 @@ import json
 import os
 import warnings
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, TypeVar, Union, cast
 
 import numpy as np
 import pyarrow as pa
@@ -17,6 +17,10 @@ from ._seed import experiment_seed
 from .errors import BadInputError, BudgetExceededError
 
 Guarantee = Dict[str, Any]
+
+#: What ``privatize`` takes and gives back: the same type in and out (a numpy array, a scipy ``Rotation``, a
+#: pandas ``DataFrame``, a pyarrow ``Table`` or ``RecordBatch``).
+_X = TypeVar("_X")
 
 #: The most releases one call to :func:`sample` draws (they are all held in memory).
 MAX_SAMPLES = 100_000_000
@@ -288,7 +292,7 @@ class Mechanism:
 
     def privatize(
         self,
-        x: Any,
+        x: _X,
         *,
         format: Optional[str] = None,
         columns: Optional[Sequence[str]] = None,
@@ -297,7 +301,7 @@ class Mechanism:
         dataset: Optional[str] = None,
         request_id: Optional[str] = None,
         allow_unbudgeted: bool = False,
-    ) -> Any:
+    ) -> _X:
         """A private copy of ``x``, of the same kind; ``x`` is never modified.
 
         - numpy: so3 ``(n, 4)`` quaternions (``format="quat-xyzw"`` or ``"quat-wxyz"`` required), ``(n, 3)``
@@ -362,7 +366,13 @@ class Mechanism:
             return pa.Table.from_batches(batches)
         if cv.is_pandas(x):
             if cols is None:
-                raise BadInputError("give columns= for a DataFrame: the value columns, in order")
+                # The columns a table of the same schema is read from (the command line's defaults: w,x,y,z,
+                # lat,lon, angle, time, x1…xN), found by the core.
+                try:
+                    schema = pa.Schema.from_pandas(x, preserve_index=False)
+                    cols = self._native.value_columns(schema, format)
+                except (ValueError, TypeError, pa.ArrowException) as e:
+                    raise BadInputError(f"{e}; give columns= for a DataFrame: the value columns, in order") from None
             missing = [c for c in cols if c not in x.columns]
             if missing:
                 raise BadInputError(f"no column {missing[0]!r}; the columns are: {list(x.columns)}", column=missing[0])
@@ -390,7 +400,7 @@ class Mechanism:
 
 
 def privatize(
-    x: Any,
+    x: _X,
     *,
     space: str,
     mechanism: str,
@@ -400,9 +410,17 @@ def privatize(
     snap: Optional[str] = None,
     bounds: Optional[Tuple[float, float]] = None,
     clamp_releases: bool = False,
-    **kwargs: Any,
-) -> Any:
-    """``Mechanism(space, mechanism, epsilon or protect/level, snap=).privatize(x, **kwargs)`` in one call.
+    format: Optional[str] = None,
+    columns: Optional[Sequence[str]] = None,
+    seed: Optional[int] = None,
+    ledger: Optional[Ledger] = None,
+    dataset: Optional[str] = None,
+    request_id: Optional[str] = None,
+    allow_unbudgeted: bool = False,
+) -> _X:
+    """``Mechanism(space, mechanism, epsilon or protect/level, snap=).privatize(x, format=, columns=, seed=,
+    ledger=, dataset=, request_id=, allow_unbudgeted=)`` in one call: a private copy of ``x`` of the same type
+    (numpy array, scipy ``Rotation``, pandas ``DataFrame``, pyarrow ``Table`` or ``RecordBatch``).
 
     On ``space="real"`` give ``bounds=(lo, hi)``: each row's values (one per column, or per array column) are
     clamped into them and released with pure ε-DP per row. ``clamp_releases=True`` clamps every released value
@@ -411,14 +429,15 @@ def privatize(
     """
     values = 1
     if bounds is not None:
-        if kwargs.get("columns") is not None:
-            values = len(kwargs["columns"])
+        if columns is not None:
+            values = len(columns)
         elif not (isinstance(x, (pa.Table, pa.RecordBatch)) or cv.is_pandas(x)):
-            shape = np.shape(x)
+            shape = np.shape(cast(Any, x))
             values = shape[1] if len(shape) == 2 else 1
     mech = Mechanism(space, mechanism, epsilon, protect=protect, level=level, snap=snap, bounds=bounds, values=values,
                      clamp_releases=clamp_releases)
-    return mech.privatize(x, **kwargs)
+    return mech.privatize(x, format=format, columns=columns, seed=seed, ledger=ledger, dataset=dataset,
+                          request_id=request_id, allow_unbudgeted=allow_unbudgeted)
 
 
 def sample(

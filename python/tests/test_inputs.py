@@ -125,6 +125,22 @@ def test_distances_are_answered_in_the_unit_the_command_line_reports():
         latlon.radius(probability=1.5)
 
 
+def test_data_frames_use_the_command_lines_default_columns():
+    # A frame whose columns have the default names needs no columns=, as a pyarrow Table and the CLI do not;
+    # the other columns and the index are kept.
+    frame = pd.DataFrame({"id": [7, 8], "w": [1.0, 0.0], "x": [0.0, 1.0], "y": [0.0, 0.0], "z": [0.0, 0.0]},
+                         index=[10, 20])
+    out = mdp.privatize(frame, space="so3", mechanism="laplace", epsilon=1e6)
+    assert list(out.columns) == ["id", "w", "x", "y", "z"] and list(out.index) == [10, 20]
+    assert np.allclose(np.abs(out[["w", "x", "y", "z"]].to_numpy()), np.abs(frame[["w", "x", "y", "z"]]), atol=1e-4)
+    places = pd.DataFrame({"lat": [48.85], "lon": [2.35], "name": ["Paris"]})
+    assert list(mdp.privatize(places, space="latlon", mechanism="auto", protect="1km", level=1).columns) == [
+        "lat", "lon", "name"]
+    # Without the default names, the message says which columns it looked for and how to name others.
+    with pytest.raises(mdp.BadInputError, match="columns="):
+        mdp.privatize(pd.DataFrame({"a": [1.0]}), space="latlon", mechanism="auto", epsilon=1.0)
+
+
 def test_guarantee_radius_and_sample():
     mech = mdp.Mechanism("so3", "laplace", epsilon=1.0)
     g = mech.guarantee

@@ -8,6 +8,7 @@
 
 use arrow_array::RecordBatch;
 use arrow_pyarrow::PyArrowType;
+use arrow_schema::Schema;
 use manifold_dp::manifold::Outside;
 use manifold_dp::mechanism::Conditioning;
 use manifold_dp::privacy::Guarantee;
@@ -21,6 +22,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use std::sync::Arc;
 
 create_exception!(_native, BudgetRefused, PyRuntimeError, "A release refused by the privacy ledger.");
 create_exception!(
@@ -245,6 +247,14 @@ impl Mechanism {
             py.detach(|| manifold_dp_arrow::privatize_batch(&self.inner, &codec, &batch, &key, ids)).map_err(bad)?;
         let rejected = released.rejected.into_iter().map(|(i, p)| (i, p.column, p.reason)).collect();
         Ok((PyArrowType(released.batch), rejected))
+    }
+
+    /// The value columns a table with `schema` is released in, as `privatize_batch` finds them: `columns` if
+    /// given, else the format's own names (`w,x,y,z` for quat-wxyz, `lat,lon`, `angle`, `time`, `x1…xN`).
+    #[pyo3(signature = (schema, format=None))]
+    fn value_columns(&self, schema: PyArrowType<Schema>, format: Option<&str>) -> PyResult<Vec<String>> {
+        let codec = Codec::locate(&Arc::new(schema.0), self.space, format, None, None).map_err(bad)?;
+        Ok(codec.names().to_vec())
     }
 
     /// Privatizes every row of the float64 array `values` of shape (n, width) (row `i` keyed as row
