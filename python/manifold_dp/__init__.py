@@ -12,12 +12,14 @@ See ``help(mdp.Mechanism)``, ``help(mdp.mean)`` and ``help(mdp.Ledger)``.
 """
 
 from . import _native
-from ._api import Ledger, MeanResult, Mechanism, audit, mean, privatize, radius, sample
+from ._api import AuditReport, Guarantee, Ledger, MeanResult, Mechanism, audit, mean, privatize, radius, sample
 from .errors import BadInputError, BudgetExceededError
 
 __all__ = [
+    "AuditReport",
     "BadInputError",
     "BudgetExceededError",
+    "Guarantee",
     "Ledger",
     "Mechanism",
     "MeanResult",

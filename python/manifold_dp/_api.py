@@ -6,7 +6,7 @@ import json
 import os
 import warnings
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple, TypeVar, Union, cast
+from typing import Any, Dict, List, Optional, Sequence, Tuple, TypedDict, TypeVar, Union, cast
 
 import numpy as np
 import pyarrow as pa
@@ -16,7 +16,30 @@ from . import _native
 from ._seed import experiment_seed
 from .errors import BadInputError, BudgetExceededError
 
-Guarantee = Dict[str, Any]
+
+class Guarantee(TypedDict, total=False):
+    """A privacy guarantee as data, with the command line's JSON keys. ``notion`` is always there and says which
+    of the others are: ``pure_dp`` (``epsilon``, and ``neighbouring`` when narrower than any one row),
+    ``approx_dp`` (``epsilon``, ``delta``), ``zcdp`` (``rho``), ``gdp`` (``mu``), ``rao_dp`` (``theta``,
+    ``family``), ``metric_dp`` (``epsilon`` per ``unit`` of ``metric``, plus the rounding's ``additive_epsilon``
+    and the public ``grid`` a release lies on). A mean with ``outside="drop"`` adds ``rows``, ``domain`` and
+    ``not_protected``: what the guarantee does not cover."""
+
+    notion: str
+    epsilon: float
+    delta: float
+    rho: float
+    mu: float
+    theta: float
+    family: str
+    metric: str
+    unit: str
+    additive_epsilon: float
+    grid: Dict[str, Any]
+    neighbouring: str
+    rows: int
+    domain: str
+    not_protected: str
 
 #: What ``privatize`` takes and gives back: the same type in and out (a numpy array, a scipy ``Rotation``, a
 #: pandas ``DataFrame``, a pyarrow ``Table`` or ``RecordBatch``).
@@ -482,17 +505,49 @@ def audit(
     alpha: float = 1e-6,
     seed: Optional[int] = None,
     concentration: Optional[float] = None,
-) -> Dict[str, Any]:
+) -> "AuditReport":
     """An empirical check of the privacy claim of ``mechanism`` on ``space`` at ``epsilon``: draws ``samples``
     releases per input of each test pair and bounds the privacy loss from below with Clopper–Pearson
-    intervals at total false-alarm probability ``alpha``. Returns the auditor's report as a dict (the CLI's
-    ``audit --json`` keys: ``verdict``, ``epsilon_lower_bound``, …). Negative controls are audited by name,
+    intervals at total false-alarm probability ``alpha``. Returns an :class:`AuditReport` (its ``report`` has
+    the CLI's ``audit --json`` keys: ``verdict``, ``epsilon_lower_bound``, …). Negative controls are audited by name,
     e.g. ``mechanism="control:bingham-4eps"``."""
     seed = experiment_seed(seed, warn=False)  # an audit releases nothing
     try:
-        return json.loads(_native.audit(space, mechanism, epsilon, int(samples), float(alpha), seed, concentration))
+        report = json.loads(_native.audit(space, mechanism, epsilon, int(samples), float(alpha), seed, concentration))
     except ValueError as e:
         raise BadInputError(str(e)) from None
+    return AuditReport(
+        verdict=report["verdict"], epsilon_lower_bound=report["epsilon_lower_bound"], epsilon=report["epsilon"],
+        delta=report["delta"], claim=report["claim"], guarantee=report["guarantee"], samples=report["samples"],
+        alpha=report["alpha"], pairs_tested=report["pairs_tested"], strongest=report.get("strongest"),
+        violating=report.get("violating"), per_pair=report.get("per_pair", []), report=report)
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """What :func:`audit` found. ``verdict`` is ``"no_violation_found"`` or ``"violation"``;
+    ``epsilon_lower_bound`` is the largest privacy loss the draws prove at confidence 1 − ``alpha`` (a
+    violation when it exceeds the claimed ``epsilon``); ``claim`` and ``guarantee`` say what was checked;
+    ``strongest`` is the test pair and event behind the bound, ``violating`` the one that broke the claim (or
+    ``None``), ``per_pair`` one entry per pair of inputs. ``report`` holds every key of the command line's
+    ``audit --json``, and ``report["verdict"]`` (or ``r["verdict"]`` on the report itself) reads them."""
+
+    verdict: str
+    epsilon_lower_bound: float
+    epsilon: float
+    delta: float
+    claim: str
+    guarantee: Guarantee
+    samples: int
+    alpha: float
+    pairs_tested: int
+    strongest: Optional[Dict[str, Any]]
+    violating: Optional[Dict[str, Any]]
+    per_pair: List[Dict[str, Any]]
+    report: Dict[str, Any]
+
+    def __getitem__(self, key: str) -> Any:
+        return self.report[key]
 
 
 @dataclass(frozen=True)

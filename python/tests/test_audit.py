@@ -10,6 +10,9 @@ def test_a_true_claim_passes_and_a_false_one_is_flagged():
     ok = mdp.audit("so3", "laplace", epsilon=1.0, samples=30_000, seed=1)
     bad = mdp.audit("so3", "control:bingham-4eps", epsilon=1.0, samples=30_000, seed=1)
     assert ok["verdict"] != bad["verdict"]
+    # A typed report: attributes, with every key of `audit --json` in .report.
+    assert isinstance(ok, mdp.AuditReport) and ok.verdict == ok.report["verdict"] == "no_violation_found"
+    assert bad.verdict == "violation" and bad.violating is not None and bad.epsilon == 1.0
     assert bad["epsilon_lower_bound"] > 1.0 >= ok["epsilon_lower_bound"]
 
 
