@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, TypedDict, TypeVa
 import numpy as np
 import pyarrow as pa
 
+from . import _args as args
 from . import _convert as cv
 from . import _native
 from ._seed import experiment_seed
@@ -259,6 +260,11 @@ class Mechanism:
         values: int = 1,
         clamp_releases: bool = False,
     ):
+        space, mechanism = args.text("space", space) or "", args.text("mechanism", mechanism) or ""
+        epsilon, level = args.number("epsilon", epsilon), args.number("level", level)
+        concentration, snap = args.number("concentration", concentration), args.text("snap", snap)
+        bounds = args.pair("bounds", bounds)
+        values = args.integer("values", values)
         protect = _distance_text(protect)  # protect=2 is 2 rad where a bare number is, as on the command line
         self._budget = _budget_text(epsilon, protect, level, concentration)
         self._bounds = bounds
@@ -339,6 +345,8 @@ class Mechanism:
         the noise reproducible, for experiments only: anyone who knows it can remove the noise, so it warns, and
         with ``ledger=`` it is refused.
         """
+        format, columns = args.text("format", format), args.names("columns", columns)
+        dataset, request_id = args.text("dataset", dataset), args.text("request_id", request_id)
         seed = experiment_seed(seed, ledger is not None)
         _charge_plan(ledger, dataset)
         charge = None
@@ -470,6 +478,7 @@ def sample(
     """``n`` independent releases of ``center`` (default: the identity rotation as ``quat-xyzw``, the first
     axis, angle 0, hour 0, or 0°N 0°E), as a numpy array in the space's layout. Releases of one point compose:
     together the ``n`` rows are ``n`` times as costly as one (``n``·ε), and their average approaches the point."""
+    n = args.integer("n", n)
     if not 1 <= n <= MAX_SAMPLES:
         raise BadInputError(f"n must be between 1 and {MAX_SAMPLES:.0e} (one call holds them all in memory)")
     if center is None:
@@ -511,9 +520,12 @@ def audit(
     intervals at total false-alarm probability ``alpha``. Returns an :class:`AuditReport` (its ``report`` has
     the CLI's ``audit --json`` keys: ``verdict``, ``epsilon_lower_bound``, …). Negative controls are audited by name,
     e.g. ``mechanism="control:bingham-4eps"``."""
+    space, mechanism = args.text("space", space) or "", args.text("mechanism", mechanism) or ""
+    epsilon, concentration = args.number("epsilon", epsilon), args.number("concentration", concentration)
+    samples, alpha = args.integer("samples", samples), args.number("alpha", alpha) or 0.0
     seed = experiment_seed(seed, warn=False)  # an audit releases nothing
     try:
-        report = json.loads(_native.audit(space, mechanism, epsilon, int(samples), float(alpha), seed, concentration))
+        report = json.loads(_native.audit(space, mechanism, epsilon, samples, alpha, seed, concentration))
     except ValueError as e:
         raise BadInputError(str(e)) from None
     return AuditReport(
@@ -817,6 +829,12 @@ def mean(
 
     ``seed`` (an integer) is for experiments only: it warns, and with ``ledger=`` it is refused.
     """
+    space, format = args.text("space", space) or "", args.text("format", format)
+    columns = args.names("columns", columns)
+    checked = args.number("epsilon", epsilon)
+    if checked is None:
+        raise TypeError("epsilon: give a number")
+    epsilon = checked
     if estimator not in ("frechet", "extrinsic"):
         raise BadInputError(f"estimator={estimator!r}: use 'frechet' (a public ball) or 'extrinsic' (rows anywhere)")
     if estimator == "extrinsic":

@@ -56,3 +56,28 @@ def test_second_timestamps_beyond_the_nanosecond_range_are_times_of_day_not_null
     dates = [v.as_py().date() for v in out.column("t")]
     # The date never moves: the release changes the time of day only.
     assert dates[1].year == 5138 and dates[0].year == 1970, dates
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: mdp.Mechanism("so3", "laplace", epsilon="1"), "epsilon='1'"),
+        (lambda: mdp.Mechanism("so3", "laplace", epsilon=[1]), "epsilon=[1]"),
+        (lambda: mdp.Mechanism(3, "laplace", epsilon=1), "space=3"),
+        (lambda: mdp.Mechanism("so3", "laplace", protect="1deg", level="1"), "level='1'"),
+        (lambda: mdp.Mechanism("so3", "laplace", epsilon=True), "epsilon=True"),
+        (lambda: mdp.privatize(np.array([[1.0, 0, 0, 0]]), space="so3", mechanism="laplace", epsilon=1,
+                               format=3), "format=3"),
+        (lambda: mdp.privatize(np.array([[1.0, 0, 0, 0]]), space="so3", mechanism="laplace", epsilon=1,
+                               format="quat-wxyz", columns="wxyz"), "columns='wxyz'"),
+        (lambda: mdp.privatize(np.array([1.0]), space="real", mechanism="laplace", epsilon=1, bounds=(0,)),
+         "bounds=(0,)"),
+        (lambda: mdp.mean(np.array([[1.0, 0, 0, 0]]), space="so3", epsilon="1", radius="10deg"), "epsilon='1'"),
+        (lambda: mdp.audit("so3", "laplace", epsilon=1, samples="1000"), "samples='1000'"),
+        (lambda: mdp.sample("so3", "laplace", 2.5, epsilon=1.0), "n=2.5"),
+    ],
+)
+def test_a_wrong_type_names_the_argument(call, name):
+    with pytest.raises(TypeError) as e:
+        call()
+    assert str(e.value).startswith(name), str(e.value)
