@@ -396,6 +396,7 @@ class Mechanism:
                 raise BadInputError("the table has no rows; nothing to privatize")
             return pa.Table.from_batches(batches)
         if cv.is_pandas(x):
+            cv.check_frame(x)
             if cols is None:
                 # The columns a table of the same schema is read from (the command line's defaults: w,x,y,z,
                 # lat,lon, angle, time, x1…xN), found by the core.
@@ -850,6 +851,8 @@ def mean(
     if rotation_in:
         x, format = np.atleast_2d(x.as_quat()), "quat-xyzw"
     if isinstance(x, (pa.Table, pa.RecordBatch)) or cv.is_pandas(x):
+        if cv.is_pandas(x):
+            cv.check_frame(x)
         table = pa.Table.from_pandas(x, preserve_index=False) if cv.is_pandas(x) else x
         batch = table if isinstance(table, pa.RecordBatch) else _one_batch(table)
         cols, column_index, shape = (list(columns) if columns else None), False, None

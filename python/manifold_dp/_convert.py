@@ -119,3 +119,22 @@ def over_batches(
         out.append(release(b, first))
         first += b.num_rows
     return out
+
+
+def check_frame(frame: Any) -> None:
+    """Refuses the pandas column layouts a table cannot hold, naming what to do: duplicate names, MultiIndex
+    columns, names that are not text."""
+    cols = frame.columns
+    if getattr(cols, "nlevels", 1) > 1:
+        raise BadInputError("the frame has MultiIndex columns; flatten them first, e.g. "
+                            "df.columns = ['_'.join(map(str, c)) for c in df.columns]")
+    bad = [c for c in cols if not isinstance(c, str)]
+    if bad:
+        raise BadInputError(f"column names must be text; the frame has {bad[0]!r}: rename the columns, e.g. "
+                            "df.columns = [str(c) for c in df.columns]", column=None)
+    seen = set()
+    for c in cols:
+        if c in seen:
+            raise BadInputError(f"the frame has two columns named {c!r}; rename one so that each name is used once",
+                                column=c)
+        seen.add(c)

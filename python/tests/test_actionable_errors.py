@@ -81,3 +81,17 @@ def test_a_wrong_type_names_the_argument(call, name):
     with pytest.raises(TypeError) as e:
         call()
     assert str(e.value).startswith(name), str(e.value)
+
+
+def test_frame_column_layouts_a_table_cannot_hold_are_named():
+    import pandas as pd
+
+    dup = pd.DataFrame([[48.0, 2.0, 1.0]], columns=["lat", "lon", "lat"])
+    multi = pd.DataFrame([[48.0, 2.0]], columns=pd.MultiIndex.from_tuples([("p", "lat"), ("p", "lon")]))
+    numbered = pd.DataFrame([[48.0, 2.0]])
+    for frame, text in [(dup, "two columns named 'lat'"), (multi, "MultiIndex columns"),
+                        (numbered, "column names must be text")]:
+        with pytest.raises(mdp.BadInputError, match=text):
+            mdp.privatize(frame, space="latlon", mechanism="auto", epsilon=1.0)
+        with pytest.raises(mdp.BadInputError, match=text):
+            mdp.mean(frame, space="latlon", epsilon=1.0, center=[48.0, 2.0], radius="100km")
