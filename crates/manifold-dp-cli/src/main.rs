@@ -3,6 +3,10 @@
 //! This binary parses arguments, reads and writes files and prints reports; every computation is a call
 //! into the `manifold-dp` library.
 
+// Unsafe code only where a libc call has no safe wrapper (the umask and a write-back hint), each allowed at its
+// function.
+#![deny(unsafe_code)]
+
 mod args;
 mod commands;
 #[cfg(test)]

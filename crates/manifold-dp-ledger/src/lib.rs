@@ -44,6 +44,7 @@
 //! file until a checkpoint), and it works where WAL's shared memory does not (network file systems). Writes are
 //! rare, so WAL's concurrency is not needed; readers wait at most a commit's length (the busy timeout covers it).
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod accounts;

@@ -4,6 +4,7 @@
 //! libraries. A float64 numpy array is read in place and released straight into a new array (no Arrow copies
 //! on the way). The GIL is released while rows are decoded and noise is drawn.
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 use arrow_array::RecordBatch;

@@ -7,6 +7,7 @@
 //! - [`directional`]: Weggenmann & Kerschbaum, DP for directional data: the circular-mean headline.
 //! - [`riemannian`]: Reimherr, Bharath & Soto, DP Riemannian manifold summaries: Figure 1, plus SO(3).
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod directional;

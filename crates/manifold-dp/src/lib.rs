@@ -25,6 +25,7 @@
 //!
 //! The library does no file I/O; the `manifold-dp` binary does.
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod analysis;

@@ -52,6 +52,7 @@ pub enum Readers {
 /// The process's umask, read once (setting it and putting it back: the only portable way to read it). Read
 /// before any other thread of this program creates a file, since it is changed for a moment.
 #[cfg(unix)]
+#[allow(unsafe_code)] // two libc calls; the crate denies unsafe code everywhere else
 fn umask() -> u32 {
     static MASK: OnceLock<u32> = OnceLock::new();
     *MASK.get_or_init(|| {
@@ -123,6 +124,7 @@ impl Writeback {
 /// `SYNC_FILE_RANGE_WRITE`: no waiting, no metadata). A hint only: its failure changes nothing, as
 /// [`Output::finish`]'s `fsync` still makes everything durable and reports any error.
 #[cfg(target_os = "linux")]
+#[allow(unsafe_code)] // one libc call; the crate denies unsafe code everywhere else
 fn start_writeback(file: &File, offset: u64, len: u64) {
     use std::os::fd::AsRawFd;
     let (Ok(offset), Ok(len)) = (i64::try_from(offset), i64::try_from(len)) else { return };
