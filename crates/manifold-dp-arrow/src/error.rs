@@ -4,6 +4,7 @@
 
 /// A table that cannot be read as points of a space, or a batch that cannot be built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A value column that the table does not have.
     #[error("no column {name:?} for {needed_for}; the columns are: {}", available.join(","))]

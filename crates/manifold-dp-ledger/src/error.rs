@@ -40,6 +40,7 @@ impl std::fmt::Display for Overdraft {
 
 /// Everything [`crate::Ledger`] can report. Nothing in this crate panics on a bad file or bad arguments.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum LedgerError {
     /// `open` was given a path with no file.
     #[error(

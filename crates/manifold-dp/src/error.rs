@@ -22,6 +22,7 @@ pub type Fallible<T> = Result<T, Error>;
 /// Variants that concern one component of an input record carry its index (`component`), so the
 /// caller, which knows the column names, can name the offending column.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A mechanism or analysis parameter is out of its domain (ε ≤ 0, NaN, ∞, p ∉ (0, 1), …).
     #[error("invalid {name} = {}: {reason}", short(*.value))]
