@@ -816,7 +816,7 @@ def mean(
                 raise BadInputError(
                     f"{e}\nNothing was released (checked before computing the mean): no noise scale is certified for "
                     f"mu={noise.mu:g} at {batch.num_rows} rows and radius={radius!r}: the certificate reaches μ of "
-                    "about 10, and σ = Δ/μ down to about 1e-5 rad; a smaller mu, a larger radius or a random "
+                    "about 6, and σ = Δ/μ down to about 1e-5 rad; a smaller mu, a larger radius or a random "
                     "subsample of the rows certifies") from None
             raise BadInputError(
                 f"{e}\nNothing was released (checked before computing the mean): {batch.num_rows} rows, "

@@ -129,6 +129,8 @@ fn budgets_that_do_not_fit_the_mechanism_are_refused_naming_the_flag() {
     run(&["--mechanism", "gaussian", "--mu", "1", "--conditioning", "ball"], "--conditioning");
     run(&["--mechanism", "gaussian", "--mu", "1", "--estimator", "extrinsic"], "--estimator frechet");
     run(&[], "give --epsilon E");
+    // A μ beyond what the certificate reaches: refused before the Karcher pass, in rows, radius and μ.
+    run(&["--mechanism", "gaussian", "--mu", "50"], "checked before computing the mean): no noise scale is certified");
     // A space without the Gaussian's sampler.
     let spd = dir.path().join("spd.csv");
     fs::write(&spd, "m11,m12,m21,m22\n1,0,0,1\n").unwrap();

@@ -152,7 +152,7 @@ pub struct MeanArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub delta: Option<f64>,
     /// With --mechanism gaussian: the μ of μ-Gaussian DP (GDP) for the whole data set, e.g. 1 (distinguishing
-    /// two neighbouring data sets is as hard as telling N(0, 1) from N(μ, 1)); certified up to about μ = 10.
+    /// two neighbouring data sets is as hard as telling N(0, 1) from N(μ, 1)); certified up to about μ = 6.
     #[arg(long, allow_hyphen_values = true)]
     pub mu: Option<f64>,
     /// Input CSV or Parquet file.

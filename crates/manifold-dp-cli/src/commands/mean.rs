@@ -300,7 +300,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
                     BadInput(format!(
                         "{e}\nNothing was released (checked before computing the mean): no noise scale is certified \
                          for --mu {mu} at {total} rows and --radius {radius_text}: the certificate reaches μ of about \
-                         10, and σ = Δ/μ down to about 1e-5 rad (below it the rounding's cost grows past what μ \
+                         6, and σ = Δ/μ down to about 1e-5 rad (below it the rounding's cost grows past what μ \
                          allows); a smaller --mu, a larger --radius or a random subsample of the rows certifies"
                     ))
                     .into()
