@@ -182,3 +182,19 @@ fn the_ledger_charges_the_gdp_account_and_refuses_past_its_budget() {
     mean().assert().success();
     mean().assert().code(4).stdout(predicate::str::is_empty());
 }
+
+/// The auditor tests the Gaussian mean's noise on S² at the (ε, δ) its certified μ implies: no violation; the
+/// control sampled with σ/2 under the same claim is flagged (exit 3). Seeded, false-alarm probability 1e-6.
+#[test]
+fn the_auditor_passes_the_gaussian_mean_and_flags_its_half_sigma_control() {
+    let audit = |name: &str| {
+        let mut c = bin();
+        c.args(["audit", "--space", "sphere:3", "--mechanism", name, "--epsilon", "1", "--samples", "100000"])
+            .args(["--seed", "7", "--json"]);
+        c
+    };
+    let out = audit("riemannian-gaussian-mean").assert().success().get_output().stdout.clone();
+    let v = json(&out);
+    assert_eq!((v["verdict"].as_str(), v["flagged"].as_bool()), (Some("no_violation_found"), Some(false)), "{v}");
+    audit("control:gaussian-mean-half-sigma").assert().code(3);
+}
