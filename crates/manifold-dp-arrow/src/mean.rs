@@ -13,6 +13,7 @@ use crate::columns::{DECODE_CHUNK, Decoded, PointColumns, Problem};
 use crate::{DirectionColumns, Error, RotationColumns, SpdColumns};
 use arrow_array::{Array, ArrayRef, Float64Array, RecordBatch};
 use manifold_dp::Error as LibError;
+use manifold_dp::analysis::riemannian_gdp::gdp_mu_for_approx;
 use manifold_dp::manifold::ball::{Outside, Placed as PlacedRow, place};
 use manifold_dp::manifold::float_error::{PairwiseSum, sum_log_pairwise};
 use manifold_dp::manifold::sensitivity::check_radius;
@@ -20,8 +21,9 @@ use manifold_dp::manifold::{
     KarcherOptions, KarcherStep, KarcherStop, Manifold, So3, SpdAffine, SpdLogEuclidean, Sphere, StepLengths,
     karcher_newton_step, karcher_step, karcher_step_of_length,
 };
-use manifold_dp::analysis::riemannian_gdp::gdp_mu_for_approx;
-use manifold_dp::mechanism::{Conditioning, GaussianFrechetMean, GaussianManifold, LaplaceManifold, PrivateFrechetMean};
+use manifold_dp::mechanism::{
+    Conditioning, GaussianFrechetMean, GaussianManifold, LaplaceManifold, PrivateFrechetMean,
+};
 use manifold_dp::privacy::guarantee::Neighbouring;
 use manifold_dp::privacy::{Grid, Guarantee, StatedGuarantee};
 use manifold_dp::registry::Space;
@@ -148,9 +150,9 @@ impl MeanNoise {
                         "{e} alone is a pure-DP budget, which the Gaussian mean cannot meet: give {u} M (μ-GDP), \
                          or {e} E with {d} D (converted to μ through the exact GDP curve), or use {m} laplace"
                     ))),
-                    (None, None, Some(_)) => Err(not_applicable(&format!(
-                        "{d} needs {e}: give {e} E with {d} D, or {u} M (μ-GDP)"
-                    ))),
+                    (None, None, Some(_)) => {
+                        Err(not_applicable(&format!("{d} needs {e}: give {e} E with {d} D, or {u} M (μ-GDP)")))
+                    }
                     (None, None, None) => Err(not_applicable(&format!(
                         "{m} gaussian needs a budget: {u} M (μ-GDP), or {e} E with {d} D (converted to μ)"
                     ))),

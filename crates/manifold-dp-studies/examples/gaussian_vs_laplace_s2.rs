@@ -41,11 +41,7 @@ fn pure_epsilon_for_mu(mu: f64) -> f64 {
     let (mut lo, mut hi) = (0.0, 100.0);
     for _ in 0..200 {
         let mid = 0.5 * (lo + hi);
-        if gdp(mid) <= mu {
-            lo = mid
-        } else {
-            hi = mid
-        }
+        if gdp(mid) <= mu { lo = mid } else { hi = mid }
     }
     lo
 }

@@ -161,15 +161,11 @@ pub fn run(args: MeanArgs) -> Result<()> {
         ConditioningArg::Ball => Conditioning::Ball,
     };
     // Which budget goes with which mechanism is the core's rule (Python's too); it speaks in flags here.
-    let noise = MeanNoise::from_arguments(
-        args.mechanism.as_deref(),
-        args.epsilon,
-        args.delta,
-        args.mu,
-        conditioning,
-        |a| format!("--{a}"),
-    )
-    .map_err(|e| BadInput(e.to_string()))?;
+    let noise =
+        MeanNoise::from_arguments(args.mechanism.as_deref(), args.epsilon, args.delta, args.mu, conditioning, |a| {
+            format!("--{a}")
+        })
+        .map_err(|e| BadInput(e.to_string()))?;
     if args.estimator == EstimatorArg::Extrinsic {
         return match noise {
             MeanNoise::Laplace { epsilon, .. } => run_extrinsic(args, space, epsilon),

@@ -804,7 +804,10 @@ fn build_gaussian_mean(request: &AuditRequest, dim: usize, name: &str, label: St
     north[dim - 1] = 1.0;
     let mean = crate::mechanism::GaussianFrechetMean::new(sphere, north, radius, 10, mu)?;
     // The (ε, δ) the certified μ implies (at most the ε asked).
-    let claim = Guarantee::ApproxDp { epsilon: crate::analysis::gaussian_dp::gdp_epsilon(mean.certificate().mu, delta)?, delta };
+    let claim = Guarantee::ApproxDp {
+        epsilon: crate::analysis::gaussian_dp::gdp_epsilon(mean.certificate().mu, delta)?,
+        delta,
+    };
     let claimed = GaussianMeanNoise::new(dim, mean.sigma(), claim)?;
     let pairs = pairs::sphere_neighbour_pairs(dim, mean.sensitivity());
     let short = crate::numerics::format::short;

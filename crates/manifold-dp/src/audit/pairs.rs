@@ -246,10 +246,19 @@ pub fn sphere_neighbour_pairs(dim: usize, sensitivity: f64) -> Vec<InputPair<DVe
     t -= &g * g.dot(&t);
     let t = t.normalize();
     let d = sensitivity.min(PI);
-    let neighbours = |label: String, x: DVector<f64>, x_prime: DVector<f64>| InputPair { label, x, x_prime, distance: 1.0 };
+    let neighbours =
+        |label: String, x: DVector<f64>, x_prime: DVector<f64>| InputPair { label, x, x_prime, distance: 1.0 };
     vec![
-        neighbours(format!("north pole vs point {} down a meridian (neighbours at the sensitivity)", fmt_rad(d)), north.clone(), along(&north, &east, d)),
-        neighbours(format!("north pole vs point {} (half the sensitivity)", fmt_rad(0.5 * d)), north.clone(), along(&north, &east, 0.5 * d)),
+        neighbours(
+            format!("north pole vs point {} down a meridian (neighbours at the sensitivity)", fmt_rad(d)),
+            north.clone(),
+            along(&north, &east, d),
+        ),
+        neighbours(
+            format!("north pole vs point {} (half the sensitivity)", fmt_rad(0.5 * d)),
+            north.clone(),
+            along(&north, &east, 0.5 * d),
+        ),
         neighbours(format!("south pole vs point {} from it", fmt_rad(d)), south.clone(), along(&south, &east, d)),
         neighbours(format!("generic point vs point {} away", fmt_rad(d)), g.clone(), along(&g, &t, d)),
     ]
