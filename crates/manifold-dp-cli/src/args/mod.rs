@@ -48,7 +48,8 @@ pub struct Cli {
 pub enum MeanCommand {
     #[command(verbatim_doc_comment)]
     /// Release the Fréchet mean of a whole file of rotations, unit vectors or SPD (covariance) matrices with
-    /// pure epsilon-DP (the central model), by the Riemannian Laplace mechanism.
+    /// pure epsilon-DP (the central model), by the Riemannian Laplace mechanism (or mu-GDP by the Riemannian
+    /// Gaussian: --mechanism gaussian --mu M, below).
     ///
     /// Every point must lie within --radius of the public --center (a point outside is an error naming its
     /// row). Two data sets that differ in one row then have Fréchet means at most Δ = 2r(2 − h)/(n h) apart
