@@ -1061,10 +1061,10 @@ impl MeanPlan {
             MeanNoise::Laplace { epsilon, conditioning } => self.check(n, epsilon, conditioning),
             MeanNoise::Gaussian { mu } => {
                 self.gaussian_geometry()?;
-                if n == 0 {
-                    return Ok(());
+                if n > 0 {
+                    self.gaussian(n, mu)?;
                 }
-                self.with_gaussian(n, mu, |_, _| Ok(()))
+                Ok(())
             }
         }
     }
@@ -1088,27 +1088,21 @@ impl MeanPlan {
         }
         let domain =
             format!("rows within {} (the public radius, in the space's distance unit) of the centre", self.radius);
-        let mut release = |m: &dyn GaussianRelease| -> Result<MeanRelease, Error> {
-            let guarantee = m.guarantee();
-            Ok(MeanRelease {
-                mean: self.table_form(&m.release_at(mean, rng)?)?,
-                stated: self.stated_if_dropped(guarantee, n, domain.clone()),
-                guarantee,
-                sensitivity: m.sensitivity(),
-                sigma: m.sigma(),
-                expected_error: m.expected_error(),
-                conditioned: false,
-                n,
-                grid: Some(m.grid()),
-                rounding_cost: m.rounding_cost(),
-                noise_epsilon: f64::NAN,
-                mu: Some(mu),
-            })
-        };
-        self.with_gaussian(n, mu, |so3, sphere| match (so3, sphere) {
-            (Some(g), _) => release(g),
-            (_, Some(g)) => release(g),
-            _ => unreachable!("with_gaussian passes one of them"),
+        let m = self.gaussian(n, mu)?;
+        let guarantee = m.guarantee();
+        Ok(MeanRelease {
+            mean: self.table_form(&m.release_at(mean, rng)?)?,
+            stated: self.stated_if_dropped(guarantee, n, domain),
+            guarantee,
+            sensitivity: m.sensitivity(),
+            sigma: m.sigma(),
+            expected_error: m.expected_error(),
+            conditioned: false,
+            n,
+            grid: Some(m.grid()),
+            rounding_cost: m.rounding_cost(),
+            noise_epsilon: f64::NAN,
+            mu: Some(mu),
         })
     }
 
@@ -1124,26 +1118,18 @@ impl MeanPlan {
         }
     }
 
-    /// Builds the Gaussian release over `n` rows at `mu` on this plan's ball and hands it to `f` (the SO(3) one
-    /// first, else the sphere's).
-    fn with_gaussian<T>(
-        &self,
-        n: u64,
-        mu: f64,
-        f: impl FnOnce(Option<&dyn GaussianRelease>, Option<&dyn GaussianRelease>) -> Result<T, Error>,
-    ) -> Result<T, Error> {
+    /// The Gaussian release over `n` rows at `mu` on this plan's ball (σ certified for μ at Δ).
+    fn gaussian(&self, n: u64, mu: f64) -> Result<Box<dyn GaussianRelease>, Error> {
         let n = usize::try_from(n).map_err(|_| not_applicable("too many rows"))?;
-        match &self.geometry {
+        Ok(match &self.geometry {
             Geometry::So3 { center, .. } => {
-                let g = GaussianFrechetMean::with_options(So3, *center, self.radius, n, mu, self.options)?;
-                f(Some(&g), None)
+                Box::new(GaussianFrechetMean::with_options(So3, *center, self.radius, n, mu, self.options)?)
             }
             Geometry::Sphere { m, center } => {
-                let g = GaussianFrechetMean::with_options(*m, center.clone(), self.radius, n, mu, self.options)?;
-                f(None, Some(&g))
+                Box::new(GaussianFrechetMean::with_options(*m, center.clone(), self.radius, n, mu, self.options)?)
             }
-            _ => Err(not_applicable("the Gaussian mean is on spheres and so3 only")),
-        }
+            _ => return Err(not_applicable("the Gaussian mean is on spheres and so3 only")),
+        })
     }
 
     /// With `outside = drop`, the guarantee stated with what it does not protect
