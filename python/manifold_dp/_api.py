@@ -586,7 +586,10 @@ class MeanResult:
     the largest angle (radians) between the release and the projection of the exact extrinsic mean at
     ``confidence`` (0.95), ``None`` with ``stable=False`` where the projection is unstable (then
     ``degeneracy_probability`` says how likely noise large enough to have come from a degenerate mean was, and a
-    ``UserWarning`` says so); ``mean`` is ``None`` only where no nearest point exists."""
+    ``UserWarning`` says so); ``mean`` is ``None`` only where no nearest point exists.
+
+    With ``mechanism="gaussian"`` the ``guarantee`` is ``{"notion": "gdp", "mu": μ}`` (``mu`` is that μ), ``sigma``
+    is the Riemannian Gaussian's σ, ``rounding_cost`` is inside the certified μ and ``noise_epsilon`` is ``None``."""
 
     mean: Any
     guarantee: Guarantee
@@ -599,12 +602,14 @@ class MeanResult:
     clipped: int = 0
     grid: Optional[Dict[str, Any]] = None
     rounding_cost: float = 0.0
-    noise_epsilon: float = 0.0
+    noise_epsilon: Optional[float] = 0.0
     estimator: str = "frechet"
     error_bound: Optional[float] = None
     stable: Optional[bool] = None
     confidence: Optional[float] = None
     degeneracy_probability: Optional[float] = None
+    mechanism: str = "laplace"
+    mu: Optional[float] = None
 
 
 def _distance_text(r: Union[float, str, None]) -> Optional[str]:
@@ -694,28 +699,36 @@ def _release_mean(
     plan: Any,
     at: List[float],
     counts: Any,
-    epsilon: float,
+    epsilon: Optional[float],
     conditioning: str,
     seed: Optional[int],
     charge: Optional[_Charge],
+    noise: Any = None,
 ) -> Dict[str, Any]:
     """Draws the noise once at the exact mean ``at`` of ``counts = (used, dropped, clipped)`` rows and records
     the release with ``charge`` (also when the draw is not representable: that outcome is a function of the
-    draw)."""
+    draw). ``noise`` (a ``_native.MeanNoise``) replaces ``epsilon`` and ``conditioning`` where given."""
     used, dropped, clipped = counts
+    if noise is None:
+        try:
+            noise = _native.MeanNoise("laplace", None if epsilon is None else float(epsilon), None, None, conditioning)
+        except ValueError as e:
+            raise BadInputError(str(e)) from None
     try:
-        out = json.loads(plan.release(at, used, float(epsilon), conditioning, seed))
+        out = json.loads(plan.release_with(at, used, noise, seed))
     except _native.DrawUnrepresentable as e:
         if charge is not None:
-            charge.record(json.loads(plan.guarantee(float(epsilon))))
+            charge.record(json.loads(plan.guarantee_for(noise)))
         raise BadInputError(str(e)) from None
     except ValueError as e:
         raise BadInputError(str(e)) from None
     if charge is not None:
         charge.record(out["guarantee"])
     # The core's warnings, as the command line prints them (in the space's unit).
+    # The rounding-cost warning measures a share of ε; the Gaussian's cost is inside its certified μ.
+    share_of = float("inf") if noise.epsilon is None else float(noise.epsilon)
     for note in _native.mean_warnings(space, int(used), int(dropped), int(clipped), float(out["expected_error"]),
-                                      float(plan.radius), float(out["rounding_cost"]), float(epsilon)):
+                                      float(plan.radius), float(out["rounding_cost"]), share_of):
         warnings.warn(note, stacklevel=3)
     out["dropped"], out["clipped"] = dropped, clipped
     return out
@@ -749,9 +762,9 @@ def _mean_bounds(bounds: Any, columns: Optional[Sequence[str]]) -> Tuple[List[Tu
     return pairs, (list(columns) if columns is not None else None)
 
 
-def _mean_provenance(command: str, space: str, center: Any, radius: Any, bounds: Any, epsilon: float,
-                     outside: str, columns: Optional[Sequence[str]], source: str) -> str:
-    """A mean's ledger entry, as the command line writes it."""
+def _mean_provenance(command: str, space: str, center: Any, radius: Any, bounds: Any, epsilon: Optional[float],
+                     outside: str, columns: Optional[Sequence[str]], source: str, mu: Optional[float] = None) -> str:
+    """A mean's ledger entry, as the command line writes it (``mu`` for the Gaussian, in place of ``epsilon``)."""
     if bounds is not None:
         pairs, named = _mean_bounds(bounds, None if isinstance(bounds, dict) else columns)
         if len(pairs) == 1:
@@ -763,14 +776,16 @@ def _mean_provenance(command: str, space: str, center: Any, radius: Any, bounds:
         c = center if isinstance(center, str) else ",".join(f"{float(v):g}" for v in np.ravel(center))
         ball = f"--center {c} --radius {radius}"
     cols = "" if not columns else f" --columns {','.join(columns)}"
-    return f"{command} {space} {ball} --epsilon {float(epsilon):g} --outside {outside}{cols}: {source}"
+    budget = f"--mechanism gaussian --mu {mu:g}" if mu is not None else f"--epsilon {float(epsilon or 0.0):g}"
+    return f"{command} {space} {ball} {budget} --outside {outside}{cols}: {source}"
 
 
 def _mean_result(out: Dict[str, Any], m: Any) -> MeanResult:
     return MeanResult(m, out["guarantee"], out["sensitivity"], out["sigma"], out["expected_error"],
                       out["conditioned"], out["n"], out["dropped"], out["clipped"], out["grid"], out["rounding_cost"],
                       out["noise_epsilon"], out.get("estimator", "frechet"), out.get("error_bound"), out.get("stable"),
-                      out.get("confidence"), out.get("degeneracy_probability"))
+                      out.get("confidence"), out.get("degeneracy_probability"), out.get("mechanism", "laplace"),
+                      out.get("mu"))
 
 
 def mean(
@@ -779,7 +794,10 @@ def mean(
     space: str,
     center: Any = None,
     radius: Union[float, str, None] = None,
-    epsilon: float,
+    epsilon: Optional[float] = None,
+    mechanism: str = "laplace",
+    mu: Optional[float] = None,
+    delta: Optional[float] = None,
     outside: str = "error",
     format: Optional[str] = None,
     columns: Optional[Sequence[str]] = None,
@@ -828,14 +846,29 @@ def mean(
     >>> res = mdp.mean(frames, space="so3", estimator="extrinsic", epsilon=1.0)   # a Rotation in, a Rotation out
     >>> res.mean, res.error_bound, res.stable
 
+    ``mechanism="gaussian"`` with ``mu=`` (so3, sphere:N, latlon, circle, timeofday) releases the same Fréchet
+    mean with Riemannian Gaussian noise (density ∝ exp(−d²/2σ²)) at the smallest σ whose certified μ is at most
+    ``mu``: μ-Gaussian DP, ``guarantee == {"notion": "gdp", "mu": mu}`` (``docs/riemannian_gaussian.md``). μ = 1
+    means telling two neighbouring data sets apart is as hard as telling N(0, 1) from N(1, 1); releases at μ₁,
+    μ₂, … compose to √(Σ μᵢ²). ``epsilon=`` with ``delta=`` instead of ``mu=`` gives the largest μ that is
+    (ε, δ)-DP (the exact GDP curve); ``epsilon=`` alone, ``conditioning=`` and ``estimator="extrinsic"`` are
+    refused with it, as ``mu=`` is with the Laplace. At the same privacy its error is about half the Laplace's.
+
+    >>> res = mdp.mean(latlon, space="latlon", center=[48.86, 2.34], radius="200km", mechanism="gaussian", mu=1.0)
+    >>> res.guarantee, res.sigma, res.expected_error     # {'notion': 'gdp', 'mu': 1.0}, radians
+    >>> mdp.mean(rot, space="so3", center="identity", radius="30deg", mechanism="gaussian", mu=0.5).mean  # Rotation
+
     ``seed`` (an integer) is for experiments only: it warns, and with ``ledger=`` it is refused.
     """
     space, format = args.text("space", space) or "", args.text("format", format)
     columns = args.names("columns", columns)
-    checked = args.number("epsilon", epsilon)
-    if checked is None:
-        raise TypeError("epsilon: give a number")
-    epsilon = checked
+    epsilon, delta, mu = args.number("epsilon", epsilon), args.number("delta", delta), args.number("mu", mu)
+    mechanism = args.text("mechanism", mechanism) or ""
+    # Which budget goes with which mechanism is the core's rule (the command line's too).
+    try:
+        noise = _native.MeanNoise(mechanism, epsilon, delta, mu, conditioning)
+    except ValueError as e:
+        raise BadInputError(str(e)) from None
     if estimator not in ("frechet", "extrinsic"):
         raise BadInputError(f"estimator={estimator!r}: use 'frechet' (a public ball) or 'extrinsic' (rows anywhere)")
     if estimator == "extrinsic":
@@ -861,24 +894,38 @@ def mean(
         width, format = cv.array_width(space, format, arr.shape)
         batch, cols, column_index, shape = cv.array_to_batch(arr, width), cv.names(width), True, arr.shape
     if estimator == "extrinsic":
-        out = _extrinsic_release(x, batch, space, epsilon, format, cols, columns, column_index, seed, ledger, dataset,
-                                 request_id, allow_unbudgeted)
+        if noise.epsilon is None:
+            raise BadInputError("mechanism='gaussian' goes with estimator='frechet' (a public ball): the extrinsic "
+                                "mean is pure ε-DP; give epsilon= without mechanism=, or drop estimator=")
+        out = _extrinsic_release(x, batch, space, noise.epsilon, format, cols, columns, column_index, seed, ledger,
+                                 dataset, request_id, allow_unbudgeted)
         return _mean_result(out, _mean_form(out["mean"], space, shape, rotation_in))
     plan, _ = _mean_plan(space, center, radius, outside, format, cols, metric, bounds)
+    try:
+        # A space without the mechanism's sampler is refused before the ledger is touched.
+        plan.check_noise(0, noise)
+    except ValueError as e:
+        raise BadInputError(f"mechanism={mechanism!r} on space={space!r}: {e}") from None
     charge = None
     if ledger is not None:
         assert dataset is not None
-        what = _mean_provenance("mean", space, center, radius, bounds, epsilon, outside, columns, _source(x))
-        charge = ledger._prepare(dataset, what, json.loads(plan.guarantee(float(epsilon))), request_id,
-                                 allow_unbudgeted)
+        what = _mean_provenance("mean", space, center, radius, bounds, noise.epsilon, outside, columns, _source(x),
+                                mu=noise.mu)
+        charge = ledger._prepare(dataset, what, json.loads(plan.guarantee_for(noise)), request_id, allow_unbudgeted)
     if outside != "drop":
-        # Refusals that depend only on the row count, the radius and epsilon come before the Karcher iteration.
+        # Refusals that depend only on the row count, the radius and the budget come before the Karcher iteration.
         try:
-            plan.check(batch.num_rows, float(epsilon), conditioning)
+            plan.check_noise(batch.num_rows, noise)
         except ValueError as e:
+            if noise.mu is not None:
+                raise BadInputError(
+                    f"{e}\nNothing was released (checked before computing the mean): no noise scale is certified for "
+                    f"mu={noise.mu:g} at {batch.num_rows} rows and radius={radius!r}: the certificate reaches μ of "
+                    "about 6, and σ = Δ/μ down to about 1e-5 rad; a smaller mu, a larger radius or a random "
+                    "subsample of the rows certifies") from None
             raise BadInputError(
                 f"{e}\nNothing was released (checked before computing the mean): {batch.num_rows} rows, "
-                f"radius={radius!r}, epsilon={float(epsilon):g}; the cost grows with the rows and shrinks as epsilon "
+                f"radius={radius!r}, epsilon={noise.epsilon:g}; the cost grows with the rows and shrinks as epsilon "
                 "or the radius grows") from None
     try:
         at, (_, used, dropped, clipped, problem, _, _) = plan.fit([batch])
@@ -886,7 +933,8 @@ def mean(
         raise BadInputError(str(e)) from None
     if problem is not None:
         cv.raise_rejected([problem], 0, column_index)
-    out = _release_mean(space, plan, at, (used, dropped, clipped), epsilon, conditioning, seed, charge)
+    out = _release_mean(space, plan, at, (used, dropped, clipped), noise.epsilon, conditioning, seed, charge,
+                        noise=noise)
     return _mean_result(out, _mean_form(out["mean"], space, shape, rotation_in))
 
 

@@ -54,7 +54,7 @@ pub use columns::{Decoded, PointColumns, Problem};
 pub use direction::DirectionColumns;
 pub use error::Error;
 pub use extrinsic::{ExtrinsicMeanRelease, ExtrinsicPass, ExtrinsicPlan};
-pub use mean::{MeanFit, MeanPass, MeanPlan, MeanRelease, MeanStep, SpdMetric};
+pub use mean::{MeanFit, MeanNoise, MeanPass, MeanPlan, MeanRelease, MeanStep, SpdMetric};
 pub use numbers::{NumberRows, number_codec, privatize_numbers};
 pub use real::RealColumns;
 pub use rotation::RotationColumns;

@@ -13,6 +13,7 @@ use crate::columns::{DECODE_CHUNK, Decoded, PointColumns, Problem};
 use crate::{DirectionColumns, Error, RotationColumns, SpdColumns};
 use arrow_array::{Array, ArrayRef, Float64Array, RecordBatch};
 use manifold_dp::Error as LibError;
+use manifold_dp::analysis::riemannian_gdp::gdp_mu_for_approx;
 use manifold_dp::manifold::ball::{Outside, Placed as PlacedRow, place};
 use manifold_dp::manifold::float_error::{PairwiseSum, sum_log_pairwise};
 use manifold_dp::manifold::sensitivity::check_radius;
@@ -20,7 +21,9 @@ use manifold_dp::manifold::{
     KarcherOptions, KarcherStep, KarcherStop, Manifold, So3, SpdAffine, SpdLogEuclidean, Sphere, StepLengths,
     karcher_newton_step, karcher_step, karcher_step_of_length,
 };
-use manifold_dp::mechanism::{Conditioning, LaplaceManifold, PrivateFrechetMean};
+use manifold_dp::mechanism::{
+    Conditioning, GaussianFrechetMean, GaussianManifold, LaplaceManifold, PrivateFrechetMean,
+};
 use manifold_dp::privacy::guarantee::Neighbouring;
 use manifold_dp::privacy::{Grid, Guarantee, StatedGuarantee};
 use manifold_dp::registry::Space;
@@ -50,6 +53,122 @@ impl std::str::FromStr for SpdMetric {
             "affine" => Ok(SpdMetric::Affine),
             "log-euclidean" => Ok(SpdMetric::LogEuclidean),
             _ => Err(LibError::NotApplicable(format!("SPD metric {s:?}: use affine or log-euclidean"))),
+        }
+    }
+}
+
+/// The noise a Fréchet mean is released with, and the budget it is calibrated to: one rule for every front end
+/// ([`MeanNoise::from_arguments`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MeanNoise {
+    /// The Riemannian Laplace at pure ε (the default), its draw conditioned on the ball or not.
+    Laplace {
+        /// The pure ε asked.
+        epsilon: f64,
+        /// Whether the draw is conditioned on the ball.
+        conditioning: Conditioning,
+    },
+    /// The Riemannian Gaussian at μ-GDP (spheres and SO(3); `docs/proofs/riemannian_gaussian.md`).
+    Gaussian {
+        /// The μ asked (given, or from (ε, δ) through the exact GDP curve).
+        mu: f64,
+    },
+}
+
+impl MeanNoise {
+    /// The noise from a front end's arguments: `mechanism` (`laplace`, the default, or `gaussian`), `epsilon`,
+    /// `delta`, `mu` and `conditioning` (`Conditioning::Auto` when not given). The Laplace takes `epsilon`
+    /// alone; the Gaussian takes `mu`, or `epsilon` with `delta`, converted to the largest μ whose GDP curve
+    /// is (ε, δ)-DP ([`gdp_mu_for_approx`]). A refusal names the arguments as `name` spells them
+    /// (`--mu` on the command line, `mu=` in Python), and says what to give instead.
+    pub fn from_arguments(
+        mechanism: Option<&str>,
+        epsilon: Option<f64>,
+        delta: Option<f64>,
+        mu: Option<f64>,
+        conditioning: Conditioning,
+        name: impl Fn(&str) -> String,
+    ) -> Result<Self, Error> {
+        let (m, e, d, u) = (name("mechanism"), name("epsilon"), name("delta"), name("mu"));
+        let positive = |arg: &str, v: f64| -> Result<f64, Error> {
+            if v.is_finite() && v > 0.0 {
+                Ok(v)
+            } else {
+                Err(not_applicable(&format!(
+                    "{} {}: must be a finite number > 0",
+                    name(arg),
+                    manifold_dp::privacy::guarantee::short(v)
+                )))
+            }
+        };
+        match mechanism.map(|s| s.trim().to_ascii_lowercase()).as_deref().unwrap_or("laplace") {
+            "laplace" => {
+                if mu.is_some() {
+                    return Err(not_applicable(&format!(
+                        "{u} goes with {m} gaussian (μ-GDP): the Laplace mean takes {e} E alone (pure ε-DP); give \
+                         {m} gaussian {u} M, or drop {u}"
+                    )));
+                }
+                if delta.is_some() {
+                    return Err(not_applicable(&format!(
+                        "{d} goes with {m} gaussian (calibrated from (ε, δ)): the Laplace mean is pure ε-DP and \
+                         takes {e} E alone; drop {d}, or give {m} gaussian"
+                    )));
+                }
+                let epsilon = epsilon.ok_or_else(|| {
+                    not_applicable(&format!(
+                        "give {e} E (pure ε-DP), or {m} gaussian with {u} M (μ-GDP) for the Gaussian mean"
+                    ))
+                })?;
+                Ok(MeanNoise::Laplace { epsilon: positive("epsilon", epsilon)?, conditioning })
+            }
+            "gaussian" => {
+                if conditioning != Conditioning::Auto {
+                    return Err(not_applicable(&format!(
+                        "{} conditions the Laplace draw: the Gaussian draw is never conditioned; drop it",
+                        name("conditioning")
+                    )));
+                }
+                match (mu, epsilon, delta) {
+                    (Some(mu), None, None) => Ok(MeanNoise::Gaussian { mu: positive("mu", mu)? }),
+                    (Some(_), _, _) => Err(not_applicable(&format!(
+                        "give the Gaussian mean one budget: {u} M, or {e} E with {d} D (converted to μ), not both"
+                    ))),
+                    (None, Some(epsilon), Some(delta)) => {
+                        let epsilon = positive("epsilon", epsilon)?;
+                        if !(delta > 0.0 && delta < 1.0) {
+                            return Err(not_applicable(&format!(
+                                "{d} {}: must lie in (0, 1)",
+                                manifold_dp::privacy::guarantee::short(delta)
+                            )));
+                        }
+                        let mu = gdp_mu_for_approx(epsilon, delta)
+                            .map_err(|err| not_applicable(&format!("{e} {epsilon} {d} {delta}: {err}")))?;
+                        Ok(MeanNoise::Gaussian { mu })
+                    }
+                    (None, Some(_), None) => Err(not_applicable(&format!(
+                        "{e} alone is a pure-DP budget, which the Gaussian mean cannot meet: give {u} M (μ-GDP), \
+                         or {e} E with {d} D (converted to μ through the exact GDP curve), or use {m} laplace"
+                    ))),
+                    (None, None, Some(_)) => {
+                        Err(not_applicable(&format!("{d} needs {e}: give {e} E with {d} D, or {u} M (μ-GDP)")))
+                    }
+                    (None, None, None) => Err(not_applicable(&format!(
+                        "{m} gaussian needs a budget: {u} M (μ-GDP), or {e} E with {d} D (converted to μ)"
+                    ))),
+                }
+            }
+            other => Err(not_applicable(&format!(
+                "{m} {other:?}: the Fréchet mean's mechanisms are laplace (pure ε-DP) and gaussian (μ-GDP)"
+            ))),
+        }
+    }
+
+    /// The guarantee's parameter for people and ledgers' records: `epsilon E` or `mu M`.
+    pub fn budget_text(&self) -> String {
+        match self {
+            MeanNoise::Laplace { epsilon, .. } => format!("epsilon {epsilon}"),
+            MeanNoise::Gaussian { mu } => format!("mu {mu}"),
         }
     }
 }
@@ -239,11 +358,12 @@ pub enum MeanStep {
 pub struct MeanRelease {
     /// The private mean in the table's form (rotation format, lat/lon degrees, angle, hours, matrix row by row).
     pub mean: Vec<f64>,
-    /// Pure ε-DP for data sets of n rows in the ball that differ in one row.
+    /// Pure ε-DP (the Laplace) or μ-GDP (the Gaussian) for data sets of n rows in the ball that differ in one
+    /// row.
     pub guarantee: Guarantee,
     /// Δ (Reimherr et al., Theorem 2, plus the Karcher tolerance term).
     pub sensitivity: f64,
-    /// The Laplace scale σ.
+    /// The noise scale σ (the Laplace's, or the Gaussian's standard deviation parameter).
     pub sigma: f64,
     /// E[ρ(release, exact mean)] (at the centre when conditioned).
     pub expected_error: f64,
@@ -258,8 +378,11 @@ pub struct MeanRelease {
     /// ε₀, twice when conditioned (on SPD unconditioned, plus what keeping the release in a wide public ball
     /// costs).
     pub rounding_cost: f64,
-    /// The ε′ the noise is calibrated at: the ε asked less the rounding cost (ε′ + cost ≤ ε, rounded up).
+    /// The ε′ the noise is calibrated at: the ε asked less the rounding cost (ε′ + cost ≤ ε, rounded up); NaN
+    /// for the Gaussian, whose budget is μ.
     pub noise_epsilon: f64,
+    /// The Gaussian's μ (the guarantee's), `None` for the Laplace.
+    pub mu: Option<f64>,
     /// With `outside = drop`: the guarantee with its neighbouring relation and what it does not protect
     /// (whether a row lies outside, and the in-ball count σ reveals); what front ends print then.
     pub stated: Option<StatedGuarantee>,
@@ -888,6 +1011,7 @@ impl MeanPlan {
                 grid: None,
                 rounding_cost: 0.0,
                 noise_epsilon: laplace.epsilon(),
+                mu: None,
             });
         }
         with_geometry!(&self.geometry, |m, c| {
@@ -916,7 +1040,95 @@ impl MeanPlan {
                 grid: mech.rounding().map(|r| r.grid()),
                 rounding_cost: mech.rounding_cost(),
                 noise_epsilon: mech.noise_epsilon(),
+                mu: None,
             })
+        })
+    }
+
+    /// The guarantee a release with `noise` states, and what a ledger is charged: [`MeanPlan::guarantee`] for the
+    /// Laplace, `{"notion": "gdp", "mu": μ}` for the Gaussian.
+    pub fn guarantee_for(&self, noise: &MeanNoise) -> Guarantee {
+        match *noise {
+            MeanNoise::Laplace { epsilon, .. } => self.guarantee(epsilon),
+            MeanNoise::Gaussian { mu } => Guarantee::Gdp { mu },
+        }
+    }
+
+    /// [`MeanPlan::check`] for either noise: whether a release over `n` rows can be planned, without any data
+    /// (for the Gaussian: the space is a sphere or SO(3), and a σ is certified for μ at n rows and the radius).
+    pub fn check_noise(&self, n: u64, noise: &MeanNoise) -> Result<(), Error> {
+        match *noise {
+            MeanNoise::Laplace { epsilon, conditioning } => self.check(n, epsilon, conditioning),
+            MeanNoise::Gaussian { mu } => {
+                self.gaussian_geometry()?;
+                if n > 0 {
+                    self.gaussian(n, mu)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// [`MeanPlan::release`] for either noise: the Gaussian draws once from the Riemannian Gaussian at the
+    /// σ certified for μ ([`GaussianFrechetMean::release_mean`]), rounded onto its public grid.
+    pub fn release_with<R: CryptoRng>(
+        &self,
+        mean: &[f64],
+        n: u64,
+        noise: &MeanNoise,
+        rng: &mut R,
+    ) -> Result<MeanRelease, Error> {
+        let mu = match *noise {
+            MeanNoise::Laplace { epsilon, conditioning } => return self.release(mean, n, epsilon, conditioning, rng),
+            MeanNoise::Gaussian { mu } => mu,
+        };
+        self.gaussian_geometry()?;
+        if n == 0 {
+            return Err(no_rows());
+        }
+        let domain =
+            format!("rows within {} (the public radius, in the space's distance unit) of the centre", self.radius);
+        let m = self.gaussian(n, mu)?;
+        let guarantee = m.guarantee();
+        Ok(MeanRelease {
+            mean: self.table_form(&m.release_at(mean, rng)?)?,
+            stated: self.stated_if_dropped(guarantee, n, domain),
+            guarantee,
+            sensitivity: m.sensitivity(),
+            sigma: m.sigma(),
+            expected_error: m.expected_error(),
+            conditioned: false,
+            n,
+            grid: Some(m.grid()),
+            rounding_cost: m.rounding_cost(),
+            noise_epsilon: f64::NAN,
+            mu: Some(mu),
+        })
+    }
+
+    /// Refuses a Gaussian mean on a space without the Riemannian Gaussian's sampler (SPD, the real line).
+    fn gaussian_geometry(&self) -> Result<(), Error> {
+        match self.geometry {
+            Geometry::So3 { .. } | Geometry::Sphere { .. } => Ok(()),
+            _ => Err(not_applicable(&format!(
+                "the Gaussian mean is on spheres (sphere:N, latlon, circle, timeofday) and so3, not {}: use the \
+                 Laplace mean (pure ε-DP) there",
+                self.space
+            ))),
+        }
+    }
+
+    /// The Gaussian release over `n` rows at `mu` on this plan's ball (σ certified for μ at Δ).
+    fn gaussian(&self, n: u64, mu: f64) -> Result<Box<dyn GaussianRelease>, Error> {
+        let n = usize::try_from(n).map_err(|_| not_applicable("too many rows"))?;
+        Ok(match &self.geometry {
+            Geometry::So3 { center, .. } => {
+                Box::new(GaussianFrechetMean::with_options(So3, *center, self.radius, n, mu, self.options)?)
+            }
+            Geometry::Sphere { m, center } => {
+                Box::new(GaussianFrechetMean::with_options(*m, center.clone(), self.radius, n, mu, self.options)?)
+            }
+            _ => return Err(not_applicable("the Gaussian mean is on spheres and so3 only")),
         })
     }
 
@@ -935,6 +1147,43 @@ impl MeanPlan {
                 coordinates.to_vec()
             }
         })
+    }
+}
+
+/// A Gaussian mean's release seen through coordinates, so one body serves SO(3) and the spheres.
+trait GaussianRelease {
+    fn release_at(&self, mean: &[f64], rng: &mut dyn rand::CryptoRng) -> Result<Vec<f64>, Error>;
+    fn guarantee(&self) -> Guarantee;
+    fn sensitivity(&self) -> f64;
+    fn sigma(&self) -> f64;
+    fn expected_error(&self) -> f64;
+    fn grid(&self) -> Grid;
+    /// The rounding's ε₀, inside the certified μ.
+    fn rounding_cost(&self) -> f64;
+}
+
+impl<M: GaussianManifold + Coordinates> GaussianRelease for GaussianFrechetMean<M> {
+    fn release_at(&self, mean: &[f64], rng: &mut dyn rand::CryptoRng) -> Result<Vec<f64>, Error> {
+        let m = self.manifold();
+        Ok(m.coordinates(&self.release_mean(&m.point_at(mean)?, rng)))
+    }
+    fn guarantee(&self) -> Guarantee {
+        GaussianFrechetMean::guarantee(self)
+    }
+    fn sensitivity(&self) -> f64 {
+        GaussianFrechetMean::sensitivity(self)
+    }
+    fn sigma(&self) -> f64 {
+        GaussianFrechetMean::sigma(self)
+    }
+    fn expected_error(&self) -> f64 {
+        GaussianFrechetMean::expected_error(self)
+    }
+    fn grid(&self) -> Grid {
+        self.rounding().grid()
+    }
+    fn rounding_cost(&self) -> f64 {
+        self.certificate().additive_epsilon
     }
 }
 
@@ -1361,6 +1610,70 @@ mod tests {
             let m = p.release(&fit.mean, 2, eps, Conditioning::Auto, &mut rng).unwrap().mean;
             assert!((m[0] - 2.0).abs() < 1e-2 && (m[1] - 0.5).abs() < 1e-2 && (m[3] - 1.0).abs() < 1e-2, "{m:?}");
         }
+    }
+
+    /// The Gaussian mean: planned, checked and released through the same plan as the Laplace, with a μ-GDP
+    /// guarantee on spheres and SO(3) and refusals that name the arguments as the front end spells them.
+    #[test]
+    fn gaussian_means_on_spheres_and_so3() {
+        let flag = |a: &str| format!("--{a}");
+        let parse = |m: Option<&str>, e, d, u| MeanNoise::from_arguments(m, e, d, u, Conditioning::Auto, flag);
+        let noise = parse(Some("gaussian"), None, None, Some(1.0)).unwrap();
+        assert_eq!(noise, MeanNoise::Gaussian { mu: 1.0 });
+        // From (ε, δ): the largest μ whose curve is (ε, δ)-DP.
+        let MeanNoise::Gaussian { mu } = parse(Some("gaussian"), Some(1.0), Some(1e-5), None).unwrap() else {
+            panic!()
+        };
+        assert!(mu > 0.2 && mu < 0.3, "{mu}");
+        for (m, e, d, u, needle) in [
+            (None, None, None, Some(1.0), "--mu goes with --mechanism gaussian"),
+            (Some("gaussian"), Some(1.0), None, None, "--epsilon alone"),
+            (Some("gaussian"), None, None, None, "--mechanism gaussian needs a budget: --mu M"),
+            (Some("gaussian"), Some(1.0), Some(1e-5), Some(1.0), "not both"),
+            (Some("gaussian"), None, None, Some(-1.0), "--mu -1: must be"),
+            (None, Some(1.0), Some(1e-5), None, "--delta goes with"),
+            (Some("cauchy"), Some(1.0), None, None, "laplace (pure ε-DP) and gaussian"),
+        ] {
+            let err = parse(m, e, d, u).unwrap_err().to_string();
+            assert!(err.contains(needle), "{err}");
+        }
+        let keyword = |a: &str| format!("{a}=");
+        let err = MeanNoise::from_arguments(None, Some(1.0), None, Some(1.0), Conditioning::Auto, keyword)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("mu= goes with mechanism= gaussian"), "{err}");
+        let err = MeanNoise::from_arguments(Some("gaussian"), None, None, Some(1.0), Conditioning::Ball, flag)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--conditioning"), "{err}");
+
+        let mut rng = seeded_rng_for_experiments(8);
+        let b = batch(&[("lat", vec![44.5, 45.0, 45.5, 45.0]), ("lon", vec![10.0, 9.5, 10.0, 10.5])]);
+        let r = Space::LatLon.parse_distance("300km").unwrap();
+        let p = MeanPlan::new(Space::LatLon, None, None, Some(&[45.0, 10.0]), r, Outside::Error, SpdMetric::Affine)
+            .unwrap();
+        let big = MeanNoise::Gaussian { mu: 5.0 };
+        p.check_noise(4, &big).unwrap();
+        let fit = p.fit(std::slice::from_ref(&b)).unwrap();
+        let out = p.release_with(&fit.mean, 4, &big, &mut rng).unwrap();
+        assert_eq!((out.guarantee, out.mu, out.conditioned), (Guarantee::Gdp { mu: 5.0 }, Some(5.0), false));
+        assert_eq!(p.guarantee_for(&big), out.guarantee);
+        assert!((out.mean[0] - 45.0).abs() < 2.0 && (out.mean[1] - 10.0).abs() < 2.0, "{:?}", out.mean);
+        assert!(out.sigma >= out.sensitivity / 5.0 && out.grid.is_some() && out.rounding_cost > 0.0);
+        // σ ≈ Δ/μ: E[d] ≈ σ√(π/2) on S².
+        let ratio = out.expected_error / (out.sigma * (std::f64::consts::PI / 2.0).sqrt());
+        assert!((ratio - 1.0).abs() < 0.01, "{ratio}");
+        // SO(3), in quat-xyzw.
+        let b = batch(&[("x", vec![0.0, 0.1]), ("y", vec![0.0; 2]), ("z", vec![0.0; 2]), ("w", vec![1.0, 0.995])]);
+        let p =
+            MeanPlan::new(Space::So3, Some("quat-xyzw"), None, None, 1.0, Outside::Error, SpdMetric::Affine).unwrap();
+        let fit = p.fit(std::slice::from_ref(&b)).unwrap();
+        let q = p.release_with(&fit.mean, 2, &big, &mut rng).unwrap();
+        assert!(q.mean[3] > 0.9, "{:?}", q.mean);
+        // Not on SPD; refused before any pass.
+        let p = MeanPlan::new(Space::Spd(2), None, None, None, 2.0, Outside::Error, SpdMetric::Affine).unwrap();
+        let err = p.check_noise(2, &big).unwrap_err().to_string();
+        assert!(err.contains("the Gaussian mean is on spheres"), "{err}");
     }
 
     #[test]

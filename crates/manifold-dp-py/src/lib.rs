@@ -429,6 +429,83 @@ fn conditioning(name: &str) -> PyResult<Conditioning> {
     }
 }
 
+/// The noise and budget of a Fréchet mean (the core's rule, [`manifold_dp_arrow::MeanNoise::from_arguments`]):
+/// `mechanism` "laplace" (pure ε-DP, `epsilon`) or "gaussian" (μ-GDP, `mu`, or `epsilon` with `delta`). A
+/// refusal names the keyword arguments (`mu=`).
+#[pyclass(frozen, module = "manifold_dp._native")]
+struct MeanNoise {
+    inner: manifold_dp_arrow::MeanNoise,
+}
+
+#[pymethods]
+impl MeanNoise {
+    #[new]
+    #[pyo3(signature = (mechanism=None, epsilon=None, delta=None, mu=None, conditioning="auto"))]
+    fn new(
+        mechanism: Option<&str>,
+        epsilon: Option<f64>,
+        delta: Option<f64>,
+        mu: Option<f64>,
+        conditioning: &str,
+    ) -> PyResult<Self> {
+        let conditioning = self::conditioning(conditioning)?;
+        manifold_dp_arrow::MeanNoise::from_arguments(mechanism, epsilon, delta, mu, conditioning, |a| format!("{a}="))
+            .map(|inner| MeanNoise { inner })
+            .map_err(bad)
+    }
+
+    /// "laplace" or "gaussian".
+    #[getter]
+    fn mechanism(&self) -> &'static str {
+        match self.inner {
+            manifold_dp_arrow::MeanNoise::Laplace { .. } => "laplace",
+            manifold_dp_arrow::MeanNoise::Gaussian { .. } => "gaussian",
+        }
+    }
+
+    /// The Laplace's ε (None for the Gaussian).
+    #[getter]
+    fn epsilon(&self) -> Option<f64> {
+        match self.inner {
+            manifold_dp_arrow::MeanNoise::Laplace { epsilon, .. } => Some(epsilon),
+            manifold_dp_arrow::MeanNoise::Gaussian { .. } => None,
+        }
+    }
+
+    /// The Gaussian's μ (None for the Laplace).
+    #[getter]
+    fn mu(&self) -> Option<f64> {
+        match self.inner {
+            manifold_dp_arrow::MeanNoise::Gaussian { mu } => Some(mu),
+            manifold_dp_arrow::MeanNoise::Laplace { .. } => None,
+        }
+    }
+}
+
+/// A released mean as JSON: `mean`, `guarantee` (stated with what it does not protect under outside="drop"),
+/// `sensitivity`, `sigma`, `expected_error`, `conditioned`, `n`, `grid`, `rounding_cost`, `noise_epsilon` (None
+/// for the Gaussian) and `mu` (None for the Laplace).
+fn release_json(out: &manifold_dp_arrow::MeanRelease) -> String {
+    serde_json::json!({
+        "mean": out.mean,
+        "guarantee": match &out.stated {
+            Some(stated) => serde_json::json!(stated),
+            None => serde_json::json!(out.guarantee),
+        },
+        "sensitivity": out.sensitivity,
+        "sigma": out.sigma,
+        "expected_error": out.expected_error,
+        "conditioned": out.conditioned,
+        "n": out.n,
+        "grid": out.grid,
+        "rounding_cost": out.rounding_cost,
+        "noise_epsilon": out.mu.is_none().then_some(out.noise_epsilon),
+        "mu": out.mu,
+        "mechanism": if out.mu.is_some() { "gaussian" } else { "laplace" },
+    })
+    .to_string()
+}
+
 /// A private Fréchet mean over Arrow batches, in passes (one Karcher step per pass) that Spark executors can
 /// share: `start`, then `run_pass` on each part of the data, `merge`, `step` until converged, and `release`.
 #[pyclass(frozen, module = "manifold_dp._native")]
@@ -557,23 +634,43 @@ impl MeanPlan {
             }
             e => bad(e),
         })?;
-        Ok(serde_json::json!({
-            "mean": out.mean,
-            // With outside="drop", the guarantee says what it does not protect.
-            "guarantee": match &out.stated {
-                Some(stated) => serde_json::json!(stated),
-                None => serde_json::json!(out.guarantee),
-            },
-            "sensitivity": out.sensitivity,
-            "sigma": out.sigma,
-            "expected_error": out.expected_error,
-            "conditioned": out.conditioned,
-            "n": out.n,
-            "grid": out.grid,
-            "rounding_cost": out.rounding_cost,
-            "noise_epsilon": out.noise_epsilon,
-        })
-        .to_string())
+        Ok(release_json(&out))
+    }
+
+    /// The guarantee a release with `noise` states, as JSON (what a ledger is charged).
+    fn guarantee_for(&self, noise: &MeanNoise) -> PyResult<String> {
+        serde_json::to_string(&self.inner.guarantee_for(&noise.inner)).map_err(bad)
+    }
+
+    /// `check` for either noise: refuses, before the Karcher iteration, a release over `n` rows that its
+    /// parameters alone rule out (for the Gaussian: a space without its sampler, or no σ certified for μ).
+    fn check_noise(&self, n: u64, noise: &MeanNoise) -> PyResult<()> {
+        self.inner.check_noise(n, &noise.inner).map_err(bad)
+    }
+
+    /// `release` for either noise: draws once at the converged `mean` of `n` rows; JSON as `release`'s, with
+    /// `mu` and `mechanism`.
+    #[pyo3(signature = (mean, n, noise, seed=None))]
+    fn release_with(
+        &self,
+        py: Python<'_>,
+        mean: Vec<f64>,
+        n: u64,
+        noise: &MeanNoise,
+        seed: Option<u64>,
+    ) -> PyResult<String> {
+        let mut rng = match seed {
+            Some(s) => seeded_rng_for_experiments(s),
+            None => os_rng().map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
+        };
+        let noise = noise.inner;
+        let out = py.detach(|| self.inner.release_with(&mean, n, &noise, &mut rng)).map_err(|e| match e {
+            manifold_dp_arrow::Error::Library(e @ manifold_dp::Error::Unrepresentable(_)) => {
+                DrawUnrepresentable::new_err(e.to_string())
+            }
+            e => bad(e),
+        })?;
+        Ok(release_json(&out))
     }
 
     /// Refuses, before any data is read, a release over `n` rows at `epsilon` that its parameters alone rule
@@ -801,6 +898,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The one version: the workspace's Cargo.toml (pyproject.toml takes it from there too, `dynamic`).
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<MeanPlan>()?;
+    m.add_class::<MeanNoise>()?;
     m.add_function(wrap_pyfunction!(parse_distance, m)?)?;
     m.add_function(wrap_pyfunction!(mean_warnings, m)?)?;
     m.add_function(wrap_pyfunction!(extrinsic_mean, m)?)?;

@@ -135,9 +135,26 @@ pub struct MeanArgs {
     /// data; with --radius and --center unused (give any, e.g. 0).
     #[arg(long, value_parser = parse_mean_bounds, allow_hyphen_values = true)]
     pub bounds: Option<MeanBounds>,
-    /// Pure differential privacy budget for the whole data set (neighbouring data sets differ in one row).
+    /// The noise: laplace (the default: Riemannian Laplace, pure ε-DP, --epsilon E) or gaussian (Riemannian
+    /// Gaussian, μ-Gaussian DP, --mu M; on so3, sphere:N, latlon, circle and timeofday, --estimator frechet).
+    /// μ-GDP composes as √(Σμ²) and is (ε, δ)-DP for every ε with δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2);
+    /// at the same privacy the Gaussian's error is about half the Laplace's on S². Example:
+    /// `mean --space latlon --center 48.86,2.34 --radius 200km --mechanism gaussian --mu 1 --input checkins.csv`
+    /// (see docs/riemannian_gaussian.md).
+    #[arg(long)]
+    pub mechanism: Option<String>,
+    /// Pure differential privacy budget for the whole data set (neighbouring data sets differ in one row). With
+    /// --mechanism gaussian only together with --delta: the release is then μ-GDP at the largest μ whose
+    /// Gaussian trade-off curve is (ε, δ)-DP (the exact GDP curve, not the classical σ = Δ√(2 ln(1.25/δ))/ε).
     #[arg(long, allow_hyphen_values = true)]
-    pub epsilon: f64,
+    pub epsilon: Option<f64>,
+    /// With --mechanism gaussian and --epsilon: the δ of an (ε, δ) budget, converted to μ (see --epsilon).
+    #[arg(long, allow_hyphen_values = true)]
+    pub delta: Option<f64>,
+    /// With --mechanism gaussian: the μ of μ-Gaussian DP (GDP) for the whole data set, e.g. 1 (distinguishing
+    /// two neighbouring data sets is as hard as telling N(0, 1) from N(μ, 1)); certified up to about μ = 6.
+    #[arg(long, allow_hyphen_values = true)]
+    pub mu: Option<f64>,
     /// Input CSV or Parquet file.
     #[arg(long)]
     pub input: String,

@@ -16,7 +16,7 @@ use manifold_dp::privacy::guarantee::short;
 use manifold_dp::registry::Space;
 use manifold_dp::sample::rng::{os_rng, seeded_rng_for_experiments};
 use manifold_dp::space::representation::Representation;
-use manifold_dp_arrow::{ExtrinsicPlan, MeanPlan, SpdMetric};
+use manifold_dp_arrow::{ExtrinsicPlan, MeanNoise, MeanPlan, SpdMetric};
 use serde_json::json;
 
 pub(crate) fn numbers(s: &str, what: &str) -> Result<Vec<f64>, BadInput> {
@@ -155,12 +155,33 @@ pub fn run(args: MeanArgs) -> Result<()> {
     let space: Space = args.space.parse().map_err(BadInput::from)?;
     let radius_text = args.radius.as_deref().unwrap_or_default();
     let center_text = args.center.as_deref().unwrap_or_default();
-    if !(args.epsilon.is_finite() && args.epsilon > 0.0) {
-        return Err(BadInput(format!("--epsilon {}: must be a finite number > 0", short(args.epsilon))).into());
-    }
+    let conditioning = match args.conditioning {
+        ConditioningArg::Auto => Conditioning::Auto,
+        ConditioningArg::None => Conditioning::Unconditioned,
+        ConditioningArg::Ball => Conditioning::Ball,
+    };
+    // Which budget goes with which mechanism is the core's rule (Python's too); it speaks in flags here.
+    let noise =
+        MeanNoise::from_arguments(args.mechanism.as_deref(), args.epsilon, args.delta, args.mu, conditioning, |a| {
+            format!("--{a}")
+        })
+        .map_err(|e| BadInput(e.to_string()))?;
     if args.estimator == EstimatorArg::Extrinsic {
-        return run_extrinsic(args, space);
+        return match noise {
+            MeanNoise::Laplace { epsilon, .. } => run_extrinsic(args, space, epsilon),
+            MeanNoise::Gaussian { .. } => Err(BadInput(
+                "--mechanism gaussian goes with --estimator frechet (a public ball): the extrinsic mean is pure \
+                 ε-DP; give --epsilon E without --mechanism, or drop --estimator extrinsic"
+                    .into(),
+            )
+            .into()),
+        };
     }
+    // The Laplace's ε, or the Gaussian's μ: what messages and the ledger's record say was asked.
+    let (epsilon, budget_flags) = match noise {
+        MeanNoise::Laplace { epsilon, .. } => (Some(epsilon), format!("--epsilon {epsilon}")),
+        MeanNoise::Gaussian { mu } => (None, format!("--mechanism gaussian --mu {mu}")),
+    };
     if (args.center.is_none() || args.radius.is_none()) && args.bounds.is_none() {
         return Err(BadInput(
             "give --center and --radius (the public ball every row lies in) for the Fréchet mean, or --estimator \
@@ -169,11 +190,6 @@ pub fn run(args: MeanArgs) -> Result<()> {
         )
         .into());
     }
-    let conditioning = match args.conditioning {
-        ConditioningArg::Auto => Conditioning::Auto,
-        ConditioningArg::None => Conditioning::Unconditioned,
-        ConditioningArg::Ball => Conditioning::Ball,
-    };
     let outside = match args.outside {
         OutsideArg::Error => Outside::Error,
         OutsideArg::Drop => Outside::Drop,
@@ -244,6 +260,8 @@ pub fn run(args: MeanArgs) -> Result<()> {
         }
         e => BadInput(format!("--center {center_text}: {e}")),
     })?;
+    // A mechanism the space has no sampler for is refused before the ledger or the file is touched.
+    plan.check_noise(0, &noise).map_err(|e| BadInput(format!("--mechanism gaussian on --space {space}: {e}")))?;
     // With --ledger, a release over the data set's budget is refused before the file is read.
     let charge = crate::commands::ledger::Charge::prepare(
         &args.ledger,
@@ -254,12 +272,9 @@ pub fn run(args: MeanArgs) -> Result<()> {
                 None => format!("--center {center_text} --radius {radius_text}"),
             };
             let columns = args.columns.as_ref().map(|c| format!(" --columns {}", c.join(","))).unwrap_or_default();
-            format!(
-                "mean {} {ball} --epsilon {} --outside {outside}{columns}: {}",
-                args.space, args.epsilon, args.input
-            )
+            format!("mean {} {ball} {budget_flags} --outside {outside}{columns}: {}", args.space, args.input)
         },
-        &[plan.guarantee(args.epsilon)],
+        &[plan.guarantee_for(&noise)],
     )?;
     let names = column_names(space, &args)?;
     let (batches, rows) = read_all(TableReader::open(path, in_fmt, args.delimiter, false)?, path)?;
@@ -267,16 +282,26 @@ pub fn run(args: MeanArgs) -> Result<()> {
     // --outside drop the count is known only after the pass; the release checks again).
     if outside != Outside::Drop {
         let total: u64 = batches.iter().map(|b| b.num_rows() as u64).sum();
-        if let Err(e) = plan.check(total, args.epsilon, conditioning) {
-            return Err(match e {
-                manifold_dp_arrow::Error::Library(e @ LibError::NumericalLimit(_)) => BadInput(format!(
-                    "{e}\nNothing was released (checked before computing the mean): {total} rows, --radius \
-                     {radius_text}, --epsilon {}; the cost grows with the rows and shrinks as --epsilon or --radius \
-                     grows",
-                    args.epsilon
-                ))
-                .into(),
-                e => plan_error(path, e),
+        if let Err(e) = plan.check_noise(total, &noise) {
+            return Err(match (e, noise) {
+                (manifold_dp_arrow::Error::Library(e @ LibError::NumericalLimit(_)), MeanNoise::Laplace { .. }) => {
+                    BadInput(format!(
+                        "{e}\nNothing was released (checked before computing the mean): {total} rows, --radius \
+                         {radius_text}, {budget_flags}; the cost grows with the rows and shrinks as --epsilon or \
+                         --radius grows"
+                    ))
+                    .into()
+                }
+                (manifold_dp_arrow::Error::Library(e @ LibError::NumericalLimit(_)), MeanNoise::Gaussian { mu }) => {
+                    BadInput(format!(
+                        "{e}\nNothing was released (checked before computing the mean): no noise scale is certified \
+                         for --mu {mu} at {total} rows and --radius {radius_text}: the certificate reaches μ of about \
+                         6, and σ = Δ/μ down to about 1e-5 rad (below it the rounding's cost grows past what μ \
+                         allows); a smaller --mu, a larger --radius or a random subsample of the rows certifies"
+                    ))
+                    .into()
+                }
+                (e, _) => plan_error(path, e),
             });
         }
     }
@@ -306,13 +331,13 @@ pub fn run(args: MeanArgs) -> Result<()> {
         return Err(bad_row(&at, problem));
     }
     let mut rng = release_rng(args.seed)?;
-    let released = match plan.release(&fit.mean, fit.pass.used, args.epsilon, conditioning, &mut rng) {
+    let released = match plan.release_with(&fit.mean, fit.pass.used, &noise, &mut rng) {
         Ok(r) => r,
         Err(manifold_dp_arrow::Error::Library(e @ LibError::Unrepresentable(_))) => {
             // The refusal is a function of the noise draw, so it costs what a release costs: charge it, or a
             // retry would be a silent redraw.
             if let Some(c) = charge.as_ref() {
-                c.record(&[plan.guarantee(args.epsilon)], false)?;
+                c.record(&[plan.guarantee_for(&noise)], false)?;
             }
             return Err(e.into());
         }
@@ -334,7 +359,8 @@ pub fn run(args: MeanArgs) -> Result<()> {
         expected_error: released.expected_error,
         radius,
         rounding_cost: released.rounding_cost,
-        epsilon: args.epsilon,
+        // The rounding-cost warning measures a share of ε; the Gaussian's cost is inside its certified μ.
+        epsilon: epsilon.unwrap_or(f64::INFINITY),
     };
     for warning in manifold_dp::notes::mean_warnings(&facts) {
         eprintln!("warning: {warning}");
@@ -352,7 +378,9 @@ pub fn run(args: MeanArgs) -> Result<()> {
             "columns": names,
             "n": n,
             "mean": released.mean,
-            "epsilon": args.epsilon,
+            "epsilon": epsilon,
+            "mechanism": if released.mu.is_some() { "gaussian" } else { "laplace" },
+            "mu": released.mu,
             // With --outside drop, the guarantee says what it does not protect.
             "guarantee": match &released.stated {
                 Some(stated) => json!(stated),
@@ -370,7 +398,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
             "randomness": randomness,
             "grid": released.grid,
             "rounding_cost": released.rounding_cost,
-            "noise_epsilon": released.noise_epsilon,
+            "noise_epsilon": epsilon.map(|_| released.noise_epsilon),
         });
         if angular {
             // Distances also in the unit people think in on the space: deg, km on latlon, h on timeofday.
@@ -425,7 +453,25 @@ pub fn run(args: MeanArgs) -> Result<()> {
             dist(released.sensitivity)
         );
     }
-    let how = match (released.conditioned, released.noise_epsilon < args.epsilon) {
+    if let Some(mu) = released.mu {
+        outln!(
+            "Noise: Riemannian Gaussian (density ∝ exp(−d²/2σ²)), σ = {} (the smallest whose certified μ, rounding \
+             included, is at most {mu}; Δ/μ = {}).",
+            dist(released.sigma),
+            dist(released.sensitivity / mu)
+        );
+        outln!("Expected error: {} between the release and the exact mean.", dist(released.expected_error));
+        if let Some(grid) = released.grid {
+            outln!(
+                "Rounding: float-safe, on the {grid}; its cost {} is inside the certified μ.",
+                short(released.rounding_cost)
+            );
+        }
+        outln!("Randomness: {randomness}.");
+        return Ok(());
+    }
+    let epsilon = epsilon.unwrap_or(f64::NAN);
+    let how = match (released.conditioned, released.noise_epsilon < epsilon) {
         (true, false) => "σ = 2Δ/ε, conditioned on the ball (the release lies within the radius of the centre)".into(),
         (false, false) => "σ = Δ/ε, unconditioned".to_string(),
         (true, true) => format!(
@@ -456,7 +502,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
 }
 
 /// `mean --estimator extrinsic`: the mean of the embedded rows with ℓ₂ K-norm noise, projected back; no ball.
-fn run_extrinsic(args: MeanArgs, space: Space) -> Result<()> {
+fn run_extrinsic(args: MeanArgs, space: Space, epsilon: f64) -> Result<()> {
     // Options of the Fréchet mean would be silently meaningless here: refused, so nobody believes a ball or a
     // clipping rule was applied.
     let unused = [
@@ -485,8 +531,8 @@ fn run_extrinsic(args: MeanArgs, space: Space) -> Result<()> {
     let in_fmt = FileFormat::resolve(args.input_format, &args.input, "--input-format")?;
     let path = args.input.as_str();
     let columns = args.columns.as_ref().map(|c| format!(" --columns {}", c.join(","))).unwrap_or_default();
-    let what = format!("mean {} --estimator extrinsic --epsilon {}{columns}: {}", args.space, args.epsilon, args.input);
-    let asked = manifold_dp::privacy::Guarantee::pure(args.epsilon);
+    let what = format!("mean {} --estimator extrinsic --epsilon {}{columns}: {}", args.space, epsilon, args.input);
+    let asked = manifold_dp::privacy::Guarantee::pure(epsilon);
     let charge = crate::commands::ledger::Charge::prepare(&args.ledger, &args.input, what, &[asked])?;
     let names = column_names(space, &args)?;
     let (batches, rows) = read_all(TableReader::open(path, in_fmt, args.delimiter, false)?, path)?;
@@ -496,7 +542,7 @@ fn run_extrinsic(args: MeanArgs, space: Space) -> Result<()> {
         return Err(bad_row(&at, problem));
     }
     let mut rng = release_rng(args.seed)?;
-    let released = plan.release(fit.sum.as_ref(), args.epsilon, &mut rng).map_err(|e| plan_error(path, e))?;
+    let released = plan.release(fit.sum.as_ref(), epsilon, &mut rng).map_err(|e| plan_error(path, e))?;
     if let Some(c) = charge.as_ref() {
         c.record(std::slice::from_ref(&released.guarantee), false)?;
     }
@@ -515,7 +561,7 @@ fn run_extrinsic(args: MeanArgs, space: Space) -> Result<()> {
             "columns": names,
             "n": n,
             "mean": released.mean,
-            "epsilon": args.epsilon,
+            "epsilon": epsilon,
             "guarantee": released.stated,
             "sensitivity": released.sensitivity,
             "sigma": released.sigma,
@@ -557,7 +603,7 @@ fn run_extrinsic(args: MeanArgs, space: Space) -> Result<()> {
          error bound).",
         short(released.sensitivity)
     );
-    let how = if released.noise_epsilon < args.epsilon {
+    let how = if released.noise_epsilon < epsilon {
         format!(
             "σ = Δ/ε′ with ε′ = {} (ε less the rounding cost)",
             manifold_dp::privacy::guarantee::short_down(released.noise_epsilon)

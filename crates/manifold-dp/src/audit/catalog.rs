@@ -113,6 +113,9 @@ pub const DEFAULT_GG_ORDER: u32 = 3;
 /// The mechanisms that take `delta` (an (ε, δ) claim).
 const APPROX_DP_NAMES: [&str; 3] = ["gaussian", "generalized-gaussian", "control:gaussian-half-sigma"];
 
+/// The mechanisms of spheres that take `delta`: the Gaussian Fréchet mean's noise, audited as an (ε, δ) claim.
+const SPHERE_APPROX_DP_NAMES: [&str; 2] = ["riemannian-gaussian-mean", "control:gaussian-mean-half-sigma"];
+
 /// The mechanisms that can be audited on `space` (controls included, as `control:NAME`; any of `laplace`,
 /// `bingham`, `vmf`, `purkayastha` can also be audited miscalibrated as `control:NAME-xC`, claimed at ε and
 /// sampled at C·ε).
@@ -132,6 +135,7 @@ pub fn mechanism_names(space: AuditSpace) -> Vec<&'static str> {
             let mut v =
                 vec!["vmf", "purkayastha", "planar-laplace", "uniform", "riemannian-laplace", "control:vmf-2eps"];
             v.push("control:unsnapped");
+            v.extend(SPHERE_APPROX_DP_NAMES);
             if dim == 2 {
                 v.insert(2, "wrapped-laplace");
             }
@@ -224,11 +228,14 @@ pub fn build(request: &AuditRequest) -> Fallible<Box<dyn Auditable>> {
     if request.concentration.is_some() && request.mechanism != "bingham" {
         return Err(Error::NotApplicable("a concentration applies to the bingham mechanism only".into()));
     }
-    let approx = request.space == AuditSpace::Real && APPROX_DP_NAMES.contains(&request.mechanism.as_str());
+    let approx = (request.space == AuditSpace::Real && APPROX_DP_NAMES.contains(&request.mechanism.as_str()))
+        || (matches!(request.space, AuditSpace::Sphere { .. })
+            && SPHERE_APPROX_DP_NAMES.contains(&request.mechanism.as_str()));
     if request.delta.is_some() && !approx {
         return Err(Error::NotApplicable(format!(
-            "a delta applies to {} on the real line only",
-            APPROX_DP_NAMES.join(", ")
+            "a delta applies to {} on the real line and {} on spheres only",
+            APPROX_DP_NAMES.join(", "),
+            SPHERE_APPROX_DP_NAMES.join(", ")
         )));
     }
     if request.order.is_some() && !(request.space == AuditSpace::Real && request.mechanism == "generalized-gaussian") {
@@ -724,11 +731,112 @@ where
     target(mechanism, label, epsilon, g.to_string(), pairs, reference)
 }
 
+/// The Riemannian Gaussian Fréchet mean's noise on S^{dim−1} (the release of
+/// [`crate::mechanism::GaussianFrechetMean`] at a footpoint: the exact draw at σ, rounded onto its grid),
+/// claiming an (ε, δ) pair its μ-GDP certificate implies. The auditor tests (ε, δ) claims, not trade-off curves,
+/// so the μ-GDP guarantee is audited through one point of its curve, ε = the GDP curve's ε at δ.
+#[derive(Debug, Clone)]
+pub struct GaussianMeanNoise {
+    sphere: Sphere,
+    noise: crate::sample::riemannian_gaussian::GaussianNoise,
+    rounding: crate::privacy::float_safety::Rounding,
+    claim: Guarantee,
+}
+
+impl GaussianMeanNoise {
+    /// The noise at `sigma` on S^{dim−1}, with the grid the mean's release uses at that σ, claiming `claim`.
+    pub fn new(dim: usize, sigma: f64, claim: Guarantee) -> Fallible<Self> {
+        use crate::mechanism::GaussianManifold;
+        let sphere = Sphere::new(dim)?;
+        let noise = crate::sample::riemannian_gaussian::GaussianNoise::new(sphere.gaussian_space(), sigma)?;
+        let rounding = sphere.gaussian_rounding(&noise);
+        Ok(GaussianMeanNoise { sphere, noise, rounding, claim })
+    }
+
+    /// σ.
+    pub fn sigma(&self) -> f64 {
+        self.noise.sigma()
+    }
+}
+
+impl Mechanism for GaussianMeanNoise {
+    type Point = DVector<f64>;
+
+    /// The (ε, δ) the certified μ implies, for neighbouring footpoints (at most Δ apart).
+    fn guarantee(&self) -> Guarantee {
+        self.claim
+    }
+
+    fn privatize_unprotected<R: rand::CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+        self.noise.sample_around(x, rng)
+    }
+
+    fn snap(&self, z: &mut DVector<f64>) {
+        use crate::mechanism::LaplaceManifold;
+        self.sphere.snap_point(&self.rounding, z);
+    }
+
+    /// −d(z, x)²/(2σ²), w.r.t. the Riemannian volume.
+    fn log_density(&self, z: &DVector<f64>, x: &DVector<f64>) -> f64 {
+        let u = surface_distance(z, x) / self.noise.sigma();
+        -0.5 * u * u
+    }
+
+    fn name(&self) -> &'static str {
+        "riemannian-gaussian-mean"
+    }
+}
+
+/// `riemannian-gaussian-mean` (and its control with σ halved) on S^{dim−1}: the Gaussian mean of Jiang et al.'s
+/// setting (n = 10 points in a ball of radius π/8) at the largest μ that is (ε, δ)-DP, audited at that (ε, δ)
+/// on footpoints at most its Δ apart.
+fn build_gaussian_mean(request: &AuditRequest, dim: usize, name: &str, label: String) -> Fallible<Box<dyn Auditable>> {
+    let eps = need_epsilon(request)?;
+    crate::error::check_positive("epsilon", eps)?;
+    let delta = request.delta.unwrap_or(DEFAULT_AUDIT_DELTA);
+    if !(delta > 0.0 && delta < 1.0) {
+        return Err(Error::InvalidParameter { name: "delta", value: delta, reason: "must lie in (0, 1)" });
+    }
+    let mu = crate::analysis::riemannian_gdp::gdp_mu_for_approx(eps, delta)?;
+    let sphere = Sphere::new(dim)?;
+    let radius = (PI / 8.0).min(0.9 * crate::manifold::max_radius(&sphere));
+    let mut north = DVector::zeros(dim);
+    north[dim - 1] = 1.0;
+    let mean = crate::mechanism::GaussianFrechetMean::new(sphere, north, radius, 10, mu)?;
+    // The (ε, δ) the certified μ implies (at most the ε asked).
+    let claim = Guarantee::ApproxDp {
+        epsilon: crate::analysis::gaussian_dp::gdp_epsilon(mean.certificate().mu, delta)?,
+        delta,
+    };
+    let claimed = GaussianMeanNoise::new(dim, mean.sigma(), claim)?;
+    let pairs = pairs::sphere_neighbour_pairs(dim, mean.sensitivity());
+    let short = crate::numerics::format::short;
+    let what = format!(
+        "for footpoints at most Delta = {} apart (the Gaussian Frechet mean of 10 points in a ball of radius {}), \
+         Riemannian Gaussian sigma = {} certified {}-GDP",
+        short(mean.sensitivity()),
+        short(radius),
+        short(mean.sigma()),
+        short(mean.certificate().mu)
+    );
+    Ok(match name {
+        "riemannian-gaussian-mean" => target(claimed, label, eps, format!("{claim} {what}"), pairs, None),
+        _ => {
+            let actual = GaussianMeanNoise::new(dim, 0.5 * mean.sigma(), claim)?;
+            let m = controls::Miscalibrated::new(claimed, actual);
+            target(m, label, eps, format!("{claim} {what}, sampled with sigma/2"), pairs, None)
+        }
+    })
+}
+
 fn law_cdf<L: AngularLaw + Send + Sync + 'static>(law: L) -> CdfSorted {
     Box::new(move |s| law.cdf_sorted(s))
 }
 
 fn build_sphere(request: &AuditRequest, dim: usize, name: &str, label: String) -> Fallible<Box<dyn Auditable>> {
+    if SPHERE_APPROX_DP_NAMES.contains(&name) {
+        return build_gaussian_mean(request, dim, name, label);
+    }
     let angle = "great-circle angle";
     let metric = |g: &Guarantee| claim_distance(*g, sphere_metric);
     if name == "uniform" {

@@ -228,6 +228,42 @@ pub fn real_neighbour_pairs(sensitivity: f64) -> Vec<InputPair<f64>> {
     ]
 }
 
+/// Pairs of neighbouring footpoints on S^{n−1} for an (ε, δ) claim of a Fréchet mean of sensitivity
+/// `sensitivity` (the means of two neighbouring data sets lie at most that far apart): the north pole against a
+/// point at the sensitivity and at half of it, the south pole against a point at the sensitivity, and a generic
+/// pair. Every pair is a pair of neighbours, so its claim distance is 1.
+pub fn sphere_neighbour_pairs(dim: usize, sensitivity: f64) -> Vec<InputPair<DVector<f64>>> {
+    assert!(dim >= 2, "sphere_neighbour_pairs: dim = {dim} < 2");
+    let axis = |i: usize| {
+        let mut e = DVector::zeros(dim);
+        e[i] = 1.0;
+        e
+    };
+    let (north, east) = (axis(dim - 1), axis(0));
+    let south = -&north;
+    let g = DVector::from_fn(dim, |i, _| [0.6, -0.3, 0.5, -0.45, 0.2][i % 5] + 0.01 * i as f64).normalize();
+    let mut t = DVector::from_fn(dim, |i, _| if i % 2 == 0 { 1.0 } else { -0.7 });
+    t -= &g * g.dot(&t);
+    let t = t.normalize();
+    let d = sensitivity.min(PI);
+    let neighbours =
+        |label: String, x: DVector<f64>, x_prime: DVector<f64>| InputPair { label, x, x_prime, distance: 1.0 };
+    vec![
+        neighbours(
+            format!("north pole vs point {} down a meridian (neighbours at the sensitivity)", fmt_rad(d)),
+            north.clone(),
+            along(&north, &east, d),
+        ),
+        neighbours(
+            format!("north pole vs point {} (half the sensitivity)", fmt_rad(0.5 * d)),
+            north.clone(),
+            along(&north, &east, 0.5 * d),
+        ),
+        neighbours(format!("south pole vs point {} from it", fmt_rad(d)), south.clone(), along(&south, &east, d)),
+        neighbours(format!("generic point vs point {} away", fmt_rad(d)), g.clone(), along(&g, &t, d)),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

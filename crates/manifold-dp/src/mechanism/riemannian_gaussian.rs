@@ -163,6 +163,11 @@ impl<M: GaussianManifold> GaussianFrechetMean<M> {
         self.rounding
     }
 
+    /// The manifold.
+    pub fn manifold(&self) -> &M {
+        &self.manifold
+    }
+
     /// The public centre m0.
     pub fn center(&self) -> &M::Point {
         &self.center
