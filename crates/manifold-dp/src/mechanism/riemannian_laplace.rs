@@ -274,6 +274,100 @@ impl LaplaceManifold for Sphere {
         rounding.snap_direction(y.as_mut_slice())
     }
 
+    /// On S², unconditioned: the relative-error release of `docs/proofs/float_safety.md` §3i. The release is
+    /// m + δ summed exactly and rounded in double-double ([`grid::snap_cube_map_dd`]), kept only within the
+    /// public ball of radius R = r + Δ/2 + τ + margin around the centre (τ the angle's 1 − p quantile, for the
+    /// tail p ∈ {10⁻¹⁰, …, 10⁻²} whose ε₀ + ln 1/(1 − p) is smallest); draws with θ > T = R + r + Δ/2 + margin
+    /// are drawn again. Its η is relative to the noise's reach T ([`s2_mean_release_error`]), not
+    /// [`crate::privacy::float_safety::PIPELINE_ERROR`]. Conditioned on the data ball, and on S^{n−1} for
+    /// n ≠ 3, `None`: the absolute-error rounding of [`LaplaceManifold::rounding_in_ball`].
+    fn ball_chart(
+        &self,
+        noise: &PurkayasthaNoise,
+        center: &DVector<f64>,
+        radius: f64,
+        sensitivity: f64,
+        conditioned: bool,
+    ) -> Fallible<Option<BallChart<DVector<f64>>>> {
+        if conditioned || self.ambient() != 3 {
+            return Ok(None);
+        }
+        let sigma = 1.0 / noise.kappa();
+        let lipschitz = noise.kappa();
+        let law = SphereAngle::purkayastha(3, noise.kappa())?;
+        // The exact mean lies within r′ = r + e_ρ (e_ρ ≤ 1e-12 here) of the centre, the computed one within
+        // Δ/2 of it.
+        let footpoint_radius = radius * (1.0 + 1e-12) + 1e-12 + 0.5 * sensitivity;
+        // The coarsest cell allowed has chord diameter ≤ √2·2^fine; the margin holds four of them.
+        let fine = -(MEAN_SPACING_BELOW_NOISE_LOG2 + lipschitz.max(1.0).log2().ceil() as i32);
+        let margin = 0.25 * sensitivity + 4.0 * std::f64::consts::SQRT_2 * 2f64.powi(fine);
+        let alpha = noise.gamma_acceptance_error();
+        let angle_error = noise.gamma_angle_relative_error();
+        let tail_cost = |tail: f64| if tail > 0.0 { crate::numerics::rounding::fn_up(-(-tail).ln_1p()) } else { 0.0 };
+        let chart = |tau: f64, tail: f64| -> Result<BallChart<DVector<f64>>, &'static str> {
+            let ball = footpoint_radius + tau + margin;
+            let noise_radius = ball + footpoint_radius + margin;
+            if noise_radius > 0.5 * PI {
+                return Err("the ball is too wide for the relative-error release");
+            }
+            let eta = s2_mean_release_error(noise_radius, angle_error);
+            let rounding = Rounding::for_directions_with_error(3, lipschitz, s2_mean_chart_error(eta), MEAN_SPACING_BELOW_NOISE_LOG2)
+                .with_acceptance_error(alpha);
+            Ok(BallChart {
+                rounding,
+                whiten: center.clone(),
+                unwhiten: center.clone(),
+                footpoint_radius,
+                ball,
+                noise_radius,
+                tail_cost: tail_cost(tail),
+                footpoint_cost: 0.0,
+            })
+        };
+        let cost = |c: &BallChart<DVector<f64>>| c.rounding.additive_epsilon() + c.tail_cost;
+        let levels = [1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2];
+        let found = cheapest_over_levels(
+            &levels,
+            |level| tail_cost(level + 1e-11),
+            cost,
+            |level| {
+                // The angle's CDF is accurate to ~1e-12: the mass beyond τ is below level + 1e-11.
+                let tau = law.quantile(1.0 - level)? * 1.001;
+                Ok(chart(tau, level + 1e-11))
+            },
+        )?;
+        // Where the relative-error release does not apply (wide balls), or costs more, the absolute one does.
+        Ok(match (found, self.rounding_in_ball(sigma, center, radius)) {
+            (Ok(c), Some(old)) if cost(&c) < old.additive_epsilon() => Some(c),
+            (Ok(c), None) => Some(c),
+            _ => None,
+        })
+    }
+
+    /// The relative-error release on S² (`docs/proofs/float_safety.md` §3i): θ by the Gamma proposal (drawn
+    /// again beyond T), the tangent direction v̂ from Duff's frame at the (renormalised) footpoint m,
+    /// δ = sin θ·v̂ − 2 sin²(θ/2)·m in f64, m + δ exactly (TwoSum), rounded in double-double onto the cube map,
+    /// and kept if its cell's point lies within R of the centre.
+    fn sample_in_chart<R: Rng + ?Sized>(
+        &self,
+        noise: &PurkayasthaNoise,
+        footpoint: &DVector<f64>,
+        chart: &BallChart<DVector<f64>>,
+        rng: &mut R,
+    ) -> Fallible<Option<DVector<f64>>> {
+        let theta = noise.sample_angle_by_gamma(rng);
+        if theta > chart.noise_radius {
+            return Ok(None);
+        }
+        let dir = crate::sample::sphere::uniform_circle(rng);
+        let out = s2_relative_release(footpoint.as_slice(), theta, dir, chart.rounding.float_safe_grid().spacing_log2);
+        let mut y = DVector::from_column_slice(&out);
+        if let Some(coarse) = chart.rounding.coarse_grid() {
+            crate::space::grid::snap_direction(coarse, y.as_mut_slice());
+        }
+        Ok((self.distance(&chart.whiten, &y) <= chart.ball).then_some(y))
+    }
+
     type Noise = PurkayasthaNoise;
 
     fn laplace_noise(&self, sigma: f64, _t_max: Option<f64>) -> Fallible<PurkayasthaNoise> {
@@ -293,6 +387,63 @@ impl LaplaceManifold for Sphere {
         let law = SphereAngle::purkayastha(self.ambient(), noise.kappa()).expect("validated parameters");
         truncated_mean(&law, within, (self.dimension() as f64 / noise.kappa()).min(PI))
     }
+}
+
+/// The footpoint m as the S² release uses it: divided by its norm unless ‖m‖² is within 4 ulps of 1 (then
+/// |‖m‖ − 1| ≤ 2.5·2^-53 either way, `docs/proofs/float_safety.md` §3i).
+fn s2_footpoint(m: &[f64]) -> [f64; 3] {
+    let m2 = m[0] * m[0] + m[1] * m[1] + m[2] * m[2];
+    if (m2 - 1.0).abs() <= 4.0 * f64::EPSILON {
+        [m[0], m[1], m[2]]
+    } else {
+        let g = 1.0 / m2.sqrt();
+        [m[0] * g, m[1] * g, m[2] * g]
+    }
+}
+
+/// δ = sin θ·v̂ − 2 sin²(θ/2)·m in f64 (v̂ = c·e₁ + s·e₂ in Duff's frame at the footpoint) and m: the release's
+/// offset from its footpoint, with an error relative to θ (§3i).
+pub(crate) fn s2_offset(footpoint: &[f64], theta: f64, dir: (f64, f64)) -> ([f64; 3], [f64; 3]) {
+    let m = s2_footpoint(footpoint);
+    let v = crate::sample::sphere::s2_point_at_angle(m, 0.0, 1.0, dir);
+    let (sin, half) = (theta.sin(), (0.5 * theta).sin());
+    let versine = 2.0 * (half * half);
+    (m, std::array::from_fn(|i| sin * v[i] - versine * m[i]))
+}
+
+/// The S² release of §3i: m + δ exactly (TwoSum) and its cube-map cell in double-double
+/// ([`crate::space::grid::snap_cube_map_dd`]), on the grid of spacing 2^`spacing_log2`.
+pub(crate) fn s2_relative_release(footpoint: &[f64], theta: f64, dir: (f64, f64), spacing_log2: i32) -> [f64; 3] {
+    let (m, d) = s2_offset(footpoint, theta, dir);
+    let (mut hi, mut lo) = ([0.0; 3], [0.0; 3]);
+    for i in 0..3 {
+        let h = m[i] + d[i];
+        let bb = h - m[i];
+        hi[i] = h;
+        lo[i] = (m[i] - (h - bb)) + (d[i] - bb);
+    }
+    let mut out = [0.0; 3];
+    crate::space::grid::snap_cube_map_dd(&hi, &lo, spacing_log2, &mut out);
+    out
+}
+
+/// η of the S² relative-error release (§3i): a bound on the distance between m + δ̂ (computed) and ‖m‖·z* (z*
+/// the exact release of the same uniforms at m/‖m‖) for every draw with θ ≤ `reach` ≤ π/2, where θ̂ errs by at
+/// most `angle_error` of itself: per unit of θ, the angle (angle_error + 2u for libm's sine), the tangent
+/// direction (16.5u, §4a's frame and circle with sin = 1; 15u for the footpoint's norm, 2.5u, through the
+/// frame's radial Lipschitz constant 6), the footpoint's norm (2.5u), three roundings (3u), and the versine's
+/// relative (2·angle_error + 6u) times θ/2; plus 2^-100 for the double-double sum. Rounded up by 1 %.
+pub fn s2_mean_release_error(reach: f64, angle_error: f64) -> f64 {
+    let u = f64::EPSILON / 2.0;
+    let per_unit = angle_error + 2.0 * u + 16.5 * u + 15.0 * u + 2.5 * u + 3.0 * u + (2.0 * angle_error + 6.0 * u) * 0.5 * reach;
+    1.01 * per_unit * reach + 2f64.powi(-100)
+}
+
+/// The per-coordinate chart error of a point within chordal `eta` of the exact one, on S² (§4a, "The chart",
+/// n = 3): √6·η/(1 − η(1 + √3)), plus the double-double quotient's 2^-99 (no γ₂: the chart division is not
+/// rounded to f64).
+pub fn s2_mean_chart_error(eta: f64) -> f64 {
+    1.001 * (6f64.sqrt() * eta / (1.0 - eta * (1.0 + 3f64.sqrt()))) + 2f64.powi(-99)
 }
 
 /// The SO(3) Riemannian Laplace's grid with cells up to 2^-`below_log2` of the noise scale σ.

@@ -337,6 +337,31 @@ impl Rounding {
         Self::on(grid_below(chart, dim, epsilon_per_rad, lipschitz, below_log2), dim, lipschitz)
     }
 
+    /// Rounding of directions on S^{`dim`−1}, `dim` ≥ 3, by the cube map, for a release whose computed cell is the
+    /// exact cell of a point within `chart_error` (per chart coordinate) of the exact release, and whose output
+    /// density is `lipschitz`-log-Lipschitz per radian: the private means' relative-error release
+    /// (`docs/proofs/float_safety.md` §3i), whose error is bounded for the kept draws only and is far below
+    /// [`PIPELINE_ERROR`]. Cells up to 2^-`below_log2` of the noise scale 1/`lipschitz`, the cheapest; ε₀ as
+    /// [`additive_epsilon`]'s cube map, with the diameter's angle taken as 2·asin(chord/2) (not π/2 times the
+    /// chord: the cells are tiny).
+    pub fn for_directions_with_error(dim: usize, lipschitz: f64, chart_error: f64, below_log2: i32) -> Self {
+        assert!(dim >= 3, "the cube map");
+        let m = (dim - 1) as f64;
+        let eta = fn_up(chart_error);
+        let cost = |grid: Grid| {
+            let h = grid.spacing();
+            let (wide, narrow) = (add_up(h, 2.0 * eta), (h - 2.0 * eta).next_down());
+            let volume = mul_up(m, fn_up((wide / narrow).ln()));
+            let chord = mul_up(m.sqrt(), wide);
+            let angle = if chord < 2.0 { fn_up(2.0 * (0.5 * chord).asin()) } else { std::f64::consts::PI };
+            let jacobian = mul_up(dim as f64 / 2.0, chord);
+            add_up(add_up(mul_up(lipschitz, angle), jacobian), volume)
+        };
+        let fine = -(below_log2 + lipschitz.max(1.0).log2().ceil() as i32);
+        let grid = cheapest_grid(Chart::CubeMap, eta, fine, cost);
+        Rounding { grid, additive_epsilon: cost(grid), coarse: None, clamp: f64::INFINITY }
+    }
+
     /// Rounding of the planar Laplace's tangent coordinates at a point of S^{`dim`−1} for `epsilon` per
     /// radian of tangent distance (its output density is ε-log-Lipschitz there).
     pub fn for_tangent_plane(dim: usize, epsilon: f64) -> Self {
@@ -477,6 +502,11 @@ impl Rounding {
     /// The grid releases lie on (the coarser one, if set).
     pub fn grid(&self) -> Grid {
         self.coarse.unwrap_or(self.grid)
+    }
+
+    /// The coarser grid releases are rounded onto after the float-safe one, if set.
+    pub fn coarse_grid(&self) -> Option<Grid> {
+        self.coarse
     }
 
     /// The float-safe grid the ε₀ is proven for (finer than or equal to [`Rounding::grid`]).
