@@ -346,6 +346,18 @@ impl Rounding {
     /// chord: the cells are tiny).
     pub fn for_directions_with_error(dim: usize, lipschitz: f64, chart_error: f64, below_log2: i32) -> Self {
         assert!(dim >= 3, "the cube map");
+        Self::with_error(Chart::CubeMap, dim, lipschitz, chart_error, below_log2)
+    }
+
+    /// [`Rounding::for_directions_with_error`] for rotations (the quaternion cube map of S³, ε per radian of
+    /// rotation angle, twice the angle on S³).
+    pub fn for_rotations_with_error(lipschitz: f64, chart_error: f64, below_log2: i32) -> Self {
+        Self::with_error(Chart::QuaternionCubeMap, 4, lipschitz, chart_error, below_log2)
+    }
+
+    fn with_error(chart: Chart, dim: usize, lipschitz: f64, chart_error: f64, below_log2: i32) -> Self {
+        // The rotation angle is twice the angle on S³ (and so is the Jacobian's rate, as in `additive_epsilon`).
+        let per_angle = if chart == Chart::QuaternionCubeMap { 2.0 } else { 1.0 };
         let m = (dim - 1) as f64;
         let eta = fn_up(chart_error);
         let cost = |grid: Grid| {
@@ -354,11 +366,12 @@ impl Rounding {
             let volume = mul_up(m, fn_up((wide / narrow).ln()));
             let chord = mul_up(m.sqrt(), wide);
             let angle = if chord < 2.0 { fn_up(2.0 * (0.5 * chord).asin()) } else { std::f64::consts::PI };
-            let jacobian = mul_up(dim as f64 / 2.0, chord);
+            let angle = mul_up(per_angle, angle);
+            let jacobian = if chart == Chart::QuaternionCubeMap { mul_up(2.0, chord) } else { mul_up(dim as f64 / 2.0, chord) };
             add_up(add_up(mul_up(lipschitz, angle), jacobian), volume)
         };
         let fine = -(below_log2 + lipschitz.max(1.0).log2().ceil() as i32);
-        let grid = cheapest_grid(Chart::CubeMap, eta, fine, cost);
+        let grid = cheapest_grid(chart, eta, fine, cost);
         Rounding { grid, additive_epsilon: cost(grid), coarse: None, clamp: f64::INFINITY }
     }
 
