@@ -1619,6 +1619,14 @@ mod tests {
                         assert!(cost <= 0.01 * eps, "{name} n {n} ε {eps}: {cost}");
                     }
                 }
+                // The circle (times of day within 2 h) keeps §4's turn chart: its cost, for the record.
+                let circle = Sphere::new(2).unwrap();
+                let noon = DVector::from_vec(vec![1.0, 0.0]);
+                if let Ok(c) = PrivateFrechetMean::new(circle, noon, PI / 6.0, n, eps, Conditioning::Auto) {
+                    eprintln!("circle n {n} eps {eps}: cost {:.3e} ({:.2} %)", c.rounding_cost(), 100.0 * c.rounding_cost() / eps);
+                } else {
+                    eprintln!("circle n {n} eps {eps}: refused");
+                }
                 if n == 1_000_000 && eps == 0.01 {
                     // The control: main's absolute-error grids at the same noise scales.
                     let old_ll = s2.rounding_in_ball(ll.sigma(), &paris, km300).unwrap().additive_epsilon();

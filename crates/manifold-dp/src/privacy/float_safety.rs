@@ -15,7 +15,8 @@ use nalgebra::UnitQuaternion;
 use std::f64::consts::{FRAC_PI_2, TAU};
 
 /// Bound η on the chordal distance between a release's f64 value (before rounding), or a positive multiple of
-/// it where the chart is scale-invariant, and the exact point the same draws define: 2^-48 ≈ 3.6e-15, sixteen
+/// it where the chart is scale-invariant, and the exact point the same draws define (every release but the
+/// unconditioned means on S² and SO(3), whose η is relative to the noise: §3i): 2^-48 ≈ 3.6e-15, sixteen
 /// units in the last place of 1 (§4 of the proof; on S^{n−1}, n ≥ 3, proven in §4a for every n up to the
 /// dimension cap: at most 25.3·2^-53). SO(3): the rotation's product (2γ₄ ≈ 8·2^-53) plus the noise
 /// quaternion's own rounding (Laplace ≤ 14·2^-53, Bingham ≤ 2.01·2^-53), and in the chart one more 2^-53 per
@@ -49,8 +50,9 @@ pub const RIEMANNIAN_SPACING_BELOW_NOISE_LOG2: i32 = 14;
 
 /// The private Fréchet means on spheres and SO(3): cells up to 2^-10 of the noise scale, so rounding moves a
 /// release by less than 1e-3 of its expected error. At 2^-14 the rotations' mean of 10⁶ rows within 20° at ε = 1
-/// paid 1.8 % of ε, where the cheapest spacing, 2^-10 of the noise, pays 0.39 % (
-/// `docs/proofs/float_safety.md` §4).
+/// paid 1.8 % of ε, where the cheapest spacing, 2^-10 of the noise, pays 0.39 % with §4's absolute η
+/// (`docs/proofs/float_safety.md` §4). The unconditioned means on S² and SO(3) use the same cap with §3i's η,
+/// relative to the noise ([`Rounding::for_directions_with_error`]): 0.089 % there, 0.88 % at ε = 0.01.
 pub const MEAN_SPACING_BELOW_NOISE_LOG2: i32 = 10;
 
 /// The default grid of `chart` on S^{`dim`−1} (`dim` = 4 for quaternions) for a mechanism with ε per radian of
