@@ -315,8 +315,9 @@ impl LaplaceManifold for Sphere {
             // max|cᵢ| − (R + margin).
             let face = face_floor(center.as_slice(), ball + margin);
             let chart_error = cube_chart_error(3, eta, face);
-            let rounding = Rounding::for_directions_with_error(3, lipschitz, chart_error, MEAN_SPACING_BELOW_NOISE_LOG2)
-                .with_acceptance_error(alpha);
+            let rounding =
+                Rounding::for_directions_with_error(3, lipschitz, chart_error, MEAN_SPACING_BELOW_NOISE_LOG2)
+                    .with_acceptance_error(alpha);
             Ok(BallChart {
                 rounding,
                 whiten: center.clone(),
@@ -439,7 +440,8 @@ pub(crate) fn s2_relative_release(footpoint: &[f64], theta: f64, dir: (f64, f64)
 /// relative (2·angle_error + 6u) times θ/2; plus 2^-100 for the double-double sum. Rounded up by 1 %.
 pub fn s2_mean_release_error(reach: f64, angle_error: f64) -> f64 {
     let u = f64::EPSILON / 2.0;
-    let per_unit = angle_error + 2.0 * u + 16.5 * u + 15.0 * u + 2.5 * u + 3.0 * u + (2.0 * angle_error + 6.0 * u) * 0.5 * reach;
+    let per_unit =
+        angle_error + 2.0 * u + 16.5 * u + 15.0 * u + 2.5 * u + 3.0 * u + (2.0 * angle_error + 6.0 * u) * 0.5 * reach;
     1.01 * per_unit * reach + 2f64.powi(-100)
 }
 
@@ -467,7 +469,14 @@ pub fn cube_chart_error(n: usize, eta: f64, face: f64) -> f64 {
 /// double-double sum. Rounded up by 1 %.
 pub fn so3_mean_release_error(reach: f64, angle_error: f64) -> f64 {
     let u = f64::EPSILON / 2.0;
-    let per_unit = angle_error + 2.0 * u + 10.0 * u + u + 8.0 * u + 2.5 * u + 2.0 * u + (2.0 * angle_error + 6.0 * u) * 0.5 * reach;
+    let per_unit = angle_error
+        + 2.0 * u
+        + 10.0 * u
+        + u
+        + 8.0 * u
+        + 2.5 * u
+        + 2.0 * u
+        + (2.0 * angle_error + 6.0 * u) * 0.5 * reach;
     1.01 * per_unit * reach + 2f64.powi(-100)
 }
 
@@ -1606,8 +1615,8 @@ mod tests {
         for n in [1_000_000usize, 10_000_000] {
             for eps in [0.01, 0.1, 1.0, 5.0] {
                 let ll = PrivateFrechetMean::new(s2, paris.clone(), km300, n, eps, Conditioning::Auto).unwrap();
-                let rot =
-                    PrivateFrechetMean::new(So3, UnitQuaternion::identity(), deg20, n, eps, Conditioning::Auto).unwrap();
+                let rot = PrivateFrechetMean::new(So3, UnitQuaternion::identity(), deg20, n, eps, Conditioning::Auto)
+                    .unwrap();
                 assert!(ll.ball_chart.is_some() && rot.ball_chart.is_some());
                 for (name, cost, noise) in [
                     ("latlon", ll.rounding_cost(), ll.noise_epsilon()),
@@ -1623,7 +1632,11 @@ mod tests {
                 let circle = Sphere::new(2).unwrap();
                 let noon = DVector::from_vec(vec![1.0, 0.0]);
                 if let Ok(c) = PrivateFrechetMean::new(circle, noon, PI / 6.0, n, eps, Conditioning::Auto) {
-                    eprintln!("circle n {n} eps {eps}: cost {:.3e} ({:.2} %)", c.rounding_cost(), 100.0 * c.rounding_cost() / eps);
+                    eprintln!(
+                        "circle n {n} eps {eps}: cost {:.3e} ({:.2} %)",
+                        c.rounding_cost(),
+                        100.0 * c.rounding_cost() / eps
+                    );
                 } else {
                     eprintln!("circle n {n} eps {eps}: refused");
                 }
@@ -2234,7 +2247,8 @@ mod relative_release_tests {
     }
 
     fn latlon(n: usize, eps: f64) -> PrivateFrechetMean<Sphere> {
-        PrivateFrechetMean::new(Sphere::new(3).unwrap(), paris(), 300.0 / 6371.0088, n, eps, Conditioning::Auto).unwrap()
+        PrivateFrechetMean::new(Sphere::new(3).unwrap(), paris(), 300.0 / 6371.0088, n, eps, Conditioning::Auto)
+            .unwrap()
     }
 
     fn rotations(n: usize, eps: f64) -> PrivateFrechetMean<So3> {
@@ -2265,8 +2279,10 @@ mod relative_release_tests {
                     let y = ll.release_mean(&foot, &mut rng).unwrap();
                     let mut again = y.clone();
                     snap_cube_map(again.as_mut_slice(), grid.spacing_log2);
-                    assert_eq!(again.as_slice().iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
-                        y.as_slice().iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+                    assert_eq!(
+                        again.as_slice().iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                        y.as_slice().iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+                    );
                     assert!(Sphere::new(3).unwrap().distance(&paris(), &y) <= chart.ball);
                 }
                 let raw = ll.privatize_mean(&foot, &mut rng);
@@ -2278,7 +2294,8 @@ mod relative_release_tests {
             let chart = rot.ball_chart.as_ref().unwrap();
             let grid = chart.rounding.float_safe_grid();
             let edge = rot.radius() + 0.5 * rot.sensitivity();
-            let feet = [UnitQuaternion::identity(), UnitQuaternion::from_scaled_axis(nalgebra::Vector3::new(edge, 0.0, 0.0))];
+            let feet =
+                [UnitQuaternion::identity(), UnitQuaternion::from_scaled_axis(nalgebra::Vector3::new(edge, 0.0, 0.0))];
             for foot in feet {
                 for _ in 0..2000 {
                     let y = rot.release_mean(&foot, &mut rng).unwrap();
@@ -2350,7 +2367,8 @@ mod relative_release_tests {
             let tail = ll.ball_chart.as_ref().unwrap().tail_cost;
             assert!(tail < 1e-5, "{tail}");
             let s2 = Sphere::new(3).unwrap();
-            let ts: Vec<f64> = (0..20_000).map(|_| s2.distance(&paris(), &ll.release_mean(&paris(), &mut rng).unwrap())).collect();
+            let ts: Vec<f64> =
+                (0..20_000).map(|_| s2.distance(&paris(), &ll.release_mean(&paris(), &mut rng).unwrap())).collect();
             let kappa = ll.noise.kappa();
             let exact = SphereAngle::purkayastha(3, kappa).unwrap();
             let wider = SphereAngle::purkayastha(3, kappa / 1.1).unwrap();
@@ -2363,7 +2381,8 @@ mod relative_release_tests {
 
             let rot = rotations(1_000_000, eps);
             let id = UnitQuaternion::identity();
-            let ts: Vec<f64> = (0..20_000).map(|_| So3.distance(&id, &rot.release_mean(&id, &mut rng).unwrap())).collect();
+            let ts: Vec<f64> =
+                (0..20_000).map(|_| So3.distance(&id, &rot.release_mean(&id, &mut rng).unwrap())).collect();
             let exact = LaplaceAngle::new(rot.noise.epsilon()).unwrap();
             let wider = LaplaceAngle::new(rot.noise.epsilon() / 1.1).unwrap();
             let top = exact.cdf(rot.ball_chart.as_ref().unwrap().ball);
@@ -2420,14 +2439,21 @@ mod relative_release_tests {
             // SO(3): φ = θ/2, a random axis, a random footpoint.
             let half = 0.5 * theta;
             let axis = crate::sample::sphere::uniform_s2(&mut rng);
-            let foot = UnitQuaternion::from_scaled_axis(crate::sample::sphere::uniform_s2(&mut rng) * (3.0 * rng.random::<f64>()));
+            let foot = UnitQuaternion::from_scaled_axis(
+                crate::sample::sphere::uniform_s2(&mut rng) * (3.0 * rng.random::<f64>()),
+            );
             let mq = so3_footpoint(&foot);
             let (sn, q) = (half.sin(), (0.5 * half).sin());
             let dn = nalgebra::Quaternion::new(-(2.0 * (q * q)), sn * axis[0], sn * axis[1], sn * axis[2]);
             let dq = mq * dn;
             let al = crate::sample::double_double::norm(&axis.iter().map(|&t| Dd::new(t)).collect::<Vec<_>>());
             let (hs, hc) = Dd::new(half).sin_cos();
-            let n = [hc, hs.mul(Dd::new(axis[0])).div(al), hs.mul(Dd::new(axis[1])).div(al), hs.mul(Dd::new(axis[2])).div(al)];
+            let n = [
+                hc,
+                hs.mul(Dd::new(axis[0])).div(al),
+                hs.mul(Dd::new(axis[1])).div(al),
+                hs.mul(Dd::new(axis[2])).div(al),
+            ];
             let [w1, x1, y1, z1] = [mq.w, mq.i, mq.j, mq.k].map(Dd::new);
             let [w2, x2, y2, z2] = n;
             let exact = [
@@ -2440,7 +2466,9 @@ mod relative_release_tests {
             worst_so3 = worst_so3.max(err.sqrt() / (u * half));
             let _ = i;
         }
-        eprintln!("offset error per unit of angle: S² {worst_s2:.2}u, SO(3) {worst_so3:.2}u; absolute form {worst_plain:.3e}u");
+        eprintln!(
+            "offset error per unit of angle: S² {worst_s2:.2}u, SO(3) {worst_so3:.2}u; absolute form {worst_plain:.3e}u"
+        );
         assert!(worst_s2 <= 39.0 && worst_so3 <= 25.5, "{worst_s2} {worst_so3}");
         assert!(worst_plain > 1e3, "the control: {worst_plain}");
     }

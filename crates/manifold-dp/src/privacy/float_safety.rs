@@ -369,7 +369,8 @@ impl Rounding {
             let chord = mul_up(m.sqrt(), wide);
             let angle = if chord < 2.0 { fn_up(2.0 * (0.5 * chord).asin()) } else { std::f64::consts::PI };
             let angle = mul_up(per_angle, angle);
-            let jacobian = if chart == Chart::QuaternionCubeMap { mul_up(2.0, chord) } else { mul_up(dim as f64 / 2.0, chord) };
+            let jacobian =
+                if chart == Chart::QuaternionCubeMap { mul_up(2.0, chord) } else { mul_up(dim as f64 / 2.0, chord) };
             add_up(add_up(mul_up(lipschitz, angle), jacobian), volume)
         };
         let fine = -(below_log2 + lipschitz.max(1.0).log2().ceil() as i32);
