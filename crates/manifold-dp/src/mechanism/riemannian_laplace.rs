@@ -2325,15 +2325,7 @@ mod relative_release_tests {
                     for sign in [1.0, -1.0] {
                         let mid = (k as f64 + 0.5) * h;
                         let t = sign * t;
-                        let expected = if t > 0.0 {
-                            k + 1
-                        } else if t < 0.0 {
-                            k
-                        } else if k % 2 == 0 {
-                            k
-                        } else {
-                            k + 1
-                        };
+                        let expected = if t > 0.0 || (t == 0.0 && k % 2 != 0) { k + 1 } else { k };
                         // z = face·(e₀ + (mid + t)·e₁ + ¼·e₂), exact as double-doubles.
                         let a = Dd::sum(face * mid, face * t);
                         let (hi, lo) = ([face, a.hi, 0.25 * face], [0.0, a.lo, 0.0]);
