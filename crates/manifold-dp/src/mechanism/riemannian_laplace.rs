@@ -394,8 +394,9 @@ impl LaplaceManifold for Sphere {
     }
 }
 
-/// The footpoint m as the S² release uses it: divided by its norm unless ‖m‖² is within 4 ulps of 1 (then
-/// |‖m‖ − 1| ≤ 2.5·2^-53 either way, `docs/proofs/float_safety.md` §3i).
+/// The footpoint m as the S² release uses it: divided by its norm unless its computed ‖m‖² is within 4 ulps of
+/// 1, so |‖m‖ − 1| ≤ 6·2^-53 either way (the computed square norm within 3·2^-53 of the exact; renormalised, the
+/// square root, the reciprocal and the products a few 2^-53 more; `docs/proofs/float_safety.md` §3i).
 fn s2_footpoint(m: &[f64]) -> [f64; 3] {
     let m2 = m[0] * m[0] + m[1] * m[1] + m[2] * m[2];
     if (m2 - 1.0).abs() <= 4.0 * f64::EPSILON {
@@ -435,13 +436,13 @@ pub(crate) fn s2_relative_release(footpoint: &[f64], theta: f64, dir: (f64, f64)
 /// η of the S² relative-error release (§3i): a bound on the distance between m + δ̂ (computed) and ‖m‖·z* (z*
 /// the exact release of the same uniforms at m/‖m‖) for every draw with θ ≤ `reach` ≤ π/2, where θ̂ errs by at
 /// most `angle_error` of itself: per unit of θ, the angle (angle_error + 2u for libm's sine), the tangent
-/// direction (16.5u, §4a's frame and circle with sin = 1; 15u for the footpoint's norm, 2.5u, through the
-/// frame's radial Lipschitz constant 6), the footpoint's norm (2.5u), three roundings (3u), and the versine's
+/// direction (16.5u, §4a's frame and circle with sin = 1; 27u for the footpoint's norm, 6u, through the
+/// frame's radial Lipschitz constant 4.5), the footpoint's norm (6u), three roundings (3u), and the versine's
 /// relative (2·angle_error + 6u) times θ/2; plus 2^-100 for the double-double sum. Rounded up by 1 %.
 pub fn s2_mean_release_error(reach: f64, angle_error: f64) -> f64 {
     let u = f64::EPSILON / 2.0;
     let per_unit =
-        angle_error + 2.0 * u + 16.5 * u + 15.0 * u + 2.5 * u + 3.0 * u + (2.0 * angle_error + 6.0 * u) * 0.5 * reach;
+        angle_error + 2.0 * u + 16.5 * u + 27.0 * u + 6.0 * u + 3.0 * u + (2.0 * angle_error + 6.0 * u) * 0.5 * reach;
     1.01 * per_unit * reach + 2f64.powi(-100)
 }
 
@@ -464,8 +465,8 @@ pub fn cube_chart_error(n: usize, eta: f64, face: f64) -> f64 {
 
 /// η of the SO(3) relative-error release (§3i), as a chord on S³, for draws with S³ angle φ = θ/2 ≤ `reach`
 /// (≤ π/4): per unit of φ, the angle (θ̂ within `angle_error` of itself, libm's sine 2u), the axis (10u), the
-/// product sin φ·a (u), the quaternion product m ⊗ (n − 1) (2γ₄ ≈ 8u, four-term dot products), the footpoint's
-/// norm (2.5u), and the half-versine's relative (2·angle_error + 6u) times φ/2; plus 2^-100 for the
+/// product sin φ·a (u), the quaternion product m ⊗ (n − 1) (2γ₄ ≈ 8u, four-term dot products), slack
+/// (2.5u), and the half-versine's relative (2·angle_error + 6u) times φ/2; plus 2^-100 for the
 /// double-double sum. Rounded up by 1 %.
 pub fn so3_mean_release_error(reach: f64, angle_error: f64) -> f64 {
     let u = f64::EPSILON / 2.0;
@@ -481,7 +482,8 @@ pub fn so3_mean_release_error(reach: f64, angle_error: f64) -> f64 {
 }
 
 /// The footpoint quaternion as the SO(3) release uses it, (x, y, z, w), divided by its norm unless ‖m‖² is
-/// within 4 ulps of 1 (|‖m‖ − 1| ≤ 2.5·2^-53 either way).
+/// within 4 ulps of 1 (|‖m‖ − 1| ≤ 6·2^-53 either way; on SO(3) the norm scales the exact release m ⊗ n* as a
+/// whole, so it costs nothing: the chart is scale-invariant).
 fn so3_footpoint(m: &UnitQuaternion<f64>) -> nalgebra::Quaternion<f64> {
     let q = *m.quaternion();
     let m2 = q.coords.norm_squared();
@@ -2386,7 +2388,7 @@ mod relative_release_tests {
 
     /// The offset's arithmetic is within its stated relative bound: m + δ̂ against the exact ‖m‖·z* (double-double
     /// references, the drawn θ and direction taken as exact inputs), over θ from 10⁻⁹ to 0.5 and footpoints all
-    /// over S² and SO(3); the bound's arithmetic part is (2 + 16.5 + 15 + 2.5 + 3)u·θ on S² and
+    /// over S² and SO(3); the bound's arithmetic part is (2 + 16.5 + 27 + 6 + 3)u·θ on S² and
     /// (2 + 10 + 1 + 8 + 2.5 + 2)u·φ on S³ (the axis's own 10u included there as slack). Control: main's absolute
     /// form, fl(cos θ·m + sin θ·v̂) − m, is off by far more than that at small θ.
     #[test]
@@ -2461,7 +2463,7 @@ mod relative_release_tests {
         eprintln!(
             "offset error per unit of angle: S² {worst_s2:.2}u, SO(3) {worst_so3:.2}u; absolute form {worst_plain:.3e}u"
         );
-        assert!(worst_s2 <= 39.0 && worst_so3 <= 25.5, "{worst_s2} {worst_so3}");
+        assert!(worst_s2 <= 54.5 && worst_so3 <= 25.5, "{worst_s2} {worst_so3}");
         assert!(worst_plain > 1e3, "the control: {worst_plain}");
     }
 }
