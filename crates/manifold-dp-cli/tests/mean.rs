@@ -453,7 +453,9 @@ fn real_means_take_each_columns_own_bounds() {
 /// A mean whose float-safe rounding would cost more than a tenth of ε is refused once the row count
 /// is known, before the Karcher iteration (a row outside the ball, which the iteration's pass would report, is
 /// not reached), in the user's terms (rows, --radius as given, --epsilon) and without the SPD clause; a mean at a
-/// large κ (beyond the sampler's old 1e6) is released.
+/// large κ (beyond the sampler's old 1e6) is released. The refused case is conditioned on the ball (§4's absolute
+/// rounding): unconditioned, the relative-error release (`float_safety.md` §3i) plans it, and the pass then
+/// reaches the row outside the ball.
 #[test]
 fn costly_roundings_are_refused_before_the_mean_in_the_users_terms() {
     let dir = tempfile::tempdir().unwrap();
@@ -466,12 +468,19 @@ fn costly_roundings_are_refused_before_the_mean_in_the_users_terms() {
     csv.push_str("50,10\n");
     fs::write(&input, &csv).unwrap();
     let args = ["--space", "latlon", "--center", "45,10", "--radius", "50m", "--epsilon", "0.001"];
-    let out = bin().args(["mean", "--input", s(&input), "--seed", "1"]).args(args).output().unwrap();
+    let out = bin()
+        .args(["mean", "--input", s(&input), "--seed", "1", "--conditioning", "ball"])
+        .args(args)
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("before computing the mean") && err.contains("1000 rows"), "{err}");
     assert!(err.contains("--radius 50m") && err.contains("--epsilon 0.001") && !err.contains("SPD"), "{err}");
     assert!(!err.contains("row 1000"), "{err}");
+    let out = bin().args(["mean", "--input", s(&input), "--seed", "1"]).args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("row 1000") && !err.contains("before computing the mean"), "{err}");
     // 10⁴ rows within 1 km at ε = 100: κ ≈ 3·10⁹, refused on main by the sampler's cap of 1e6.
     let mut csv = String::from("lat,lon\n");
     for i in 0..10_000 {

@@ -15,7 +15,8 @@ use nalgebra::UnitQuaternion;
 use std::f64::consts::{FRAC_PI_2, TAU};
 
 /// Bound η on the chordal distance between a release's f64 value (before rounding), or a positive multiple of
-/// it where the chart is scale-invariant, and the exact point the same draws define: 2^-48 ≈ 3.6e-15, sixteen
+/// it where the chart is scale-invariant, and the exact point the same draws define (every release but the
+/// unconditioned means on S² and SO(3), whose η is relative to the noise: §3i): 2^-48 ≈ 3.6e-15, sixteen
 /// units in the last place of 1 (§4 of the proof; on S^{n−1}, n ≥ 3, proven in §4a for every n up to the
 /// dimension cap: at most 25.3·2^-53). SO(3): the rotation's product (2γ₄ ≈ 8·2^-53) plus the noise
 /// quaternion's own rounding (Laplace ≤ 14·2^-53, Bingham ≤ 2.01·2^-53), and in the chart one more 2^-53 per
@@ -49,8 +50,9 @@ pub const RIEMANNIAN_SPACING_BELOW_NOISE_LOG2: i32 = 14;
 
 /// The private Fréchet means on spheres and SO(3): cells up to 2^-10 of the noise scale, so rounding moves a
 /// release by less than 1e-3 of its expected error. At 2^-14 the rotations' mean of 10⁶ rows within 20° at ε = 1
-/// paid 1.8 % of ε, where the cheapest spacing, 2^-10 of the noise, pays 0.39 % (
-/// `docs/proofs/float_safety.md` §4).
+/// paid 1.8 % of ε, where the cheapest spacing, 2^-10 of the noise, pays 0.39 % with §4's absolute η
+/// (`docs/proofs/float_safety.md` §4). The unconditioned means on S² and SO(3) use the same cap with §3i's η,
+/// relative to the noise ([`Rounding::for_directions_with_error`]): 0.089 % there, 0.88 % at ε = 0.01.
 pub const MEAN_SPACING_BELOW_NOISE_LOG2: i32 = 10;
 
 /// The default grid of `chart` on S^{`dim`−1} (`dim` = 4 for quaternions) for a mechanism with ε per radian of
@@ -337,6 +339,45 @@ impl Rounding {
         Self::on(grid_below(chart, dim, epsilon_per_rad, lipschitz, below_log2), dim, lipschitz)
     }
 
+    /// Rounding of directions on S^{`dim`−1}, `dim` ≥ 3, by the cube map, for a release whose computed cell is the
+    /// exact cell of a point within `chart_error` (per chart coordinate) of the exact release, and whose output
+    /// density is `lipschitz`-log-Lipschitz per radian: the private means' relative-error release
+    /// (`docs/proofs/float_safety.md` §3i), whose error is bounded for the kept draws only and is far below
+    /// [`PIPELINE_ERROR`]. Cells up to 2^-`below_log2` of the noise scale 1/`lipschitz`, the cheapest; ε₀ as
+    /// [`additive_epsilon`]'s cube map, with the diameter's angle taken as 2·asin(chord/2) (not π/2 times the
+    /// chord: the cells are tiny).
+    pub fn for_directions_with_error(dim: usize, lipschitz: f64, chart_error: f64, below_log2: i32) -> Self {
+        assert!(dim >= 3, "the cube map");
+        Self::with_error(Chart::CubeMap, dim, lipschitz, chart_error, below_log2)
+    }
+
+    /// [`Rounding::for_directions_with_error`] for rotations (the quaternion cube map of S³, ε per radian of
+    /// rotation angle, twice the angle on S³).
+    pub fn for_rotations_with_error(lipschitz: f64, chart_error: f64, below_log2: i32) -> Self {
+        Self::with_error(Chart::QuaternionCubeMap, 4, lipschitz, chart_error, below_log2)
+    }
+
+    fn with_error(chart: Chart, dim: usize, lipschitz: f64, chart_error: f64, below_log2: i32) -> Self {
+        // The rotation angle is twice the angle on S³ (and so is the Jacobian's rate, as in `additive_epsilon`).
+        let per_angle = if chart == Chart::QuaternionCubeMap { 2.0 } else { 1.0 };
+        let m = (dim - 1) as f64;
+        let eta = fn_up(chart_error);
+        let cost = |grid: Grid| {
+            let h = grid.spacing();
+            let (wide, narrow) = (add_up(h, 2.0 * eta), (h - 2.0 * eta).next_down());
+            let volume = mul_up(m, fn_up((wide / narrow).ln()));
+            let chord = mul_up(m.sqrt(), wide);
+            let angle = if chord < 2.0 { fn_up(2.0 * (0.5 * chord).asin()) } else { std::f64::consts::PI };
+            let angle = mul_up(per_angle, angle);
+            let jacobian =
+                if chart == Chart::QuaternionCubeMap { mul_up(2.0, chord) } else { mul_up(dim as f64 / 2.0, chord) };
+            add_up(add_up(mul_up(lipschitz, angle), jacobian), volume)
+        };
+        let fine = -(below_log2 + lipschitz.max(1.0).log2().ceil() as i32);
+        let grid = cheapest_grid(chart, eta, fine, cost);
+        Rounding { grid, additive_epsilon: cost(grid), coarse: None, clamp: f64::INFINITY }
+    }
+
     /// Rounding of the planar Laplace's tangent coordinates at a point of S^{`dim`−1} for `epsilon` per
     /// radian of tangent distance (its output density is ε-log-Lipschitz there).
     pub fn for_tangent_plane(dim: usize, epsilon: f64) -> Self {
@@ -477,6 +518,11 @@ impl Rounding {
     /// The grid releases lie on (the coarser one, if set).
     pub fn grid(&self) -> Grid {
         self.coarse.unwrap_or(self.grid)
+    }
+
+    /// The coarser grid releases are rounded onto after the float-safe one, if set.
+    pub fn coarse_grid(&self) -> Option<Grid> {
+        self.coarse
     }
 
     /// The float-safe grid the ε₀ is proven for (finer than or equal to [`Rounding::grid`]).

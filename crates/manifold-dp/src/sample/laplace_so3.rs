@@ -136,6 +136,27 @@ impl LaplaceSo3Noise {
         self.acceptance
     }
 
+    /// The half angle θ/2 of an exact draw by the Gamma(3, ε) proposal at every ε (exact for every ε > 0; its
+    /// acceptance 2ε³Z(ε) is above 0.9 from ε ≈ 4 and → 1), and the axis, for the private means'
+    /// relative-error release (`docs/proofs/float_safety.md` §3i): θ̂ within 18·2^-53 of itself (§3f), the
+    /// axis within 10·2^-53 of the exact unit axis of the same uniforms (§4: the circle's point 5.5, the radius
+    /// 1.51 + 1, the height 1, in units of 2^-53). The test is `half_angle_gamma`'s, so its α is §3f's.
+    pub fn sample_half_angle_and_axis<R: Rng + ?Sized>(&self, rng: &mut R) -> (f64, Vector3<f64>) {
+        let half = loop {
+            let theta = (exp1(rng) + exp1(rng) + exp1(rng)) / self.epsilon;
+            if theta > PI {
+                continue;
+            }
+            let half = 0.5 * theta;
+            let (s, _) = sin_cos_quarter(half);
+            let ratio = if half > 0.0 { s / half } else { 1.0 };
+            if rng.random::<f64>() < ratio * ratio {
+                break half;
+            }
+        };
+        (half, uniform_s2(rng))
+    }
+
     /// (cos(θ/2), sin(θ/2)) of an exact draw of the angle, by the stepped envelope: pick step k, draw
     /// δ uniform on [0, h), accept θ = a_k + δ with probability sin²(θ/2)e^{−εδ}/c_k.
     #[inline]

@@ -188,6 +188,27 @@ impl PurkayasthaNoise {
         }
     }
 
+    /// One draw of the angle θ by the Gamma proposal at every κ (exact for every κ > 0, §3g), for the private
+    /// means' relative-error release (`docs/proofs/float_safety.md` §3i): θ̂ is within
+    /// [`PurkayasthaNoise::gamma_angle_relative_error`] of its own size of the exact draw of the same uniforms.
+    /// Needs n ≥ 3 (k = n − 2 ≥ 1).
+    pub fn sample_angle_by_gamma<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+        self.gamma_angle(self.dim - 2, rng)
+    }
+
+    /// The Gamma proposal's relative error in θ, as a fraction (not units): §3g's proven
+    /// (17 + ⌈log₂(k + 1)⌉)·2^-53 (Lemma N's pairwise sum of k + 1 exponentials, each within 15u, and the division
+    /// by κ), plus one unit (the acceptance test's [`gamma_relative_error_units`] keeps more room, unneeded here).
+    pub fn gamma_angle_relative_error(&self) -> f64 {
+        let depth = f64::from(usize::BITS - (self.dim - 1).leading_zeros());
+        (18.0 + depth) * (f64::EPSILON / 2.0)
+    }
+
+    /// The Gamma proposal's acceptance-test error α_G (§3g), for θ ≤ π/2.
+    pub fn gamma_acceptance_error(&self) -> f64 {
+        gamma_acceptance_error((self.dim - 2) as f64)
+    }
+
     /// A bound on |ln(â/a)| of the angle sampler's acceptance test at every proposal (`docs/proofs/
     /// float_safety.md` §3f, Lemma R), for `Rounding::with_acceptance_error`: the strip table's for n ≥ 3, 0 on
     /// the circle (inversion, no test).

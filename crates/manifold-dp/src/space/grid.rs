@@ -212,6 +212,87 @@ fn snap_cube_map_in_range(v: &mut [f64], spacing_log2: i32) {
     normalize_in_index_order(v);
 }
 
+/// a + b exactly as (hi, lo) (Knuth's TwoSum).
+#[inline]
+fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let hi = a + b;
+    let bb = hi - a;
+    (hi, (a - (hi - bb)) + (b - bb))
+}
+
+/// The nearest multiple of 2^`spacing_log2` to the real number hi + lo (|lo| ≤ ulp(hi)/2, as TwoSum leaves it),
+/// ties to even, exactly: hi is rounded (exact, [`round_to_grid`]), the remainder r = hi − k is exact (two
+/// multiples of the smaller of ulp(hi) and 2^s, at most 2^s/2 apart), and r + lo, formed exactly by TwoSum, is
+/// compared with ±2^s/2. Requires |hi| ≤ 2 and −1000 ≤ s ≤ −2.
+#[inline]
+pub fn round_to_grid_dd(hi: f64, lo: f64, spacing_log2: i32) -> f64 {
+    let h = pow2(spacing_log2);
+    let k = round_to_grid(hi, spacing_log2);
+    let (rh, rl) = two_sum(hi - k, lo);
+    let half = 0.5 * h;
+    let above = rh > half || (rh == half && rl > 0.0);
+    let below = rh < -half || (rh == -half && rl < 0.0);
+    // A tie of the real value (r + lo = ±half exactly) goes to the even multiple of 2^s.
+    let tie = rl == 0.0 && rh.abs() == half;
+    let odd = {
+        let j = k * pow2(-spacing_log2);
+        round_to_grid(0.5 * j, 0) * 2.0 != j
+    };
+    let (tie_up, tie_down) = (tie && rh > 0.0 && odd, tie && rh < 0.0 && odd);
+    if above || tie_up {
+        k + h
+    } else if below || tie_down {
+        k - h
+    } else {
+        k
+    }
+}
+
+/// (a_hi + a_lo)/(b_hi + b_lo) as a double-double, within 2^-100 of its size for |a| ≤ |b| (two correction
+/// steps of the f64 quotient, each with an exact product by fma).
+#[inline]
+fn div_dd(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
+    let q1 = a.0 / b.0;
+    // r = a − b·q1, exactly up to its last rounding: b_hi·q1 by fma, the rest summed.
+    let p = b.0 * q1;
+    let pe = b.0.mul_add(q1, -p);
+    let (s, se) = two_sum(a.0, -p);
+    let r = s + (se - pe + a.1 - b.1 * q1);
+    let q2 = r / b.0;
+    two_sum(q1, q2)
+}
+
+/// Rounds the point z = hi + lo of S^{n−1} (any positive multiple: the chart is scale-invariant), given as
+/// exact double-double coordinates (each (hiᵢ, loᵢ) from TwoSum), onto the cube-map grid of spacing
+/// 2^`spacing_log2`, writing the cell's representative into `out`: the same bits [`snap_cube_map`] gives for
+/// that cell. The face is the largest |zᵢ| compared as (hi, lo) pairs (lowest index on ties), the chart
+/// coordinates zⱼ/|z_face| are double-double quotients (within 2^-100), and each is rounded to the grid exactly
+/// ([`round_to_grid_dd`]): the cell is the exact cell of a point within 2^-99·√n of z/|z_face| in the chart
+/// (`docs/proofs/float_safety.md` §3i). Requires −1000 ≤ s ≤ −2.
+pub fn snap_cube_map_dd(hi: &[f64], lo: &[f64], spacing_log2: i32, out: &mut [f64]) {
+    let n = hi.len();
+    debug_assert!(lo.len() == n && out.len() == n);
+    let abs = |i: usize| if hi[i] < 0.0 { (-hi[i], -lo[i]) } else { (hi[i], lo[i]) };
+    let mut face = 0;
+    for i in 1..n {
+        let (a, b) = (abs(i), abs(face));
+        if a.0 > b.0 || (a.0 == b.0 && a.1 > b.1) {
+            face = i;
+        }
+    }
+    let top = abs(face);
+    for j in 0..n {
+        out[j] = if j == face {
+            1.0f64.copysign(hi[j])
+        } else {
+            let (qh, ql) = div_dd((hi[j], lo[j]), top);
+            // |q| ≤ 1 + 2^-100: beyond ±1 it rounds to ±1, a grid point.
+            round_to_grid_dd(qh, ql, spacing_log2).clamp(-1.0, 1.0)
+        };
+    }
+    normalize_in_index_order(out);
+}
+
 /// Divides the rounded chart values by their norm. The norm is summed in index order over the chart values
 /// alone, so a cell whose representative ties two faces gives the same bits from either face.
 #[inline(always)]
