@@ -275,7 +275,7 @@ impl LaplaceManifold for Sphere {
     }
 
     /// On S², unconditioned: the relative-error release of `docs/proofs/float_safety.md` §3i. The release is
-    /// m + δ summed exactly and rounded in double-double ([`grid::snap_cube_map_dd`]), kept only within the
+    /// m + δ summed exactly and rounded in double-double ([`crate::space::grid::snap_cube_map_dd`]), kept only within the
     /// public ball of radius R = r + Δ/2 + τ + margin around the centre (τ the angle's 1 − p quantile, for the
     /// tail p ∈ {10⁻¹⁰, …, 10⁻²} whose ε₀ + ln 1/(1 − p) is smallest); draws with θ > T = R + r + Δ/2 + margin
     /// are drawn again. Its η is relative to the noise's reach T ([`s2_mean_release_error`]), not
@@ -455,7 +455,7 @@ fn face_floor(center: &[f64], reach: f64) -> f64 {
 
 /// The per-coordinate cube-map chart error on S^{n−1} of a point within chordal `eta` of the exact one (§4a,
 /// "The chart"): √2·η/(|z*_face| − …), with |z*_face| ≥ max(`face` − 2η, (1 − η)/√n − η) (the generic floor, or
-/// `face` where the exact point is known to lie near a public centre, [`face_floor`]), plus the double-double
+/// `face` where the exact point is known to lie near a public centre, `face_floor`), plus the double-double
 /// quotient's 2^-99 (no γ₂: the chart division is not rounded to f64). Rounded up by 0.1 %.
 pub fn cube_chart_error(n: usize, eta: f64, face: f64) -> f64 {
     let generic = (1.0 - eta) / (n as f64).sqrt() - eta;
