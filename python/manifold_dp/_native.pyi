@@ -86,10 +86,14 @@ def audit(
     space: str,
     mechanism: str,
     epsilon: Optional[float] = None,
-    samples: int = 200000,
+    samples: Optional[int] = None,
     alpha: float = 1e-06,
     seed: Optional[int] = None,
     concentration: Optional[float] = None,
+    protect: Optional[str] = None,
+    level: Optional[float] = None,
+    delta: Optional[float] = None,
+    order: Optional[int] = None,
 ) -> str: ...
 def fresh_key() -> bytes: ...
 def experiment_seed(seed: Any, ledger: bool = False) -> Optional[int]: ...

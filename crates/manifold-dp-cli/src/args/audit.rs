@@ -6,8 +6,7 @@ use clap::Args;
 use manifold_dp::audit::auditor::{DEFAULT_LLR_RESOLUTION, MAX_AUDIT_SAMPLES};
 use manifold_dp::audit::catalog::AuditSpace;
 
-/// Default bound on the probability of flagging a mechanism that meets its claim.
-pub const DEFAULT_ALPHA: f64 = 1e-6;
+use manifold_dp::audit::catalog::DEFAULT_AUDIT_ALPHA as DEFAULT_ALPHA;
 
 /// `manifold-dp audit` arguments.
 #[derive(Debug, Args)]

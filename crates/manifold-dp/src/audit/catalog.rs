@@ -7,7 +7,10 @@
 
 use crate::analysis::spd_radial::SpdRadialLaw;
 use crate::analysis::{AngularLaw, BinghamAngle, LaplaceAngle, SphereAngle, WrappedLaplaceAngle};
-use crate::audit::auditor::{AuditTarget, Auditable, CdfSorted, InputPair, ReferenceLaw};
+use crate::audit::auditor::{
+    AuditConfig, AuditTarget, Auditable, CdfSorted, DEFAULT_LLR_RESOLUTION, InputPair, MAX_AUDIT_SAMPLES,
+    MIN_AUDIT_ALPHA, ReferenceLaw,
+};
 use crate::audit::controls::{self, LaplaceWithoutSin2, Miscalibrated, PaperNaive, TruncatedTail};
 use crate::audit::pairs;
 use crate::error::{Error, Fallible};
@@ -17,7 +20,9 @@ use crate::mechanism::{
     BinghamSo3, LaplaceSo3, Mechanism, PurkayasthaSphere, RiemannianLaplace, TangentPlanarLaplace, UniformSphere,
     VmfSphere, WrappedLaplaceCircle,
 };
+use crate::numerics::format::short;
 use crate::privacy::{Guarantee, Metric};
+use crate::registry::{Budget, Shown, Space, Spelling};
 use crate::space::so3_metric::geodesic;
 use crate::space::spd::{affine_invariant_distance, log_euclidean_distance};
 use crate::space::sphere::{chordal_distance, surface_distance};
@@ -93,14 +98,145 @@ pub struct AuditRequest {
     pub delta: Option<f64>,
     /// The degree N of `generalized-gaussian` (default [`DEFAULT_GG_ORDER`]).
     pub order: Option<u32>,
+    /// Instead of `epsilon`: a distance with its unit (`10deg`, `2km`, `1h`) protected at `level`, so the ε
+    /// claimed is level / distance, as for a release.
+    pub protect: Option<String>,
+    /// The level of `protect`.
+    pub level: Option<f64>,
+    /// Counting draws per input, at least [`MIN_AUDIT_SAMPLES`] (default [`DEFAULT_AUDIT_SAMPLES`], or
+    /// [`DEFAULT_SPD_AUDIT_SAMPLES`] on spd:K).
+    pub samples: Option<u64>,
+    /// The bound on the probability of a false VIOLATION, in [`MIN_AUDIT_ALPHA`], 1).
+    pub alpha: f64,
+    /// The likelihood-ratio events' resolution relative to ε·d, in [0, 1) (0: raw, `docs/audit.md`).
+    pub llr_resolution: f64,
+    /// The space as the user named it, whose units `protect` is read in (km on latlon, h on timeofday).
+    pub units: Space,
 }
 
 impl AuditRequest {
     /// A request for `mechanism` on `space` at `epsilon`, without the mechanism-specific options.
     pub fn new(space: AuditSpace, mechanism: &str, epsilon: Option<f64>) -> Self {
-        AuditRequest { space, mechanism: mechanism.into(), epsilon, concentration: None, delta: None, order: None }
+        AuditRequest {
+            space,
+            mechanism: mechanism.into(),
+            epsilon,
+            concentration: None,
+            delta: None,
+            order: None,
+            protect: None,
+            level: None,
+            samples: None,
+            alpha: DEFAULT_AUDIT_ALPHA,
+            llr_resolution: DEFAULT_LLR_RESOLUTION,
+            units: match space {
+                AuditSpace::So3 => Space::So3,
+                AuditSpace::Sphere { dim: 2 } => Space::Circle,
+                AuditSpace::Sphere { dim } => Space::Sphere(dim),
+                AuditSpace::Spd { k } => Space::Spd(k),
+                AuditSpace::Real => Space::Real,
+            },
+        }
+    }
+
+    /// A request on the space named `space` as the registry spells it (`latlon`, `timeofday`, `sphere:4`, …),
+    /// so that `protect` is read in that space's units.
+    pub fn named(space: &str, mechanism: &str, epsilon: Option<f64>) -> Fallible<Self> {
+        let units: Space = space.parse().map_err(|e: crate::registry::UnknownName| Error::NotApplicable(e.0))?;
+        let audited: AuditSpace = space.parse().map_err(|e: crate::registry::UnknownName| Error::NotApplicable(e.0))?;
+        Ok(AuditRequest { units, ..AuditRequest::new(audited, mechanism, epsilon) })
+    }
+
+    /// Applies the audit's rules and builds what runs it: the ranges of `samples`, `alpha` and
+    /// `llr_resolution`, the default number of draws per space, `protect` with `level` resolved to ε in the
+    /// space's units, a claimed ε required except for `uniform` and a Bingham concentration, then [`build`].
+    /// A refusal names the options as `spell` writes them.
+    pub fn plan(&self, spell: &dyn Spelling) -> Fallible<(Box<dyn Auditable>, AuditConfig)> {
+        let opt = |name: &str, value: Shown<'_>| spell.option(name, value);
+        let refuse = |m: String| Error::NotApplicable(m);
+        if !(self.alpha >= MIN_AUDIT_ALPHA && self.alpha < 1.0) {
+            return Err(refuse(format!(
+                "{} must lie in [1e-100, 1) (a smaller false-alarm bound cannot be split over the tests)",
+                opt("alpha", Shown::Number(&short(self.alpha)))
+            )));
+        }
+        let samples = self.samples.unwrap_or(match self.space {
+            AuditSpace::Spd { .. } => DEFAULT_SPD_AUDIT_SAMPLES,
+            _ => DEFAULT_AUDIT_SAMPLES,
+        });
+        if !(MIN_AUDIT_SAMPLES..=MAX_AUDIT_SAMPLES).contains(&samples) {
+            return Err(refuse(format!(
+                "{} is out of range: use from 1000 to 1e9 draws per input",
+                opt("samples", Shown::Number(&samples.to_string()))
+            )));
+        }
+        if !(self.llr_resolution >= 0.0 && self.llr_resolution < 1.0) {
+            return Err(refuse(format!(
+                "{} must lie in [0, 1)",
+                opt("llr_resolution", Shown::Number(&short(self.llr_resolution)))
+            )));
+        }
+        let epsilon = self.claimed_epsilon(spell)?;
+        if epsilon.is_none() && self.concentration.is_none() && self.mechanism != "uniform" {
+            return Err(refuse(format!(
+                "give the claimed {} (or {} for bingham)",
+                opt("epsilon", Shown::Number("E")),
+                opt("concentration", Shown::Number("K"))
+            )));
+        }
+        let target = build(&AuditRequest { epsilon, ..self.clone() })?;
+        let mut config = AuditConfig::with_samples(samples, self.alpha);
+        config.llr_resolution = self.llr_resolution;
+        Ok((target, config))
+    }
+
+    /// The ε claimed: `epsilon`, or `level` / `protect` read in the named space's units.
+    pub fn claimed_epsilon(&self, spell: &dyn Spelling) -> Fallible<Option<f64>> {
+        let opt = |name: &str, value: Shown<'_>| spell.option(name, value);
+        Ok(match (&self.protect, self.level, self.epsilon) {
+            (Some(distance), Some(level), None) => {
+                let with = |e: Error| {
+                    Error::NotApplicable(format!(
+                        "{} {}: {e}",
+                        opt("protect", Shown::Text(distance)),
+                        opt("level", Shown::Number(&short(level)))
+                    ))
+                };
+                let radius = self.units.parse_distance(distance).map_err(|e| with(Error::NotApplicable(e.0)))?;
+                Budget::Protect { radius, level }.epsilon().map_err(with)?
+            }
+            (None, None, epsilon) => epsilon,
+            (Some(_), None, _) | (None, Some(_), _) => {
+                return Err(Error::NotApplicable(format!(
+                    "{} and {} go together (epsilon = level / distance)",
+                    opt("protect", Shown::Text("DISTANCE")),
+                    opt("level", Shown::Number("L"))
+                )));
+            }
+            (Some(_), Some(_), Some(_)) => {
+                return Err(Error::NotApplicable(format!(
+                    "give the claim once: {} or {} {}",
+                    opt("epsilon", Shown::Number("E")),
+                    opt("protect", Shown::Text("DISTANCE")),
+                    opt("level", Shown::Number("L"))
+                )));
+            }
+        })
     }
 }
+
+/// The false-alarm bound of an audit unless the request gives its own.
+pub const DEFAULT_AUDIT_ALPHA: f64 = 1e-6;
+
+/// Default draws per input: every negative control is flagged at ε = 1 and ε = 8 with margin, and an audit on
+/// SO(3) or a sphere takes a few seconds on two cores.
+pub const DEFAULT_AUDIT_SAMPLES: u64 = 200_000;
+
+/// Default draws per input on spd:K, where each draw costs several eigendecompositions.
+pub const DEFAULT_SPD_AUDIT_SAMPLES: u64 = 20_000;
+
+/// The fewest draws per input an audit accepts.
+pub const MIN_AUDIT_SAMPLES: u64 = 1000;
 
 /// The δ at which the (ε, δ) mechanisms are audited unless the request gives its own. An audit with n draws
 /// per input can only refute claims with δ of order 1/n or more (`docs/audit.md`), so the default is a δ
@@ -962,6 +1098,43 @@ fn build_spd(request: &AuditRequest, k: usize, name: &str, label: String) -> Fal
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Writes options as `<name|value>`.
+    struct Marked;
+
+    impl Spelling for Marked {
+        fn option(&self, name: &str, value: Shown<'_>) -> String {
+            match value {
+                Shown::Number(v) | Shown::Text(v) => format!("<{name}|{v}>"),
+                _ => format!("<{name}>"),
+            }
+        }
+    }
+
+    #[test]
+    fn an_audit_request_applies_the_front_ends_common_rules() {
+        let refusal = |r: AuditRequest| r.plan(&Marked).err().map(|e| e.to_string()).unwrap_or_default();
+        let so3 = AuditRequest::named("so3", "laplace", Some(1.0)).unwrap();
+        assert!(refusal(AuditRequest { samples: Some(500), ..so3.clone() }).contains("<samples|500> is out of range"));
+        assert!(refusal(AuditRequest { alpha: 0.0, ..so3.clone() }).contains("<alpha|0> must lie in"));
+        assert!(refusal(AuditRequest { llr_resolution: 1.0, ..so3.clone() }).contains("<llr_resolution|1>"));
+        let bare = AuditRequest::named("so3", "laplace", None).unwrap();
+        assert!(refusal(bare.clone()).contains("give the claimed <epsilon|E>"));
+        let half = AuditRequest { protect: Some("10deg".into()), ..bare.clone() };
+        assert!(refusal(half).contains("go together"));
+        // protect is read in the named space's units: 2 km on latlon is ε = R/2 per radian.
+        let latlon = AuditRequest {
+            protect: Some("2km".into()),
+            level: Some(1.0),
+            ..AuditRequest::named("latlon", "purkayastha", None).unwrap()
+        };
+        let eps = latlon.claimed_epsilon(&Marked).unwrap().unwrap();
+        assert!((eps / (crate::space::sphere::EARTH_RADIUS_KM / 2.0) - 1.0).abs() < 1e-12, "{eps}");
+        assert_eq!(latlon.plan(&Marked).map(|(_, c)| c.samples).ok(), Some(DEFAULT_AUDIT_SAMPLES));
+        let spd = AuditRequest::named("spd:2", "log-euclidean-laplace", Some(1.0)).unwrap();
+        assert_eq!(spd.plan(&Marked).map(|(_, c)| c.samples).ok(), Some(DEFAULT_SPD_AUDIT_SAMPLES));
+        assert!(AuditRequest::named("torus", "laplace", Some(1.0)).is_err());
+    }
 
     #[test]
     fn audit_spaces_are_the_registry_s_and_real() {

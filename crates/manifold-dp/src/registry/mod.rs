@@ -1,7 +1,8 @@
 //! The one registry of spaces and mechanisms that every front end (command line, Python, Spark) parses its
 //! names with: [`Space`] (`so3`, `circle`, `timeofday`, `latlon`, `sphere:N`, `spd:K`), [`MechanismName`]
 //! (`laplace`, `bingham`, `vmf`, `purkayastha`, `wrapped-laplace`), the budget as ε or as "protect a distance
-//! at a level" with units ([`Budget`]), and the mechanism they build ([`PointMechanism`]).
+//! at a level" with units ([`Budget`]), and the mechanism they build ([`PointMechanism`]) from one
+//! [`PointRequest`] that every front end fills in the same way.
 
 use crate::error::{Error, Fallible};
 use crate::mechanism::scalar::BoundedLaplace;
@@ -11,6 +12,9 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use crate::space::kind::{DistanceUnit, MAX_SPD_DIM, Space, UnknownName};
+pub use request::{ChoiceNote, PointPlan, PointRequest, Shown, Spelling};
+
+pub mod request;
 
 /// How a private mean estimates where the data lie.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
