@@ -580,7 +580,9 @@ class MeanResult:
     """A private Fréchet mean: ``mean`` (in the input's layout: a scipy ``Rotation`` for a ``Rotation`` input, a
     quaternion in the input's format, ``[lat, lon]``
     in degrees, an angle, hours, a unit vector or a K×K matrix), its pure-DP ``guarantee``, the ``sensitivity``
-    Δ and noise scale ``sigma`` (radians, or the SPD distance), the ``expected_error``, the number of rows ``n``
+    Δ, noise scale ``sigma`` and ``expected_error`` in ``unit`` (the command line's: ``"km"`` on latlon, ``"h"``
+    on timeofday, ``"deg"`` on so3, circle and spheres, the values' own on real, ``""`` for the SPD distance;
+    the guarantee's ε stays per radian, as its ``metric`` says), the number of rows ``n``
     the mean is over, and how many rows outside the ball were ``dropped`` or ``clipped`` (counts for you, the
     curator: they are not private, so do not publish them). ``grid`` is the public grid the release is rounded
     onto (``{"chart": ..., "spacing_log2": ...}``, as in the guarantees of ``privatize``; ``None`` for ``real``,
@@ -595,7 +597,7 @@ class MeanResult:
     With ``estimator="extrinsic"`` the ``guarantee`` also says between which data sets it holds
     (``neighbouring: "replace_one_row"``, ``rows``, ``domain``); ``sensitivity``, ``sigma`` and ``expected_error``
     are in the embedding (Frobenius between rotation matrices, chordal between unit vectors); ``error_bound`` is
-    the largest angle (radians) between the release and the projection of the exact extrinsic mean at
+    the largest angle (in ``unit``) between the release and the projection of the exact extrinsic mean at
     ``confidence`` (0.95), ``None`` with ``stable=False`` where the projection is unstable (then
     ``degeneracy_probability`` says how likely noise large enough to have come from a degenerate mean was, and a
     ``UserWarning`` says so); ``mean`` is ``None`` only where no nearest point exists.
@@ -622,6 +624,7 @@ class MeanResult:
     degeneracy_probability: Optional[float] = None
     mechanism: str = "laplace"
     mu: Optional[float] = None
+    unit: str = ""
 
 
 def _distance_text(r: Union[float, str, None]) -> Optional[str]:
@@ -792,12 +795,18 @@ def _mean_provenance(command: str, space: str, center: Any, radius: Any, bounds:
     return f"{command} {space} {ball} {budget} --outside {outside}{cols}: {source}"
 
 
-def _mean_result(out: Dict[str, Any], m: Any) -> MeanResult:
-    return MeanResult(m, out["guarantee"], out["sensitivity"], out["sigma"], out["expected_error"],
-                      out["conditioned"], out["n"], out["dropped"], out["clipped"], out["grid"], out["rounding_cost"],
-                      out["noise_epsilon"], out.get("estimator", "frechet"), out.get("error_bound"), out.get("stable"),
-                      out.get("confidence"), out.get("degeneracy_probability"), out.get("mechanism", "laplace"),
-                      out.get("mu"))
+def _mean_result(out: Dict[str, Any], m: Any, space: str) -> MeanResult:
+    # Distances in the unit the command line reports in (km on latlon, h on timeofday, deg elsewhere); the
+    # extrinsic estimator's sensitivity, sigma and expected error are in the embedding, not angles.
+    unit, per_unit = _native.natural_unit(space)
+    estimator = out.get("estimator", "frechet")
+    angle = (lambda v: v / per_unit) if estimator == "frechet" else (lambda v: v)
+    bound = out.get("error_bound")
+    return MeanResult(m, out["guarantee"], angle(out["sensitivity"]), angle(out["sigma"]),
+                      angle(out["expected_error"]), out["conditioned"], out["n"], out["dropped"], out["clipped"],
+                      out["grid"], out["rounding_cost"], out["noise_epsilon"], estimator,
+                      None if bound is None else bound / per_unit, out.get("stable"), out.get("confidence"),
+                      out.get("degeneracy_probability"), out.get("mechanism", "laplace"), out.get("mu"), unit)
 
 
 def mean(
@@ -911,7 +920,7 @@ def mean(
                                 "mean is pure ε-DP; give epsilon= without mechanism=, or drop estimator=")
         out = _extrinsic_release(x, batch, space, noise.epsilon, format, cols, columns, column_index, seed, ledger,
                                  dataset, request_id, allow_unbudgeted)
-        return _mean_result(out, _mean_form(out["mean"], space, shape, rotation_in))
+        return _mean_result(out, _mean_form(out["mean"], space, shape, rotation_in), space)
     plan, _ = _mean_plan(space, center, radius, outside, format, cols, metric, bounds)
     try:
         # A space without the mechanism's sampler is refused before the ledger is touched.
@@ -947,7 +956,7 @@ def mean(
         cv.raise_rejected([problem], 0, column_index)
     out = _release_mean(space, plan, at, (used, dropped, clipped), noise.epsilon, conditioning, seed, charge,
                         noise=noise)
-    return _mean_result(out, _mean_form(out["mean"], space, shape, rotation_in))
+    return _mean_result(out, _mean_form(out["mean"], space, shape, rotation_in), space)
 
 
 def _one_batch(table: pa.Table) -> pa.RecordBatch:

@@ -181,3 +181,22 @@ def test_a_costly_rounding_is_refused_before_the_mean_in_the_users_terms() -> No
     text = str(info.value)
     assert "before computing the mean" in text and "1000 rows" in text and "'50m'" in text, text
     assert "epsilon=0.001" in text and "SPD" not in text, text
+
+
+def test_a_mean_answers_in_the_unit_the_user_speaks():
+    # The same points as latitude/longitude and as unit vectors of R³: the sensitivity, the noise scale and the
+    # expected error come back in km on latlon and in degrees on sphere:3, one the other's restatement.
+    lat = np.linspace(48.80, 48.90, 50)
+    lon = np.linspace(2.30, 2.40, 50)
+    ll = np.column_stack([lat, lon])
+    phi, lam = np.radians(lat), np.radians(lon)
+    xyz = np.column_stack([np.cos(phi) * np.cos(lam), np.cos(phi) * np.sin(lam), np.sin(phi)])
+    centre = [np.cos(np.radians(48.85)) * np.cos(np.radians(2.35)),
+              np.cos(np.radians(48.85)) * np.sin(np.radians(2.35)), np.sin(np.radians(48.85))]
+    km = mdp.mean(ll, space="latlon", center=[48.85, 2.35], radius="50km", epsilon=1.0, seed=1)
+    deg = mdp.mean(xyz, space="sphere:3", center=centre, radius=50 / 6371.0088, epsilon=1.0, seed=1)
+    assert (km.unit, deg.unit) == ("km", "deg")
+    per_km = 180 / np.pi / 6371.0088  # degrees of great circle per km
+    for a, b in [(km.sensitivity, deg.sensitivity), (km.sigma, deg.sigma), (km.expected_error, deg.expected_error)]:
+        assert a * per_km == pytest.approx(b, rel=1e-9)
+    assert 0.01 < km.expected_error < 10.0  # km, not radians

@@ -482,6 +482,19 @@ fn release_json(out: &manifold_dp_arrow::MeanRelease) -> String {
     .to_string()
 }
 
+/// The unit results on `space` are given in, as the command line reports them, and how many radians one unit
+/// is: km on latlon, h on timeofday, deg on so3, the circle and spheres, "unit" on real (the values' own), and
+/// "" with 1 on spd:K (its distances are numbers, not angles).
+#[pyfunction]
+fn natural_unit(space: &str) -> PyResult<(&'static str, f64)> {
+    let space: Space = space.parse().map_err(bad)?;
+    if let Space::Spd(_) = space {
+        return Ok(("", 1.0));
+    }
+    let u = space.natural_unit();
+    Ok((u.name, u.radians))
+}
+
 /// A private Fréchet mean over Arrow batches, in passes (one Karcher step per pass) that Spark executors can
 /// share: `start`, then `run_pass` on each part of the data, `merge`, `step` until converged, and `release`.
 #[pyclass(frozen, module = "manifold_dp._native")]
@@ -880,6 +893,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(extrinsic_mean, m)?)?;
     m.add_function(wrap_pyfunction!(clock_hours, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;
+    m.add_function(wrap_pyfunction!(natural_unit, m)?)?;
     m.add("BudgetRefused", m.py().get_type::<BudgetRefused>())?;
     m.add("DrawUnrepresentable", m.py().get_type::<DrawUnrepresentable>())?;
     Ok(())
