@@ -303,7 +303,6 @@ impl LaplaceManifold for Sphere {
         let margin = 0.25 * sensitivity + 4.0 * std::f64::consts::SQRT_2 * 2f64.powi(fine);
         let alpha = noise.gamma_acceptance_error();
         let angle_error = noise.gamma_angle_relative_error();
-        let tail_cost = |tail: f64| if tail > 0.0 { crate::numerics::rounding::fn_up(-(-tail).ln_1p()) } else { 0.0 };
         let chart = |tau: f64, tail: f64| -> Result<BallChart<DVector<f64>>, &'static str> {
             let ball = footpoint_radius + tau + margin;
             let noise_radius = ball + footpoint_radius + margin;
@@ -325,28 +324,11 @@ impl LaplaceManifold for Sphere {
                 footpoint_radius,
                 ball,
                 noise_radius,
-                tail_cost: tail_cost(tail),
+                tail_cost: keep_ball_tail_cost(tail),
                 footpoint_cost: 0.0,
             })
         };
-        let cost = |c: &BallChart<DVector<f64>>| c.rounding.additive_epsilon() + c.tail_cost;
-        let levels = [1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2];
-        let found = cheapest_over_levels(
-            &levels,
-            |level| tail_cost(level + 1e-11),
-            cost,
-            |level| {
-                // The angle's CDF is accurate to ~1e-12: the mass beyond τ is below level + 1e-11.
-                let tau = law.quantile(1.0 - level)? * 1.001;
-                Ok(chart(tau, level + 1e-11))
-            },
-        )?;
-        // Where the relative-error release does not apply (wide balls), or costs more, the absolute one does.
-        Ok(match (found, self.rounding_in_ball(sigma, center, radius)) {
-            (Ok(c), Some(old)) if cost(&c) < old.additive_epsilon() => Some(c),
-            (Ok(c), None) => Some(c),
-            _ => None,
-        })
+        cheapest_relative_chart(&law, chart, self.rounding_in_ball(sigma, center, radius))
     }
 
     /// The relative-error release on S² (`docs/proofs/float_safety.md` §3i): θ by the Gamma proposal (drawn
@@ -564,7 +546,6 @@ impl LaplaceManifold for So3 {
         let alpha = noise.acceptance_error();
         // §3f: θ̂ = (Ê₁ + Ê₂ + Ê₃)/ε within (15 + 2 + 1)u of itself; one unit more.
         let angle_error = 19.0 * (f64::EPSILON / 2.0);
-        let tail_cost = |tail: f64| if tail > 0.0 { crate::numerics::rounding::fn_up(-(-tail).ln_1p()) } else { 0.0 };
         let c = center.quaternion().coords;
         let chart = |tau: f64, tail: f64| -> Result<BallChart<UnitQuaternion<f64>>, &'static str> {
             let ball = footpoint_radius + tau + margin;
@@ -585,26 +566,11 @@ impl LaplaceManifold for So3 {
                 footpoint_radius,
                 ball,
                 noise_radius,
-                tail_cost: tail_cost(tail),
+                tail_cost: keep_ball_tail_cost(tail),
                 footpoint_cost: 0.0,
             })
         };
-        let cost = |c: &BallChart<UnitQuaternion<f64>>| c.rounding.additive_epsilon() + c.tail_cost;
-        let levels = [1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2];
-        let found = cheapest_over_levels(
-            &levels,
-            |level| tail_cost(level + 1e-11),
-            cost,
-            |level| {
-                let tau = law.quantile(1.0 - level)? * 1.001;
-                Ok(chart(tau, level + 1e-11))
-            },
-        )?;
-        Ok(match (found, self.rounding_in_ball(sigma, center, radius)) {
-            (Ok(c), Some(old)) if cost(&c) < old.additive_epsilon() => Some(c),
-            (Ok(c), None) => Some(c),
-            _ => None,
-        })
+        cheapest_relative_chart(&law, chart, self.rounding_in_ball(sigma, center, radius))
     }
 
     /// The relative-error release on SO(3) (§3i): the half angle by the Gamma proposal (drawn again beyond
@@ -1528,6 +1494,39 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
 /// fits): `build(level)` makes a level's candidate, whose `cost` includes `tail_cost(level)`. A level whose tail
 /// cost alone is no less than the best cost so far is skipped without being built, since its candidate could
 /// not be strictly cheaper: the same choice as building every level, at a fraction of the set-up.
+/// ln 1/(1 − p), rounded up: what keeping an unconditioned release in a public ball costs when the noise puts
+/// mass at most p beyond it (`docs/proofs/float_safety.md` §3i); 0 for p = 0.
+fn keep_ball_tail_cost(tail: f64) -> f64 {
+    if tail > 0.0 { crate::numerics::rounding::fn_up(-(-tail).ln_1p()) } else { 0.0 }
+}
+
+/// The relative-error release's keep-ball (`docs/proofs/float_safety.md` §3i) at the cheapest tail level p ∈
+/// {10⁻¹⁰, …, 10⁻²}: `chart`(τ, p + 10⁻¹¹) with τ = 1.001 × the angle law's 1 − p quantile (its CDF is
+/// accurate to ~10⁻¹², so the mass beyond τ is below p + 10⁻¹¹), costing ε₀ + ln 1/(1 − p − 10⁻¹¹); `None`
+/// where no level fits (wide balls) or the `absolute`-error rounding costs no more.
+fn cheapest_relative_chart<P>(
+    law: &dyn AngularLaw,
+    chart: impl Fn(f64, f64) -> Result<BallChart<P>, &'static str>,
+    absolute: Option<Rounding>,
+) -> Fallible<Option<BallChart<P>>> {
+    let cost = |c: &BallChart<P>| c.rounding.additive_epsilon() + c.tail_cost;
+    let levels = [1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2];
+    let found = cheapest_over_levels(
+        &levels,
+        |level| keep_ball_tail_cost(level + 1e-11),
+        cost,
+        |level| {
+            let tau = law.quantile(1.0 - level)? * 1.001;
+            Ok(chart(tau, level + 1e-11))
+        },
+    )?;
+    Ok(match (found, absolute) {
+        (Ok(c), Some(old)) if cost(&c) < old.additive_epsilon() => Some(c),
+        (Ok(c), None) => Some(c),
+        _ => None,
+    })
+}
+
 fn cheapest_over_levels<C>(
     levels: &[f64],
     tail_cost: impl Fn(f64) -> f64,
