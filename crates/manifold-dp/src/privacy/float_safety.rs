@@ -48,11 +48,12 @@ const SPACING_BELOW_NOISE_LOG2: i32 = 20;
 /// [`SPD_ROUNDING_OF_ERROR`]).
 pub const RIEMANNIAN_SPACING_BELOW_NOISE_LOG2: i32 = 14;
 
-/// The private Fréchet means on spheres and SO(3): cells up to 2^-10 of the noise scale, so rounding moves a
-/// release by less than 1e-3 of its expected error. At 2^-14 the rotations' mean of 10⁶ rows within 20° at ε = 1
+/// The private Fréchet means on spheres, SO(3) and (log-Euclidean) SPD(k): cells up to 2^-10 of the noise
+/// scale, so rounding moves a release by less than 1e-3 of its expected error. At 2^-14 the rotations' mean of 10⁶ rows within 20° at ε = 1
 /// paid 1.8 % of ε, where the cheapest spacing, 2^-10 of the noise, pays 0.39 % with §4's absolute η
-/// (`docs/proofs/float_safety.md` §4). The unconditioned means on S² and SO(3) use the same cap with §3i's η,
-/// relative to the noise ([`Rounding::for_directions_with_error`]): 0.089 % there, 0.88 % at ε = 0.01.
+/// (`docs/proofs/float_safety.md` §4). The means on S^{n−1} and SO(3) use the same cap with §3i's η, relative
+/// to the noise, and the shell lemma's ε₀ ([`Rounding::for_directions_with_error`]), where the cap is the
+/// cheapest spacing: 10⁶ rows within 300 km at ε = 0.01 pay 0.018 % of ε, within 20° on SO(3) 0.007 %.
 pub const MEAN_SPACING_BELOW_NOISE_LOG2: i32 = 10;
 
 /// The default grid of `chart` on S^{`dim`−1} (`dim` = 4 for quaternions) for a mechanism with ε per radian of
