@@ -172,14 +172,14 @@ def test_real_means_take_each_columns_own_bounds():
 def test_a_costly_rounding_is_refused_before_the_mean_in_the_users_terms() -> None:
     """Refused once the row count is known, before the Karcher pass (the far last row, which the pass
     would report, is not reached), naming the rows, the radius as given and epsilon; no SPD clause."""
-    pts = np.tile([45.0, 10.0], (1000, 1))
-    pts[-1] = [50.0, 10.0]
-    # Conditioned on the ball: the unconditioned release of these rows is now cheap enough to be planned
-    # (its rounding error is relative to the noise, float_safety.md §3i).
+    # On the circle (its turn chart keeps the absolute rounding): on S² these rows, within 50 m at
+    # epsilon=0.001, are now planned, conditioned on the ball or not (float_safety.md §3i).
+    angles = np.zeros(1000)
+    angles[-1] = 3.0
     with pytest.raises(mdp.BadInputError) as info:
-        mdp.mean(pts, space="latlon", center=(45, 10), radius="50m", epsilon=0.001, conditioning="ball", seed=1)
+        mdp.mean(angles, space="circle", center=0.0, radius="0.000001rad", epsilon=0.001, seed=1)
     text = str(info.value)
-    assert "before computing the mean" in text and "1000 rows" in text and "'50m'" in text, text
+    assert "before computing the mean" in text and "1000 rows" in text and "'0.000001rad'" in text, text
     assert "epsilon=0.001" in text and "SPD" not in text, text
 
 
