@@ -41,7 +41,7 @@ fn spd_csv(dir: &Path, k: usize) -> PathBuf {
 fn mean(k: usize, input: &Path, budget: &[&str]) -> Command {
     let mut c = bin();
     c.args(["mean", "--space", &format!("spd:{k}"), "--metric", "log-euclidean", "--center", "identity"])
-        .args(["--radius", "1.5", "--seed", "42", "--quiet", "--json", "--input"])
+        .args(["--radius", "1.5", "--seed", "42", "--json", "--input"])
         .arg(input)
         .args(budget);
     c

@@ -938,6 +938,9 @@ fn build_log_euclidean_gaussian(
     label: String,
 ) -> Fallible<Box<dyn Auditable>> {
     use super::log_euclidean_gaussian::{LogEuclideanGaussianNoise, audited_mean, neighbour_pairs};
+    if k < 2 {
+        return Err(Error::NotApplicable(format!("{name} is audited on spd:K for 2 ≤ K ≤ 8 (its pairs need K ≥ 2)")));
+    }
     let eps = need_epsilon(request)?;
     crate::error::check_positive("epsilon", eps)?;
     let delta = request.delta.unwrap_or(DEFAULT_AUDIT_DELTA);
@@ -1069,6 +1072,17 @@ mod tests {
         }
         let r = AuditRequest::new(AuditSpace::So3, "control:laplace-x1.5", Some(1.0));
         assert!(build(&r).is_ok());
+        // The log-Euclidean Gaussian mean: 2 ≤ K ≤ 8, with or without a delta.
+        for k in [2, 5, 8] {
+            let mut r = AuditRequest::new(AuditSpace::Spd { k }, "log-euclidean-gaussian-mean", Some(1.0));
+            assert!(build(&r).is_ok(), "{k}");
+            r.delta = Some(1e-3);
+            assert!(build(&r).is_ok(), "{k}");
+        }
+        for k in [1, 9] {
+            let r = AuditRequest::new(AuditSpace::Spd { k }, "log-euclidean-gaussian-mean", Some(1.0));
+            assert!(build(&r).is_err(), "{k}");
+        }
         // --delta and --order only where they mean something.
         let mut r = AuditRequest::new(AuditSpace::Real, "laplace", Some(1.0));
         r.delta = Some(1e-3);
