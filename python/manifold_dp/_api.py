@@ -874,6 +874,9 @@ def mean(
     μ₂, … compose to √(Σ μᵢ²). ``epsilon=`` with ``delta=`` instead of ``mu=`` gives the largest μ that is
     (ε, δ)-DP (the exact GDP curve); ``epsilon=`` alone, ``conditioning=`` and ``estimator="extrinsic"`` are
     refused with it, as ``mu=`` is with the Laplace. At the same privacy its error is about half the Laplace's.
+    On spd:K (K ≤ 8) with ``metric="log-euclidean"`` both means work in the flat log domain: the Laplace with
+    ℓ₂ K-norm noise, the Gaussian with exact per-coordinate Gaussian cells at σ = Δ/μ, Δ = 2·radius/n
+    (``docs/proofs/spd_log_euclidean_mean.md``).
 
     >>> res = mdp.mean(latlon, space="latlon", center=[48.86, 2.34], radius="200km", mechanism="gaussian", mu=1.0)
     >>> res.guarantee, res.sigma, res.expected_error     # {'notion': 'gdp', 'mu': 1.0}, radians

@@ -252,6 +252,9 @@ const APPROX_DP_NAMES: [&str; 3] = ["gaussian", "generalized-gaussian", "control
 /// The mechanisms of spheres that take `delta`: the Gaussian Fréchet mean's noise, audited as an (ε, δ) claim.
 const SPHERE_APPROX_DP_NAMES: [&str; 2] = ["riemannian-gaussian-mean", "control:gaussian-mean-half-sigma"];
 
+/// The mechanisms of spd:K that take `delta`: the log-Euclidean Gaussian mean's noise, an (ε, δ) claim.
+const SPD_APPROX_DP_NAMES: [&str; 2] = ["log-euclidean-gaussian-mean", "control:gaussian-mean-half-sigma"];
+
 /// The mechanisms that can be audited on `space` (controls included, as `control:NAME`; any of `laplace`,
 /// `bingham`, `vmf`, `purkayastha` can also be audited miscalibrated as `control:NAME-xC`, claimed at ε and
 /// sampled at C·ε).
@@ -277,7 +280,11 @@ pub fn mechanism_names(space: AuditSpace) -> Vec<&'static str> {
             }
             v
         }
-        AuditSpace::Spd { .. } => vec!["riemannian-laplace", "log-euclidean-laplace"],
+        AuditSpace::Spd { .. } => {
+            let mut v = vec!["riemannian-laplace", "log-euclidean-laplace"];
+            v.extend(SPD_APPROX_DP_NAMES);
+            v
+        }
         AuditSpace::Real => {
             vec!["laplace", "gaussian", "generalized-gaussian", "control:gaussian-half-sigma", "control:unsnapped"]
         }
@@ -366,12 +373,15 @@ pub fn build(request: &AuditRequest) -> Fallible<Box<dyn Auditable>> {
     }
     let approx = (request.space == AuditSpace::Real && APPROX_DP_NAMES.contains(&request.mechanism.as_str()))
         || (matches!(request.space, AuditSpace::Sphere { .. })
-            && SPHERE_APPROX_DP_NAMES.contains(&request.mechanism.as_str()));
+            && SPHERE_APPROX_DP_NAMES.contains(&request.mechanism.as_str()))
+        || (matches!(request.space, AuditSpace::Spd { .. })
+            && SPD_APPROX_DP_NAMES.contains(&request.mechanism.as_str()));
     if request.delta.is_some() && !approx {
         return Err(Error::NotApplicable(format!(
-            "a delta applies to {} on the real line and {} on spheres only",
+            "a delta applies to {} on the real line, {} on spheres and {} on spd:K only",
             APPROX_DP_NAMES.join(", "),
-            SPHERE_APPROX_DP_NAMES.join(", ")
+            SPHERE_APPROX_DP_NAMES.join(", "),
+            SPD_APPROX_DP_NAMES.join(", ")
         )));
     }
     if request.order.is_some() && !(request.space == AuditSpace::Real && request.mechanism == "generalized-gaussian") {
@@ -1054,7 +1064,54 @@ fn build_sphere(request: &AuditRequest, dim: usize, name: &str, label: String) -
 /// The public ball the affine-invariant SPD Laplace is audited in (around I).
 const SPD_AUDIT_RADIUS: f64 = 2.0;
 
+/// `log-euclidean-gaussian-mean` (and its control with σ halved) on SPD(k), k ≤ 8: the log-Euclidean Gaussian
+/// mean of n = 40 rows within 1.5 of I at the largest μ that is (ε, δ)-DP, audited at that (ε, δ) on footpoints
+/// at most its Δ apart.
+fn build_log_euclidean_gaussian(
+    request: &AuditRequest,
+    k: usize,
+    name: &str,
+    label: String,
+) -> Fallible<Box<dyn Auditable>> {
+    use super::log_euclidean_gaussian::{LogEuclideanGaussianNoise, audited_mean, neighbour_pairs};
+    if k < 2 {
+        return Err(Error::NotApplicable(format!("{name} is audited on spd:K for 2 ≤ K ≤ 8 (its pairs need K ≥ 2)")));
+    }
+    let eps = need_epsilon(request)?;
+    crate::error::check_positive("epsilon", eps)?;
+    let delta = request.delta.unwrap_or(DEFAULT_AUDIT_DELTA);
+    if !(delta > 0.0 && delta < 1.0) {
+        return Err(Error::InvalidParameter { name: "delta", value: delta, reason: "must lie in (0, 1)" });
+    }
+    let mu = crate::analysis::riemannian_gdp::gdp_mu_for_approx(eps, delta)?;
+    let mean = audited_mean(k, mu)?;
+    // μ-GDP exactly (no rounding cost): the (ε, δ) on its curve.
+    let claim = Guarantee::ApproxDp { epsilon: crate::analysis::gaussian_dp::gdp_epsilon(mu, delta)?, delta };
+    let grid = mean.grid().spacing_log2;
+    let claimed = LogEuclideanGaussianNoise::new(k, mean.sigma(), grid, claim)?;
+    let pairs = neighbour_pairs(k, mean.sensitivity());
+    let short = crate::numerics::format::short;
+    let what = format!(
+        "for footpoints at most Delta = {} apart (the log-Euclidean Gaussian mean of 40 matrices within 1.5 of I), \
+         sigma = {} in the log coordinates, {}-GDP",
+        short(mean.sensitivity()),
+        short(mean.sigma()),
+        short(mu)
+    );
+    Ok(match name {
+        "log-euclidean-gaussian-mean" => target(claimed, label, eps, format!("{claim} {what}"), pairs, None),
+        _ => {
+            let actual = LogEuclideanGaussianNoise::new(k, 0.5 * mean.sigma(), grid - 1, claim)?;
+            let m = controls::Miscalibrated::new(claimed, actual);
+            target(m, label, eps, format!("{claim} {what}, sampled with sigma/2"), pairs, None)
+        }
+    })
+}
+
 fn build_spd(request: &AuditRequest, k: usize, name: &str, label: String) -> Fallible<Box<dyn Auditable>> {
+    if SPD_APPROX_DP_NAMES.contains(&name) {
+        return build_log_euclidean_gaussian(request, k, name, label);
+    }
     let eps = need_epsilon(request)?;
     crate::error::check_positive("epsilon", eps)?;
     let sigma = 1.0 / eps;
@@ -1188,6 +1245,17 @@ mod tests {
         }
         let r = AuditRequest::new(AuditSpace::So3, "control:laplace-x1.5", Some(1.0));
         assert!(build(&r).is_ok());
+        // The log-Euclidean Gaussian mean: 2 ≤ K ≤ 8, with or without a delta.
+        for k in [2, 5, 8] {
+            let mut r = AuditRequest::new(AuditSpace::Spd { k }, "log-euclidean-gaussian-mean", Some(1.0));
+            assert!(build(&r).is_ok(), "{k}");
+            r.delta = Some(1e-3);
+            assert!(build(&r).is_ok(), "{k}");
+        }
+        for k in [1, 9] {
+            let r = AuditRequest::new(AuditSpace::Spd { k }, "log-euclidean-gaussian-mean", Some(1.0));
+            assert!(build(&r).is_err(), "{k}");
+        }
         // --delta and --order only where they mean something.
         let mut r = AuditRequest::new(AuditSpace::Real, "laplace", Some(1.0));
         r.delta = Some(1e-3);

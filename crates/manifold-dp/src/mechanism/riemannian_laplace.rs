@@ -953,7 +953,7 @@ impl LaplaceManifold for SpdAffine {
 
 /// The symmetric matrix with isometric coordinates `v`: diagonal entries, then √2 times each entry above
 /// the diagonal, row by row, so that ‖v‖ = ‖matrix‖_F.
-fn coords_to_sym(v: &DVector<f64>, k: usize) -> DMatrix<f64> {
+pub(crate) fn coords_to_sym(v: &DVector<f64>, k: usize) -> DMatrix<f64> {
     let mut m = DMatrix::zeros(k, k);
     let mut it = v.iter();
     for i in 0..k {
