@@ -264,6 +264,18 @@ pub enum PointMechanism {
 }
 
 impl PointMechanism {
+    /// The Rényi DP curve of one release between any two inputs (vmf, purkayastha, laplace and bingham;
+    /// `docs/proofs/renyi_local.md`); refused for the others.
+    pub fn renyi_curve(&self) -> Fallible<crate::privacy::renyi::RdpCurve> {
+        match self {
+            PointMechanism::So3(m) => m.renyi_curve(),
+            PointMechanism::Sphere(m) => m.renyi_curve(),
+            PointMechanism::Real(_) => Err(Error::NotApplicable(
+                "no Rényi curve is computed for bounded real values; their pure guarantee composes linearly".into(),
+            )),
+        }
+    }
+
     /// The same mechanism with releases rounded again onto a coarser public grid whose step is the largest
     /// power of two no larger than `radians` (per chart coordinate): post-processing of the float-safe
     /// release, so the guarantee and its ε₀ are unchanged; the guarantee names the coarser grid. Errors if the
