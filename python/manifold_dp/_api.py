@@ -937,20 +937,12 @@ def mean(
                                 mu=noise.mu)
         charge = ledger._prepare(dataset, what, json.loads(plan.guarantee_for(noise)), request_id, allow_unbudgeted)
     if outside != "drop":
-        # Refusals that depend only on the row count, the radius and the budget come before the Karcher iteration.
+        # Refusals that depend only on the row count, the radius and the budget come before the Karcher iteration
+        # (the core's rule and wording).
         try:
-            plan.check_noise(batch.num_rows, noise)
+            plan.check_rows(batch.num_rows, noise, _distance_text(radius) or "")
         except ValueError as e:
-            if noise.mu is not None:
-                raise BadInputError(
-                    f"{e}\nNothing was released (checked before computing the mean): no noise scale is certified for "
-                    f"mu={noise.mu:g} at {batch.num_rows} rows and radius={radius!r}: the certificate reaches μ of "
-                    "about 6, and σ = Δ/μ down to about 1e-5 rad; a smaller mu, a larger radius or a random "
-                    "subsample of the rows certifies") from None
-            raise BadInputError(
-                f"{e}\nNothing was released (checked before computing the mean): {batch.num_rows} rows, "
-                f"radius={radius!r}, epsilon={noise.epsilon:g}; the cost grows with the rows and shrinks as epsilon "
-                "or the radius grows") from None
+            raise BadInputError(str(e)) from None
     try:
         at, (_, used, dropped, clipped, problem, _, _) = plan.fit([batch])
     except ValueError as e:

@@ -179,7 +179,7 @@ def test_a_costly_rounding_is_refused_before_the_mean_in_the_users_terms() -> No
     with pytest.raises(mdp.BadInputError) as info:
         mdp.mean(angles, space="circle", center=0.0, radius="0.000001rad", epsilon=0.001, seed=1)
     text = str(info.value)
-    assert "before computing the mean" in text and "1000 rows" in text and "'0.000001rad'" in text, text
+    assert "before computing the mean" in text and "1000 rows" in text and 'radius="0.000001rad"' in text, text
     assert "epsilon=0.001" in text and "SPD" not in text, text
 
 

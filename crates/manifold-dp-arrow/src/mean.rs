@@ -27,7 +27,7 @@ use manifold_dp::mechanism::{
 };
 use manifold_dp::privacy::guarantee::Neighbouring;
 use manifold_dp::privacy::{Grid, Guarantee, StatedGuarantee};
-use manifold_dp::registry::Space;
+use manifold_dp::registry::{Shown, Space, Spelling};
 use manifold_dp::space::representation::Representation;
 use manifold_dp::space::so3::Tolerance;
 use manifold_dp::space::spd::{DEFAULT_SYMMETRY_TOLERANCE, spd_from_row_major, to_row_major};
@@ -1071,6 +1071,35 @@ impl MeanPlan {
                 Ok(())
             }
         }
+    }
+
+    /// [`MeanPlan::check_noise`] at the data's `rows`, before the Karcher iteration, with a refusal that says
+    /// what to change in the user's terms: the rows, the radius as the user gave it (`radius`) and the budget,
+    /// options written as `spell` writes them. One text for every front end.
+    pub fn check_rows(&self, rows: u64, noise: &MeanNoise, radius: &str, spell: &dyn Spelling) -> Result<(), Error> {
+        let Err(e) = self.check_noise(rows, noise) else { return Ok(()) };
+        let Error::Library(LibError::NumericalLimit(why)) = e else { return Err(e) };
+        let opt = |name: &str, value: Shown<'_>| spell.option(name, value);
+        let radius = opt("radius", Shown::Text(radius));
+        let advice = match *noise {
+            MeanNoise::Laplace { epsilon, .. } => format!(
+                "{rows} rows, {radius}, {}; the cost grows with the rows and shrinks as {} or {} grows",
+                opt("epsilon", Shown::Number(&manifold_dp::privacy::guarantee::short(epsilon))),
+                opt("epsilon", Shown::Bare),
+                opt("radius", Shown::Bare)
+            ),
+            MeanNoise::Gaussian { mu } => format!(
+                "no noise scale is certified for {} at {rows} rows and {radius}: the certificate reaches μ of about \
+                 6, and σ = Δ/μ down to about 1e-5 rad (below it the rounding's cost grows past what μ allows); a \
+                 smaller {}, a larger {} or a random subsample of the rows certifies",
+                opt("mu", Shown::Number(&manifold_dp::privacy::guarantee::short(mu))),
+                opt("mu", Shown::Bare),
+                opt("radius", Shown::Bare)
+            ),
+        };
+        Err(Error::Library(LibError::NumericalLimit(format!(
+            "{why}\nNothing was released (checked before computing the mean): {advice}"
+        ))))
     }
 
     /// [`MeanPlan::release`] for either noise: the Gaussian draws once from the Riemannian Gaussian at the

@@ -637,6 +637,12 @@ impl MeanPlan {
         self.inner.check_noise(n, &noise.inner).map_err(bad)
     }
 
+    /// The refusals that depend only on the row count `n`, the radius (as the user gave it) and the budget,
+    /// before the Karcher iteration, worded by the core for every front end.
+    fn check_rows(&self, n: u64, noise: &MeanNoise, radius: &str) -> PyResult<()> {
+        self.inner.check_rows(n, &noise.inner, radius, &Keywords).map_err(bad)
+    }
+
     /// `release` for either noise: draws once at the converged `mean` of `n` rows; JSON as `release`'s, with
     /// `mu` and `mechanism`.
     #[pyo3(signature = (mean, n, noise, seed=None))]
