@@ -503,8 +503,8 @@ pub(crate) fn sphere_relative_release<R: Rng + ?Sized>(
 /// errs by at most `angle_error` of itself. Per unit of θ: the angle (angle_error + 2u for libm's sine); the
 /// Gaussians' direction (32u, Lemma N); the Householder tangent's arithmetic B(1 + β) + β, with
 /// B = √2(T + (1 + T)γ₃) + γ₂ (§4a's steps 1–4, T = λ₁ + α₁(1 + λ₁)) and β the reciprocal 1/fl(√Ĝ)'s relative
-/// error; the tangent at m instead of m/‖m‖ (2.5·e_m) and ‖m‖'s own factor (e_m), e_m =
-/// [`sphere_footpoint_norm_error`]; three roundings ((2 + θ_max)u: the products S·v̂ and V·m, of sizes θ and
+/// error; the tangent at m instead of m/‖m‖ (2.5·e_m) and ‖m‖'s own factor (e_m), e_m = (5 + n/2)·2^-53
+/// (`sphere_footpoint_norm_error`); three roundings ((2 + θ_max)u: the products S·v̂ and V·m, of sizes θ and
 /// θ²/2, and their difference); and the versine's relative (2·angle_error + 6u) times θ/2; plus 2^-100 for the
 /// double-double sum. Rounded up by 1 %.
 pub fn sphere_mean_release_error(n: usize, reach: f64, angle_error: f64) -> f64 {
