@@ -97,3 +97,43 @@ fn the_auditor_passes_the_log_euclidean_gaussian_mean_and_flags_its_half_sigma_c
     assert_eq!((v["verdict"].as_str(), v["flagged"].as_bool()), (Some("no_violation_found"), Some(false)), "{v}");
     audit("control:gaussian-mean-half-sigma").assert().code(3);
 }
+
+/// A ledger charges the log-Euclidean Gaussian mean to the gdp account as the other Gaussian means: μ = 0.6
+/// twice fits a GDP budget of 1 (√0.72 ≈ 0.85), a third release is refused (exit 4) before anything is printed.
+#[test]
+fn the_ledger_charges_the_gdp_account() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = spd_csv(dir.path(), 5);
+    let db = dir.path().join("l.sqlite");
+    bin()
+        .args(["budget", "ledger", "--db"])
+        .arg(&db)
+        .args(["init", "--dataset", "covs", "--gdp", "1"])
+        .assert()
+        .success();
+    let release = || {
+        let mut c = bin();
+        c.args(["mean", "--space", "spd:5", "--metric", "log-euclidean", "--center", "identity", "--radius", "1.5"])
+            .args(["--mechanism", "gaussian", "--mu", "0.6", "--json", "--dataset", "covs", "--input"])
+            .arg(&input)
+            .arg("--ledger")
+            .arg(&db);
+        c
+    };
+    release().assert().success();
+    let out = bin()
+        .args(["budget", "ledger", "--db"])
+        .arg(&db)
+        .args(["show", "--dataset", "covs", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let spent = json(&out)["datasets"][0].clone();
+    let gdp = spent["notions"].as_array().unwrap().iter().find(|n| n["account"] == "gdp").unwrap().clone();
+    let mu = gdp["total"]["mu"].as_f64().unwrap();
+    assert!((0.6..0.6 + 1e-12).contains(&mu), "{gdp}");
+    release().assert().success();
+    release().assert().code(4).stdout(predicates::str::is_empty());
+}

@@ -434,12 +434,21 @@ pub fn run(args: MeanArgs) -> Result<()> {
         );
     }
     if let Some(mu) = released.mu {
-        outln!(
-            "Noise: Riemannian Gaussian (density ∝ exp(−d²/2σ²)), σ = {} (the smallest whose certified μ, rounding \
-             included, is at most {mu}; Δ/μ = {}).",
-            dist(released.sigma),
-            dist(released.sensitivity / mu)
-        );
+        if matches!(space, Space::Spd(_)) {
+            // The log-Euclidean Gaussian: flat, so σ = Δ/μ exactly and the cells are exact (no certificate).
+            outln!(
+                "Noise: Gaussian N(0, σ²) on each isometric log coordinate (the log domain is flat), σ = Δ/μ = {}, \
+                 each coordinate drawn as its exact grid cell.",
+                dist(released.sigma)
+            );
+        } else {
+            outln!(
+                "Noise: Riemannian Gaussian (density ∝ exp(−d²/2σ²)), σ = {} (the smallest whose certified μ, \
+                 rounding included, is at most {mu}; Δ/μ = {}).",
+                dist(released.sigma),
+                dist(released.sensitivity / mu)
+            );
+        }
         outln!("Expected error: {} between the release and the exact mean.", dist(released.expected_error));
         if let Some(grid) = released.grid {
             outln!(
