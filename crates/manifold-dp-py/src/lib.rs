@@ -139,6 +139,18 @@ impl Mechanism {
         json(&self.inner.guarantee())
     }
 
+    /// `times` releases of one point composed by the mechanism's Rényi curve and stated as (ε, `delta`), as
+    /// JSON (the keys of the command line's `budget compose --local-mechanism` `renyi` object).
+    fn renyi_json(&self, times: u64, delta: f64) -> PyResult<String> {
+        if times == 0 {
+            return Err(bad("times must be at least 1"));
+        }
+        let total = self.inner.renyi_curve().map_err(bad)?.repeated(times);
+        let report =
+            manifold_dp::privacy::renyi::RenyiReport::new(self.inner.name(), times, &total, delta).map_err(bad)?;
+        Ok(json(&report))
+    }
+
     /// The space, as named in the registry.
     #[getter]
     fn space(&self) -> String {

@@ -65,8 +65,8 @@ pub fn compose_cmd(args: ComposeArgs) -> Result<()> {
         if let Some(a) = advanced {
             obj["advanced"] = json!(a);
         }
-        if let Some((g, order)) = renyi {
-            obj["renyi"] = json!({ "total": g, "order": order, "mechanism": args.local_mechanism });
+        if let Some(report) = &renyi {
+            obj["renyi"] = json!(report);
         }
         writeln!(out, "{obj}")?;
         return Ok(());
@@ -80,8 +80,12 @@ pub fn compose_cmd(args: ComposeArgs) -> Result<()> {
     if let Some(a) = advanced {
         writeln!(out, "advanced: {a} (slack delta' = {}; use whichever of the two suits you)", short_up(args.delta))?;
     }
-    if let (Some((g, order)), Some(name)) = (renyi, &args.local_mechanism) {
-        writeln!(out, "renyi:    {g}   [the {name} releases' Renyi curves composed, read at order {order}]")?;
+    if let Some(r) = &renyi {
+        writeln!(
+            out,
+            "renyi:    {}   [the {} releases' Renyi curves composed, read at order {}]",
+            r.total, r.mechanism, r.order
+        )?;
     }
     for (name, g) in &implied {
         match g {
@@ -102,8 +106,12 @@ pub fn compose_cmd(args: ComposeArgs) -> Result<()> {
 /// The sequential total of local releases by `name` composed by their Rényi curves and converted at
 /// `--delta` (`docs/proofs/renyi_local.md` §5), and the order it was read at. Each value is a metric budget in
 /// the space's unit, restated per radian to build the mechanism as `privatize` does.
-fn local_renyi(args: &ComposeArgs, name: &str, one_each: &[Guarantee]) -> Result<(Guarantee, f64)> {
-    use manifold_dp::privacy::renyi::RdpCurve;
+fn local_renyi(
+    args: &ComposeArgs,
+    name: &str,
+    one_each: &[Guarantee],
+) -> Result<manifold_dp::privacy::renyi::RenyiReport> {
+    use manifold_dp::privacy::renyi::{RdpCurve, RenyiReport};
     use manifold_dp::registry::{Budget, MechanismName, PointMechanism, Space};
     if args.notion != NotionArg::Metric || args.parallel {
         return Err(BadInput(
@@ -122,8 +130,8 @@ fn local_renyi(args: &ComposeArgs, name: &str, one_each: &[Guarantee]) -> Result
         let m = PointMechanism::new(space, mechanism, Budget::Epsilon(per_rad))?;
         curves.push(m.renyi_curve()?.repeated(args.times));
     }
-    let point = RdpCurve::compose(&curves).to_approx(args.delta)?;
-    Ok((Guarantee::ApproxDp { epsilon: point.epsilon, delta: args.delta }, point.order))
+    let releases = one_each.len() as u64 * args.times;
+    Ok(RenyiReport::new(mechanism.as_str(), releases, &RdpCurve::compose(&curves), args.delta)?)
 }
 
 /// The public key of a parallel composition: required with `--parallel`, because the largest cost bounds the

@@ -33,7 +33,8 @@ impl RdpCurve {
     ///
     /// D̄_α the exact law's worst-pair bound ([`LocalFamily::divergence_upper`]). The first term: every cell's
     /// probability is within e^{±ε₀} of the exact law's (`renyi_local.md` §4); the others: pure ε_p-DP gives
-    /// D_α ≤ ε_p, and ε_p²/2-zCDP (Bun & Steinke 2016, Prop. 1.4).
+    /// D_α ≤ ε_p, and ε_p²/2-zCDP (Bun & Steinke 2016, Prop. 1.4). Then each order takes the smallest value
+    /// at it or above (D_α is nondecreasing in α).
     pub fn local_release(family: LocalFamily, additive_epsilon: f64, pure_epsilon: f64) -> Fallible<RdpCurve> {
         for (name, v) in [("additive epsilon", additive_epsilon), ("pure epsilon", pure_epsilon)] {
             if !(v.is_finite() && v >= 0.0) {
@@ -46,6 +47,11 @@ impl RdpCurve {
             let float = mul_up(additive_epsilon, div_up(2.0 * alpha - 1.0, alpha - 1.0));
             let zcdp = mul_up(alpha, div_up(mul_up(pure_epsilon, pure_epsilon), 2.0));
             *slot = add_up(d, float).min(pure_epsilon).min(zcdp);
+        }
+        // D_α is nondecreasing in α (van Erven & Harremoës 2014, Thm 3): a bound at a higher order bounds
+        // every lower one, so each order keeps the smallest bound at or above it.
+        for i in (0..epsilons.len() - 1).rev() {
+            epsilons[i] = epsilons[i].min(epsilons[i + 1]);
         }
         Ok(RdpCurve { epsilons })
     }
@@ -121,6 +127,39 @@ impl RdpCurve {
             }
         }
         Ok(best)
+    }
+}
+
+/// What the front ends print for local releases composed by their curves (the command line's `renyi` object,
+/// the Python mechanism's `renyi`): the (ε, δ) total, the order it was read at, and the total curve.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RenyiReport {
+    /// The mechanism's name.
+    pub mechanism: String,
+    /// The number of releases composed.
+    pub releases: u64,
+    /// The total as approximate DP at the δ asked for ([`RdpCurve::to_approx`]).
+    pub total: Guarantee,
+    /// The Rényi order the total was read at.
+    pub order: f64,
+    /// The public orders ([`RDP_ORDERS`]).
+    pub orders: Vec<f64>,
+    /// The composed curve's ε(α) at each order, rounded up.
+    pub epsilons: Vec<f64>,
+}
+
+impl RenyiReport {
+    /// The report of `total` (already composed over `releases` releases of `mechanism`) at `delta`.
+    pub fn new(mechanism: &str, releases: u64, total: &RdpCurve, delta: f64) -> Fallible<RenyiReport> {
+        let point = total.to_approx(delta)?;
+        Ok(RenyiReport {
+            mechanism: mechanism.to_string(),
+            releases,
+            total: Guarantee::ApproxDp { epsilon: point.epsilon, delta },
+            order: point.order,
+            orders: RDP_ORDERS.to_vec(),
+            epsilons: total.epsilons.to_vec(),
+        })
     }
 }
 
