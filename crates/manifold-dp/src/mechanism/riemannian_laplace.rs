@@ -1946,7 +1946,8 @@ mod certified_tests {
     ///   without a panic and lie in the kept ball, so any two inputs lose at most ε·2(R_P + e_F) + ε₀;
     /// - far ill-conditioned inputs are moved onto the ball with an error far above e_F (measured; the reason
     ///   the printed ε per unit of ρ binds only the inputs the first point covers), and some have a whitening
-    ///   whose logarithm is not finite, which made the release panic before the centre stood in (the control).
+    ///   whose logarithm is not finite, which the code used unmoved before the centre stood in (a NaN norm is
+    ///   not above R_P; the control).
     #[test]
     fn single_point_footpoints_are_bounded_near_the_ball_and_within_it_for_every_input() {
         let spd = SpdAffine::new(2).unwrap();
