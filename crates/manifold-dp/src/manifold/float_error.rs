@@ -273,6 +273,10 @@ pub(crate) mod reference {
             two_sum(q1, q2 + r.0 / o.0)
         }
         pub fn sqrt(self) -> Dd {
+            if self.0 <= 0.0 {
+                // √0 = 0 (the correction below would divide by it).
+                return Dd(0.0, 0.0);
+            }
             let s = self.0.sqrt();
             let r = self.sub(Dd::from(s).mul(Dd::from(s)));
             two_sum(s, r.0 / (2.0 * s))

@@ -248,8 +248,11 @@ pub fn round_to_grid_dd(hi: f64, lo: f64, spacing_log2: i32) -> f64 {
     }
 }
 
-/// (a_hi + a_lo)/(b_hi + b_lo) as a double-double, within 2^-100 of its size for |a| ≤ |b| (two correction
-/// steps of the f64 quotient, each with an exact product by fma).
+/// (a_hi + a_lo)/(b_hi + b_lo) as a double-double: the f64 quotient q₁ and one correction r/b_hi from the
+/// residual r ≈ a − b·q₁ (b_hi·q₁ exactly by fma and TwoSum). For |lo| ≤ u|hi| (TwoSum's pairs), u = 2^-53,
+/// 2^-10 ≤ |b_hi| ≤ 4 and a_hi = 0 or |a_hi| ≥ 2^-900: within 15.01·u²·|q| + 6·2^-1075/|b_hi| of q = a/b;
+/// for smaller |a_hi| within 2^-850 (`docs/proofs/float_safety.md` §3i, Lemma D, derived line by line for this
+/// code; checked against exact rational arithmetic in the tests). So within 2^-102 for |a| ≤ |b|.
 #[inline]
 fn div_dd(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
     let q1 = a.0 / b.0;
@@ -266,7 +269,7 @@ fn div_dd(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
 /// exact double-double coordinates (each (hiᵢ, loᵢ) from TwoSum), onto the cube-map grid of spacing
 /// 2^`spacing_log2`, writing the cell's representative into `out`: the same bits [`snap_cube_map`] gives for
 /// that cell. The face is the largest |zᵢ| compared as (hi, lo) pairs (lowest index on ties), the chart
-/// coordinates zⱼ/|z_face| are double-double quotients (within 2^-100), and each is rounded to the grid exactly
+/// coordinates zⱼ/|z_face| are double-double quotients (within 2^-102), and each is rounded to the grid exactly
 /// ([`round_to_grid_dd`]): the cell is the exact cell of a point within 2^-99·√n of z/|z_face| in the chart
 /// (`docs/proofs/float_safety.md` §3i). Requires −1000 ≤ s ≤ −2.
 pub fn snap_cube_map_dd(hi: &[f64], lo: &[f64], spacing_log2: i32, out: &mut [f64]) {
@@ -286,7 +289,7 @@ pub fn snap_cube_map_dd(hi: &[f64], lo: &[f64], spacing_log2: i32, out: &mut [f6
             1.0f64.copysign(hi[j])
         } else {
             let (qh, ql) = div_dd((hi[j], lo[j]), top);
-            // |q| ≤ 1 + 2^-100: beyond ±1 it rounds to ±1, a grid point.
+            // |q| ≤ 1 + 2^-102: beyond ±1 it rounds to ±1, a grid point.
             round_to_grid_dd(qh, ql, spacing_log2).clamp(-1.0, 1.0)
         };
     }
@@ -544,5 +547,130 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// x = m·2^e exactly, as the integer x·2^1100 (every finite double with |x| < 2^-26·2^1024 is one).
+    fn scaled_exactly(x: f64) -> num_bigint::BigInt {
+        use num_bigint::BigInt;
+        if x == 0.0 {
+            return BigInt::from(0);
+        }
+        let bits = x.abs().to_bits();
+        let (biased, frac) = ((bits >> 52) as i64, bits & ((1u64 << 52) - 1));
+        let (m, e) = if biased == 0 { (frac, -1074) } else { (frac | (1u64 << 52), biased - 1075) };
+        let v = BigInt::from(m) << ((e + 1100) as usize);
+        if x < 0.0 { -v } else { v }
+    }
+
+    /// n/d for non-negative integers, to about 2^-60 relative (both shifted to at most 62 bits).
+    fn big_ratio(n: &num_bigint::BigInt, d: &num_bigint::BigInt) -> f64 {
+        let shift = (n.bits().max(d.bits()) as i64 - 62).max(0) as usize;
+        let (n, d) = (i64::try_from(&(n >> shift)).unwrap(), i64::try_from(&(d >> shift)).unwrap());
+        n as f64 / d as f64
+    }
+
+    /// |ĥ + l̂ − a/b| against |a/b| exactly (in units of u² = 2^-106) and, separately, in absolute terms
+    /// (in units of 2^-850), from the integers x·2^1100: |q̂·b − a|/|a| and |q̂·b − a|/|b|.
+    fn div_dd_errors(a: (f64, f64), b: (f64, f64), q: (f64, f64)) -> (f64, f64) {
+        let (a, b, q) = (
+            scaled_exactly(a.0) + scaled_exactly(a.1),
+            scaled_exactly(b.0) + scaled_exactly(b.1),
+            scaled_exactly(q.0) + scaled_exactly(q.1),
+        );
+        let residual = &q * &b - (&a << 1100usize);
+        let residual = if residual.sign() == num_bigint::Sign::Minus { -residual } else { residual };
+        let scale = num_bigint::BigInt::from(1) << 1100usize;
+        let abs = |x: &num_bigint::BigInt| if x.sign() == num_bigint::Sign::Minus { -x } else { x.clone() };
+        let relative = if a.sign() == num_bigint::Sign::NoSign {
+            if residual.sign() == num_bigint::Sign::NoSign { 0.0 } else { f64::INFINITY }
+        } else {
+            big_ratio(&(&residual << 106usize), &(abs(&a) * &scale))
+        };
+        (relative, big_ratio(&(&residual << 850usize), &(abs(&b) * &scale)))
+    }
+
+    /// ulp(x)/2 for a finite nonzero normal x.
+    fn half_ulp(x: f64) -> f64 {
+        let a = x.abs();
+        0.5 * (f64::from_bits(a.to_bits() + 1) - a)
+    }
+
+    /// Lemma D of `docs/proofs/float_safety.md` §3i, measured: the double-double quotient is within
+    /// 15.01·u²·|q| of the exact a/b (exact rational arithmetic in big integers) on random and adversarial
+    /// inputs — divisors at both ends of a binade, remainders at ±ulp/2 and of opposite signs, quotients at
+    /// f64 rounding midpoints, |a| = |b|, tiny and subnormal numerators — and the f64 quotient alone (the
+    /// correction dropped) is not (the control).
+    #[test]
+    fn double_double_division_is_within_its_derived_bound() {
+        let mut rng = crate::sample::rng::seeded_rng_for_experiments(37);
+        let (mut worst, mut worst_abs_tiny, mut control_worst) = (0.0f64, 0.0f64, 0.0f64);
+        let mut cases: Vec<((f64, f64), (f64, f64))> = Vec::new();
+        let edge = |rng: &mut crate::sample::rng::ReleaseRng, x: f64| -> f64 {
+            let h = half_ulp(x);
+            match rng.random_range(0..4) {
+                0 => h,
+                1 => -h,
+                2 => 0.0,
+                _ => rng.random_range(-1.0..1.0) * h,
+            }
+        };
+        for j in 0..400_000 {
+            // The divisor: anywhere in [2^-2, 2], or at a binade's ends (the largest relative ulps).
+            let b0: f64 = match j % 3 {
+                0 => rng.random_range(0.25..2.0),
+                1 => 1.0 + rng.random_range(0..64) as f64 * 2f64.powi(-52),
+                _ => 1.0 - rng.random_range(1..64) as f64 * 2f64.powi(-53),
+            };
+            let b0 = if rng.random::<bool>() { -b0 } else { b0 };
+            let b1 = edge(&mut rng, b0);
+            // The numerator: |a| ≤ |b|, often at a midpoint of the f64 quotient's rounding, or ±b itself.
+            let a0 = match j % 4 {
+                0 => b0 * rng.random_range(-1.0..1.0),
+                1 => {
+                    let t: f64 = rng.random_range(0.5..1.0);
+                    let mid = t + half_ulp(t);
+                    (b0 * mid).clamp(-b0.abs(), b0.abs())
+                }
+                2 => {
+                    if rng.random::<bool>() {
+                        b0
+                    } else {
+                        -b0
+                    }
+                }
+                _ => b0 * rng.random_range(-1.0..1.0) * 2f64.powi(-rng.random_range(0..60)),
+            };
+            let a1 = if a0 == 0.0 { 0.0 } else { edge(&mut rng, a0) };
+            cases.push(((a0, a1), (b0, b1)));
+        }
+        for &a0 in &[1e-300, -3.5e-310, 5e-324, 2f64.powi(-900), 2f64.powi(-901), 0.0] {
+            for &b0 in &[0.25, 0.7, 1.0 - 2f64.powi(-53), 1.0, 1.5, 2.0 - 2f64.powi(-52)] {
+                for &b1 in &[0.0, half_ulp(b0), -half_ulp(b0), 1e-320] {
+                    cases.push(((a0, 0.0), (b0, b1)));
+                }
+            }
+        }
+        for (a, b) in cases {
+            let q = div_dd(a, b);
+            let (relative, absolute) = div_dd_errors(a, b, q);
+            if a.0 == 0.0 || a.0.abs() >= 2f64.powi(-900) {
+                // The underflow terms (≤ 6·2^-1075/|b_hi|) are far below 10^-3 u²|q| once |a| ≥ 2^-900·|b|/4.
+                assert!(relative <= 15.01, "{a:?}/{b:?}: {relative} u² relative");
+                worst = worst.max(relative);
+            } else {
+                assert!(absolute <= 1.0, "{a:?}/{b:?}: {absolute}·2^-850 absolute");
+                worst_abs_tiny = worst_abs_tiny.max(absolute);
+            }
+            if a.0.abs() >= 2f64.powi(-900) {
+                let (control, _) = div_dd_errors(a, b, (a.0 / b.0, 0.0));
+                control_worst = control_worst.max(control);
+            }
+        }
+        eprintln!(
+            "double-double division: worst {worst:.3} u² relative (bound 15.01), tiny numerators {worst_abs_tiny:.3e}·2^-850; \
+             the f64 quotient alone {control_worst:.3e} u²"
+        );
+        assert!(worst > 1.0, "the adversarial cases reach {worst} u² only");
+        assert!(control_worst > 1e15, "control: the f64 quotient alone errs by {control_worst} u² only");
     }
 }
