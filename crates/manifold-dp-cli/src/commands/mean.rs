@@ -283,7 +283,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
     // --outside drop the count is known only after the pass; the release checks again).
     if outside != Outside::Drop {
         let total: u64 = batches.iter().map(|b| b.num_rows() as u64).sum();
-        plan.check_rows(total, &noise, &radius_text, &Flags).map_err(|e| plan_error(path, e))?;
+        plan.check_rows(total, &noise, radius_text, &Flags).map_err(|e| plan_error(path, e))?;
     }
     let fit = plan.fit(&batches).map_err(|e| plan_error(path, e))?;
     if let Some((i, problem)) = &fit.pass.problem {
