@@ -188,6 +188,12 @@ impl PointRequest<'_> {
             }
             let epsilon = match (self.epsilon, self.protect, self.concentration) {
                 (Some(e), None, None) => e,
+                (None, None, None) => {
+                    return Err(refuse(format!(
+                        "give a budget: {real} takes {} (pure DP per row)",
+                        opt("epsilon", Shown::Number("E"))
+                    )));
+                }
                 (_, given, _) => {
                     let other = if given.is_some() { "protect" } else { "concentration" };
                     return Err(refuse(format!(
@@ -314,6 +320,7 @@ mod tests {
             ),
             (PointRequest { epsilon: None, protect: Some("1"), level: Some(1.0), ..real.clone() }, "not <protect>"),
             (PointRequest { epsilon: None, concentration: Some(1.0), ..real.clone() }, "not <concentration>"),
+            (PointRequest { epsilon: None, ..real.clone() }, "give a budget: <space|real> takes <epsilon|E>"),
             (PointRequest { bounds: Some((1.0, 0.0)), ..real.clone() }, "<space|real> <bounds|1,0>: "),
             (so3.clone(), "give a budget: <epsilon|E> (per radian) or <protect|DISTANCE> <level|L>"),
             (PointRequest { protect: Some("10deg"), ..so3.clone() }, "<protect> needs <level|L>"),
