@@ -300,6 +300,18 @@ fn unknown(request: &AuditRequest) -> Error {
     ))
 }
 
+/// The (ε, δ) a Gaussian mean is audited at (δ by default [`DEFAULT_AUDIT_DELTA`]) and the largest μ whose GDP
+/// curve is (ε, δ)-DP there.
+fn claimed_gdp(request: &AuditRequest) -> Fallible<(f64, f64, f64)> {
+    let eps = need_epsilon(request)?;
+    crate::error::check_positive("epsilon", eps)?;
+    let delta = request.delta.unwrap_or(DEFAULT_AUDIT_DELTA);
+    if !(delta > 0.0 && delta < 1.0) {
+        return Err(Error::InvalidParameter { name: "delta", value: delta, reason: "must lie in (0, 1)" });
+    }
+    Ok((eps, delta, crate::analysis::riemannian_gdp::gdp_mu_for_approx(eps, delta)?))
+}
+
 fn need_epsilon(request: &AuditRequest) -> Fallible<f64> {
     request
         .epsilon
@@ -937,13 +949,7 @@ impl Mechanism for GaussianMeanNoise {
 /// setting (n = 10 points in a ball of radius π/8) at the largest μ that is (ε, δ)-DP, audited at that (ε, δ)
 /// on footpoints at most its Δ apart.
 fn build_gaussian_mean(request: &AuditRequest, dim: usize, name: &str, label: String) -> Fallible<Box<dyn Auditable>> {
-    let eps = need_epsilon(request)?;
-    crate::error::check_positive("epsilon", eps)?;
-    let delta = request.delta.unwrap_or(DEFAULT_AUDIT_DELTA);
-    if !(delta > 0.0 && delta < 1.0) {
-        return Err(Error::InvalidParameter { name: "delta", value: delta, reason: "must lie in (0, 1)" });
-    }
-    let mu = crate::analysis::riemannian_gdp::gdp_mu_for_approx(eps, delta)?;
+    let (eps, delta, mu) = claimed_gdp(request)?;
     let sphere = Sphere::new(dim)?;
     let radius = (PI / 8.0).min(0.9 * crate::manifold::max_radius(&sphere));
     let mut north = DVector::zeros(dim);
@@ -1077,13 +1083,7 @@ fn build_log_euclidean_gaussian(
     if k < 2 {
         return Err(Error::NotApplicable(format!("{name} is audited on spd:K for 2 ≤ K ≤ 8 (its pairs need K ≥ 2)")));
     }
-    let eps = need_epsilon(request)?;
-    crate::error::check_positive("epsilon", eps)?;
-    let delta = request.delta.unwrap_or(DEFAULT_AUDIT_DELTA);
-    if !(delta > 0.0 && delta < 1.0) {
-        return Err(Error::InvalidParameter { name: "delta", value: delta, reason: "must lie in (0, 1)" });
-    }
-    let mu = crate::analysis::riemannian_gdp::gdp_mu_for_approx(eps, delta)?;
+    let (eps, delta, mu) = claimed_gdp(request)?;
     let mean = audited_mean(k, mu)?;
     // μ-GDP exactly (no rounding cost): the (ε, δ) on its curve.
     let claim = Guarantee::ApproxDp { epsilon: crate::analysis::gaussian_dp::gdp_epsilon(mu, delta)?, delta };

@@ -27,10 +27,10 @@ use crate::analysis::quadrature::integrate_peaked;
 use crate::analysis::spd_radial::SpdRadialLaw;
 use crate::analysis::{AngularLaw, LaplaceAngle, SphereAngle};
 use crate::error::{Error, check_positive};
-use crate::manifold::sensitivity::{check_radius, h_factor};
+use crate::manifold::sensitivity::check_radius;
 use crate::manifold::{
-    KarcherOptions, KarcherStop, Manifold, So3, SpdAffine, SpdLogEuclidean, Sphere, check_ball, frechet_mean_within,
-    frechet_sensitivity,
+    KarcherOptions, KarcherStop, Manifold, So3, SpdAffine, SpdLogEuclidean, Sphere, certified_mean_sensitivity,
+    check_ball, frechet_mean_within,
 };
 use crate::mechanism::Mechanism;
 use crate::privacy::float_safety::{
@@ -1343,11 +1343,7 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
     ) -> Fallible<Self> {
         let epsilon = check_positive("epsilon", epsilon)?;
         let radius = check_radius(&manifold, radius)?;
-        check_positive("tolerance", options.tolerance)?;
-        let stop = KarcherStop::in_ball(&manifold, &center, radius, n, options)?;
-        let widened = check_radius(&manifold, stop.radius())?;
-        let h = h_factor(widened, manifold.curvature_bound());
-        let sensitivity = frechet_sensitivity(&manifold, widened, n)? + 2.0 * stop.tolerance() / h;
+        let (stop, sensitivity) = certified_mean_sensitivity(&manifold, &center, radius, n, options)?;
         let free = manifold.footpoint_independent_normaliser();
         let unconditioned = |epsilon: f64| -> Fallible<(f64, M::Noise)> {
             if !free {
@@ -1364,7 +1360,7 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         // truncating the proposal to that ball before rejecting is exact.
         let ball = |epsilon: f64| -> Fallible<(f64, M::Noise)> {
             let sigma = 2.0 * sensitivity / epsilon;
-            Ok((sigma, manifold.laplace_noise(sigma, Some(2.0 * widened + sensitivity))?))
+            Ok((sigma, manifold.laplace_noise(sigma, Some(2.0 * stop.radius() + sensitivity))?))
         };
         // One way to draw: the noise, and the float-safe rounding with its cost (`rounding_cost`).
         let plan = |conditioned: bool, epsilon: f64| -> Fallible<Plan<M>> {

@@ -17,9 +17,9 @@
 
 use crate::Fallible;
 use crate::error::{Error, check_positive};
-use crate::manifold::sensitivity::{check_radius, h_factor};
+use crate::manifold::sensitivity::check_radius;
 use crate::manifold::{
-    KarcherOptions, KarcherStop, Manifold, SpdLogEuclidean, check_ball, frechet_mean_within, frechet_sensitivity,
+    KarcherOptions, KarcherStop, Manifold, SpdLogEuclidean, certified_mean_sensitivity, check_ball, frechet_mean_within,
 };
 use crate::mechanism::riemannian_laplace::coords_to_sym;
 use crate::privacy::Guarantee;
@@ -85,11 +85,7 @@ impl LogEuclideanGaussianMean {
         }
         let mu = check_positive("mu", mu)?;
         let radius = check_radius(&manifold, radius)?;
-        check_positive("tolerance", options.tolerance)?;
-        let stop = KarcherStop::in_ball(&manifold, &center, radius, n, options)?;
-        let widened = check_radius(&manifold, stop.radius())?;
-        let h = h_factor(widened, manifold.curvature_bound());
-        let sensitivity = frechet_sensitivity(&manifold, widened, n)? + 2.0 * stop.tolerance() / h;
+        let (stop, sensitivity) = certified_mean_sensitivity(&manifold, &center, radius, n, options)?;
         // Rounded up, so that Δ/σ ≤ μ holds for the σ used.
         let sigma = crate::numerics::rounding::div_up(sensitivity, mu);
         let noise = RoundedGaussian::new(sigma, RoundedGaussian::default_grid_log2(sigma))?;
