@@ -1,0 +1,311 @@
+//! The Riemannian Laplace on spheres S^d: the Purkayastha law, its grid and the relative-error release of means.
+
+use super::chart_choice::{cheapest_relative_chart, keep_ball_tail_cost};
+use crate::Fallible;
+use crate::analysis::SphereAngle;
+use crate::error::check_positive;
+use crate::manifold::{Manifold, Sphere};
+use crate::privacy::float_safety::{MEAN_SPACING_BELOW_NOISE_LOG2, RIEMANNIAN_SPACING_BELOW_NOISE_LOG2, Rounding};
+use crate::sample::purkayastha::PurkayasthaNoise;
+use nalgebra::DVector;
+use rand::Rng;
+use std::f64::consts::PI;
+
+use super::{BallChart, LaplaceManifold, truncated_mean};
+
+impl Sphere {
+    /// The Riemannian Laplace's grid with cells up to 2^-`below_log2` of the noise scale σ.
+    fn laplace_rounding(&self, sigma: f64, below_log2: i32) -> Option<Rounding> {
+        // The angle sampler's acceptance test errs by a proven α (float_safety.md §3f, §3g, Lemma R): 4α more.
+        let alpha = self.laplace_noise(sigma, None).ok()?.acceptance_error();
+        let rounding = Rounding::for_directions_below(self.ambient(), 1.0 / sigma, 1.0 / sigma, below_log2);
+        Some(rounding.with_acceptance_error(alpha))
+    }
+}
+
+impl LaplaceManifold for Sphere {
+    fn rounding(&self, sigma: f64) -> Option<Rounding> {
+        self.laplace_rounding(sigma, RIEMANNIAN_SPACING_BELOW_NOISE_LOG2)
+    }
+
+    /// The private mean's grid: cells up to 2^-10 of σ ([`MEAN_SPACING_BELOW_NOISE_LOG2`]).
+    fn rounding_in_ball(&self, sigma: f64, _center: &DVector<f64>, _radius: f64) -> Option<Rounding> {
+        self.laplace_rounding(sigma, MEAN_SPACING_BELOW_NOISE_LOG2)
+    }
+
+    fn snap_point(&self, rounding: &Rounding, y: &mut DVector<f64>) {
+        rounding.snap_direction(y.as_mut_slice())
+    }
+
+    /// On S^{n−1}, n ≥ 3: the relative-error release of `docs/proofs/float_safety.md` §3i. The release is
+    /// m + δ summed exactly and rounded in double-double ([`crate::space::grid::snap_cube_map_dd`]), kept only
+    /// within the public ball of radius R around the centre: unconditioned, R = r + Δ/2 + τ + margin (τ the
+    /// angle's 1 − p quantile, for the tail p ∈ {10⁻¹⁰, …, 10⁻²} whose ε₀ + ln 1/(1 − p) is smallest);
+    /// conditioned on the data ball, R = r (§3b's public set of cells). Draws with θ > T = R + r + Δ/2 + margin
+    /// are drawn again. Its η is relative to the noise's reach T ([`s2_mean_release_error`] on S²,
+    /// [`sphere_mean_release_error`] for n ≥ 4), not [`crate::privacy::float_safety::PIPELINE_ERROR`]. `None`
+    /// (the absolute-error rounding of [`LaplaceManifold::rounding_in_ball`]) on the circle, where T > π/2, or
+    /// where that costs no more.
+    fn ball_chart(
+        &self,
+        noise: &PurkayasthaNoise,
+        center: &DVector<f64>,
+        radius: f64,
+        sensitivity: f64,
+        conditioned: bool,
+    ) -> Fallible<Option<BallChart<DVector<f64>>>> {
+        let n = self.ambient();
+        if n < 3 {
+            return Ok(None);
+        }
+        let sigma = 1.0 / noise.kappa();
+        let lipschitz = noise.kappa();
+        let law = SphereAngle::purkayastha(n, noise.kappa())?;
+        // The exact mean lies within r′ = r + e_ρ (e_ρ ≤ 1e-12 here) of the centre, the computed one within
+        // Δ/2 of it.
+        let footpoint_radius = radius * (1.0 + 1e-12) + 1e-12 + 0.5 * sensitivity;
+        // The coarsest cell allowed has chord diameter ≤ √(n − 1)·2^fine (a cube of side 2^fine in n − 1 chart
+        // coordinates, mapped 1-Lipschitz onto the sphere); the margin holds four of them.
+        let fine = -(MEAN_SPACING_BELOW_NOISE_LOG2 + lipschitz.max(1.0).log2().ceil() as i32);
+        let diameter = if n == 3 { std::f64::consts::SQRT_2 } else { ((n - 1) as f64).sqrt() * (1.0 + 1e-15) };
+        let margin = 0.25 * sensitivity + 4.0 * diameter * 2f64.powi(fine);
+        let alpha = noise.gamma_acceptance_error();
+        let angle_error = noise.gamma_angle_relative_error();
+        let chart = |tau: f64, tail: f64| -> Result<BallChart<DVector<f64>>, &'static str> {
+            // Conditioned (τ < 0): the data ball itself, as `PrivateFrechetMean::keeps` checks it.
+            let ball = if tau < 0.0 { radius } else { footpoint_radius + tau + margin };
+            let noise_radius = ball + footpoint_radius + margin;
+            if noise_radius > 0.5 * PI {
+                return Err("the ball is too wide for the relative-error release");
+            }
+            let eta = if n == 3 {
+                s2_mean_release_error(noise_radius, angle_error)
+            } else {
+                sphere_mean_release_error(n, noise_radius, angle_error)
+            };
+            // Kept draws' exact points lie within R + margin of the centre: their face coordinate is at least
+            // max|cᵢ| − (R + margin).
+            let face = face_floor(center.as_slice(), ball + margin);
+            let chart_error = cube_chart_error(n, eta, face);
+            let rounding =
+                Rounding::for_directions_with_error(n, lipschitz, chart_error, MEAN_SPACING_BELOW_NOISE_LOG2)
+                    .with_acceptance_error(alpha);
+            Ok(BallChart {
+                rounding,
+                whiten: center.clone(),
+                unwhiten: center.clone(),
+                footpoint_radius,
+                ball,
+                noise_radius,
+                tail_cost: keep_ball_tail_cost(tail),
+                footpoint_cost: 0.0,
+            })
+        };
+        cheapest_relative_chart(&law, conditioned, chart, self.rounding_in_ball(sigma, center, radius))
+    }
+
+    /// The relative-error release on S^{n−1} (`docs/proofs/float_safety.md` §3i): θ by the Gamma proposal (drawn
+    /// again beyond T), the tangent direction v̂ at the (renormalised) footpoint m (Duff's frame on S², the
+    /// Householder tangent for n ≥ 4),
+    /// δ = sin θ·v̂ − 2 sin²(θ/2)·m in f64, m + δ exactly (TwoSum), rounded in double-double onto the cube map,
+    /// and kept if its cell's point lies within R of the centre.
+    fn sample_in_chart<R: Rng + ?Sized>(
+        &self,
+        noise: &PurkayasthaNoise,
+        footpoint: &DVector<f64>,
+        chart: &BallChart<DVector<f64>>,
+        rng: &mut R,
+    ) -> Fallible<Option<DVector<f64>>> {
+        let theta = noise.sample_angle_by_gamma(rng);
+        if theta > chart.noise_radius {
+            return Ok(None);
+        }
+        let spacing_log2 = chart.rounding.float_safe_grid().spacing_log2;
+        let mut y = if self.ambient() == 3 {
+            let dir = crate::sample::sphere::uniform_circle(rng);
+            DVector::from_column_slice(&s2_relative_release(footpoint.as_slice(), theta, dir, spacing_log2))
+        } else {
+            DVector::from_vec(sphere_relative_release(footpoint.as_slice(), theta, spacing_log2, rng))
+        };
+        if let Some(coarse) = chart.rounding.coarse_grid() {
+            crate::space::grid::snap_direction(coarse, y.as_mut_slice());
+        }
+        Ok((self.distance(&chart.whiten, &y) <= chart.ball).then_some(y))
+    }
+
+    type Noise = PurkayasthaNoise;
+
+    fn laplace_noise(&self, sigma: f64, _t_max: Option<f64>) -> Fallible<PurkayasthaNoise> {
+        PurkayasthaNoise::new(self.ambient(), 1.0 / check_positive("sigma", sigma)?)
+    }
+
+    fn sample_laplace<R: Rng + ?Sized>(
+        &self,
+        noise: &PurkayasthaNoise,
+        eta: &DVector<f64>,
+        rng: &mut R,
+    ) -> DVector<f64> {
+        noise.sample_around(eta, rng)
+    }
+
+    fn mean_distance(&self, noise: &PurkayasthaNoise, within: Option<f64>) -> f64 {
+        let law = SphereAngle::purkayastha(self.ambient(), noise.kappa()).expect("validated parameters");
+        truncated_mean(&law, within, (self.dimension() as f64 / noise.kappa()).min(PI))
+    }
+}
+
+/// The footpoint m as the S² release uses it: divided by its norm unless its computed ‖m‖² is within 4 ulps of
+/// 1, so |‖m‖ − 1| ≤ 6·2^-53 either way (the computed square norm within 3·2^-53 of the exact; renormalised, the
+/// square root, the reciprocal and the products a few 2^-53 more; `docs/proofs/float_safety.md` §3i).
+fn s2_footpoint(m: &[f64]) -> [f64; 3] {
+    let m2 = m[0] * m[0] + m[1] * m[1] + m[2] * m[2];
+    if (m2 - 1.0).abs() <= 4.0 * f64::EPSILON {
+        [m[0], m[1], m[2]]
+    } else {
+        let g = 1.0 / m2.sqrt();
+        [m[0] * g, m[1] * g, m[2] * g]
+    }
+}
+
+/// δ = sin θ·v̂ − 2 sin²(θ/2)·m in f64 (v̂ = c·e₁ + s·e₂ in Duff's frame at the footpoint) and m: the release's
+/// offset from its footpoint, with an error relative to θ (§3i).
+pub(crate) fn s2_offset(footpoint: &[f64], theta: f64, dir: (f64, f64)) -> ([f64; 3], [f64; 3]) {
+    let m = s2_footpoint(footpoint);
+    let v = crate::sample::sphere::s2_point_at_angle(m, 0.0, 1.0, dir);
+    let (sin, half) = (theta.sin(), (0.5 * theta).sin());
+    let versine = 2.0 * (half * half);
+    (m, std::array::from_fn(|i| sin * v[i] - versine * m[i]))
+}
+
+/// The S² release of §3i: m + δ exactly (TwoSum) and its cube-map cell in double-double
+/// ([`crate::space::grid::snap_cube_map_dd`]), on the grid of spacing 2^`spacing_log2`.
+pub(crate) fn s2_relative_release(footpoint: &[f64], theta: f64, dir: (f64, f64), spacing_log2: i32) -> [f64; 3] {
+    let (m, d) = s2_offset(footpoint, theta, dir);
+    let (mut hi, mut lo) = ([0.0; 3], [0.0; 3]);
+    for i in 0..3 {
+        let h = m[i] + d[i];
+        let bb = h - m[i];
+        hi[i] = h;
+        lo[i] = (m[i] - (h - bb)) + (d[i] - bb);
+    }
+    let mut out = [0.0; 3];
+    crate::space::grid::snap_cube_map_dd(&hi, &lo, spacing_log2, &mut out);
+    out
+}
+
+/// η of the S² relative-error release (§3i): a bound on the distance between m + δ̂ (computed) and ‖m‖·z* (z*
+/// the exact release of the same uniforms at m/‖m‖) for every draw with θ ≤ `reach` ≤ π/2, where θ̂ errs by at
+/// most `angle_error` of itself: per unit of θ, the angle (angle_error + 2u for libm's sine), the tangent
+/// direction (16.5u, §4a's frame and circle with sin = 1; 27u for the footpoint's norm, 6u, through the
+/// frame's radial Lipschitz constant 4.5), the footpoint's norm (6u), three roundings (3u), and the versine's
+/// relative (2·angle_error + 6u) times θ/2; plus 2^-100 for the double-double sum. Rounded up by 1 %.
+pub fn s2_mean_release_error(reach: f64, angle_error: f64) -> f64 {
+    let u = f64::EPSILON / 2.0;
+    let per_unit =
+        angle_error + 2.0 * u + 16.5 * u + 27.0 * u + 6.0 * u + 3.0 * u + (2.0 * angle_error + 6.0 * u) * 0.5 * reach;
+    1.01 * per_unit * reach + 2f64.powi(-100)
+}
+
+/// e_m on S^{n−1}: a bound on |‖m‖ − 1| for the footpoint as [`sphere_footpoint`] leaves it, (5 + n/2)·2^-53 (the
+/// computed ‖m‖² is within γ_n of the exact: n products and n − 1 additions; kept when within 4 ulps of 1, so
+/// |‖m‖² − 1| ≤ 8u + γ_n(1 + 8u); renormalised, the square root, the reciprocal and the products add 3u).
+fn sphere_footpoint_norm_error(n: usize) -> f64 {
+    (5.0 + 0.5 * n as f64) * (f64::EPSILON / 2.0)
+}
+
+/// The footpoint m on S^{n−1}, n ≥ 4, as the relative-error release uses it: divided by its norm unless its
+/// computed ‖m‖² is within 4 ulps of 1 (then |‖m‖ − 1| ≤ [`sphere_footpoint_norm_error`] either way).
+fn sphere_footpoint(m: &[f64]) -> Vec<f64> {
+    let m2: f64 = m.iter().map(|x| x * x).sum();
+    if (m2 - 1.0).abs() <= 4.0 * f64::EPSILON {
+        m.to_vec()
+    } else {
+        let g = 1.0 / m2.sqrt();
+        m.iter().map(|x| x * g).collect()
+    }
+}
+
+/// The footpoint m ([`sphere_footpoint`]) and δ = sin θ·v̂ − 2 sin²(θ/2)·m in f64 on S^{n−1}, n ≥ 4, with v̂ the
+/// Householder tangent at m drawn from `rng`: the release's offset, with an error relative to θ (§3i).
+pub(super) fn sphere_offset<R: Rng + ?Sized>(footpoint: &[f64], theta: f64, rng: &mut R) -> (Vec<f64>, Vec<f64>) {
+    let m = sphere_footpoint(footpoint);
+    let mut v = vec![0.0; m.len()];
+    crate::sample::sphere::householder_tangent_into(&m, &mut v, rng);
+    let (sin, half) = (theta.sin(), (0.5 * theta).sin());
+    let versine = 2.0 * (half * half);
+    let d = v.iter().zip(&m).map(|(v, m)| sin * v - versine * m).collect();
+    (m, d)
+}
+
+/// The S^{n−1} release of §3i, n ≥ 4: δ = sin θ·v̂ − 2 sin²(θ/2)·m in f64 with v̂ the Householder tangent at the
+/// (renormalised) footpoint m ([`crate::sample::sphere::householder_tangent_into`]), m + δ exactly (TwoSum) and
+/// its cube-map cell in double-double ([`crate::space::grid::snap_cube_map_dd`]), on the grid of spacing
+/// 2^`spacing_log2`.
+pub(crate) fn sphere_relative_release<R: Rng + ?Sized>(
+    footpoint: &[f64],
+    theta: f64,
+    spacing_log2: i32,
+    rng: &mut R,
+) -> Vec<f64> {
+    let (m, d) = sphere_offset(footpoint, theta, rng);
+    let n = m.len();
+    let (mut hi, mut lo) = (vec![0.0; n], vec![0.0; n]);
+    for i in 0..n {
+        let h = m[i] + d[i];
+        let bb = h - m[i];
+        hi[i] = h;
+        lo[i] = (m[i] - (h - bb)) + (d[i] - bb);
+    }
+    let mut out = vec![0.0; n];
+    crate::space::grid::snap_cube_map_dd(&hi, &lo, spacing_log2, &mut out);
+    out
+}
+
+/// η of the S^{n−1} relative-error release, n ≥ 4 (§3i): a bound on the distance between m + δ̂ (computed) and
+/// ‖m‖·z* (z* the exact release of the same uniforms at m/‖m‖) for every draw with θ ≤ `reach` ≤ π/2, where θ̂
+/// errs by at most `angle_error` of itself. Per unit of θ: the angle (angle_error + 2u for libm's sine); the
+/// Gaussians' direction (32u, Lemma N); the Householder tangent's arithmetic B(1 + β) + β, with
+/// B = √2(T + (1 + T)γ₃) + γ₂ (§4a's steps 1–4, T = λ₁ + α₁(1 + λ₁)) and β the reciprocal 1/fl(√Ĝ)'s relative
+/// error; the tangent at m instead of m/‖m‖ (2.5·e_m) and ‖m‖'s own factor (e_m), e_m = (5 + n/2)·2^-53
+/// (`sphere_footpoint_norm_error`); three roundings ((2 + θ_max)u: the products S·v̂ and V·m, of sizes θ and
+/// θ²/2, and their difference); and the versine's relative (2·angle_error + 6u) times θ/2; plus 2^-100 for the
+/// double-double sum. Rounded up by 1 %.
+pub fn sphere_mean_release_error(n: usize, reach: f64, angle_error: f64) -> f64 {
+    let u = f64::EPSILON / 2.0;
+    let gamma = |k: f64| k * u / (1.0 - k * u);
+    let m = (n - 1) as f64;
+    let alpha1 = 2.0 * u + u * u + (1.0 + u) * gamma(m - 1.0).powi(2);
+    let omega1 = 2.0 * u / (1.0 - u);
+    let lambda1 = (1.0 + omega1) * (1.0 + u) - 1.0;
+    let t = lambda1 + alpha1 * (1.0 + lambda1);
+    let b = std::f64::consts::SQRT_2 * (t + (1.0 + t) * gamma(3.0)) + gamma(2.0);
+    let beta = (1.0 + u) / ((1.0 - u) * (1.0 - alpha1).sqrt()) - 1.0;
+    let tangent = b * (1.0 + beta) + beta;
+    let e_m = sphere_footpoint_norm_error(n);
+    let roundings = (2.0 + reach) * u;
+    let per_unit = angle_error
+        + 2.0 * u
+        + 32.0 * u
+        + tangent
+        + 3.5 * e_m
+        + roundings
+        + (2.0 * angle_error + 6.0 * u) * 0.5 * reach;
+    1.01 * per_unit * reach + 2f64.powi(-100)
+}
+
+/// A lower bound on the largest |coordinate| of a unit vector within chordal distance `reach` of the unit
+/// vector `center`: max|cᵢ| − reach (each coordinate moves by at most the chord).
+pub(super) fn face_floor(center: &[f64], reach: f64) -> f64 {
+    let norm = center.iter().map(|c| c * c).sum::<f64>().sqrt();
+    center.iter().fold(0.0f64, |m, c| m.max(c.abs())) / (norm * (1.0 + 1e-15)) - reach * (1.0 + 1e-12)
+}
+
+/// The per-coordinate cube-map chart error on S^{n−1} of a point within chordal `eta` of the exact one (§4a,
+/// "The chart"): √2·η/(|z*_face| − …), with |z*_face| ≥ max(`face` − 2η, (1 − η)/√n − η) (the generic floor, or
+/// `face` where the exact point is known to lie near a public centre, `face_floor`), plus the double-double
+/// quotient's 2^-99 (no γ₂: the chart division is not rounded to f64). Rounded up by 0.1 %.
+pub fn cube_chart_error(n: usize, eta: f64, face: f64) -> f64 {
+    let generic = (1.0 - eta) / (n as f64).sqrt() - eta;
+    let floor = generic.max(face - 2.0 * eta);
+    1.001 * (std::f64::consts::SQRT_2 * eta / floor) + 2f64.powi(-99)
+}

@@ -1,0 +1,183 @@
+//! Float safety of the affine-invariant SPD mean (`docs/proofs/float_safety.md` §3e).
+
+use super::*;
+use crate::audit::gof::ks_test;
+use crate::privacy::Chart;
+use crate::sample::rng::seeded_rng_for_experiments;
+use crate::space::grid::round_to_grid;
+
+fn symmetric(m: DMatrix<f64>) -> DMatrix<f64> {
+    (&m + m.transpose()) * 0.5
+}
+
+/// A public centre that is not the identity, so that whitening matters.
+fn center(k: usize) -> DMatrix<f64> {
+    if k == 2 {
+        DMatrix::from_row_slice(2, 2, &[2.0, 0.5, 0.5, 1.0])
+    } else {
+        DMatrix::from_row_slice(3, 3, &[2.0, 0.5, 0.1, 0.5, 1.0, -0.2, 0.1, -0.2, 0.7])
+    }
+}
+
+/// The point at whitened log coordinates `s` (in the chart at the centre).
+fn at(chart: &BallChart<DMatrix<f64>>, s: &DMatrix<f64>) -> DMatrix<f64> {
+    symmetric(&chart.unwhiten * expm(s) * chart.unwhiten.transpose())
+}
+
+/// Whether y is the point of a grid cell, found from y alone: whiten it, take its logarithm (from y itself,
+/// not from the draw's factor), round the coordinates (within a quarter cell of a grid
+/// point) and map the cell's point back, bit for bit.
+fn on_grid(chart: &BallChart<DMatrix<f64>>, k: usize, y: &DMatrix<f64>) -> bool {
+    let x = symmetric(&chart.whiten * y * chart.whiten.transpose());
+    let c = sym_to_coords(&logm(&x));
+    let grid = chart.rounding.grid();
+    let rep = c.map(|v| round_to_grid(v, grid.spacing_log2));
+    (&rep - &c).amax() < grid.spacing() / 4.0 && at(chart, &coords_to_sym(&rep, k)) == *y
+}
+
+#[test]
+fn releases_lie_on_the_grid_of_the_log_chart_at_the_centre() {
+    for k in [2, 3] {
+        let spd = SpdAffine::new(k).unwrap();
+        for conditioning in [Conditioning::Unconditioned, Conditioning::Ball] {
+            let mech = PrivateFrechetMean::new(spd, center(k), 1.5, 200, 1.0, conditioning).unwrap();
+            let chart = mech.ball_chart.as_ref().unwrap();
+            assert_eq!(chart.rounding.grid().chart, Chart::SpdLogAtCenter);
+            // Footpoints at the centre and near the edge of the data ball.
+            let mut edge = DMatrix::zeros(k, k);
+            (edge[(0, 0)], edge[(1, 1)]) = (1.0, -0.95);
+            let mut rng = seeded_rng_for_experiments(50 + k as u64);
+            for footpoint in [center(k), at(chart, &edge)] {
+                for _ in 0..1000 {
+                    let y = mech.release_mean(&footpoint, &mut rng).unwrap();
+                    assert!(on_grid(chart, k, &y), "k = {k}, {conditioning:?}: {y} is not on the grid");
+                    assert!(spd.distance(&center(k), &y) <= chart.ball + 1e-9);
+                }
+                // Negative control: raw draws are not on the grid.
+                let raw =
+                    (0..200).filter(|_| on_grid(chart, k, &spd.sample_laplace(&mech.noise, &footpoint, &mut rng)));
+                assert_eq!(raw.count(), 0);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_guarantee_counts_the_rounding_and_wide_balls_are_refused() {
+    let spd = SpdAffine::new(2).unwrap();
+    let free = PrivateFrechetMean::new(spd, center(2), 1.5, 200, 1.0, Conditioning::Unconditioned).unwrap();
+    let chart = free.ball_chart.as_ref().unwrap();
+    let eps0 = chart.rounding.additive_epsilon();
+    // The tail level is chosen from 1e-10 … 1e-2 to make ε₀ + ln 1/(1 − tail) smallest.
+    assert!(chart.tail_cost > 0.0 && chart.tail_cost < 0.0102, "{}", chart.tail_cost);
+    let add_up = crate::numerics::rounding::add_up;
+    assert_eq!(free.rounding_cost(), add_up(add_up(eps0, chart.tail_cost), chart.footpoint_cost));
+    // At a well-conditioned centre the whitening's share is tiny.
+    assert!(chart.footpoint_cost > 0.0 && chart.footpoint_cost < 1e-9, "{}", chart.footpoint_cost);
+    assert!(free.rounding_cost() < 1e-3, "{}", free.rounding_cost());
+    let ball = PrivateFrechetMean::new(spd, center(2), 1.5, 200, 1.0, Conditioning::Ball).unwrap();
+    let eps0 = ball.ball_chart.as_ref().unwrap().rounding.additive_epsilon();
+    let footpoint = ball.ball_chart.as_ref().unwrap().footpoint_cost;
+    assert_eq!(ball.rounding_cost(), add_up(2.0 * eps0, 2.0 * footpoint));
+    // Ask ε, pay ε: the guarantee is the ε asked, the noise calibrated at ε′ with ε′ + cost ≤ ε.
+    assert_eq!(ball.guarantee(), Guarantee::pure(1.0));
+    assert!(add_up(ball.noise_epsilon(), ball.rounding_cost()) <= 1.0);
+    assert!(ball.noise_epsilon() >= 1.0 - 2.0 * ball.rounding_cost(), "{}", ball.noise_epsilon());
+    // Auto keeps the unconditioned draw where its rounding is cheap, and takes the ball where it is not
+    // (n = 20, r = 3: the unconditioned law reaches far beyond the data ball).
+    assert!(!PrivateFrechetMean::new(spd, center(2), 1.5, 200, 1.0, Conditioning::Auto).unwrap().conditioned());
+    let wide = PrivateFrechetMean::new(spd, center(2), 3.0, 20, 1.0, Conditioning::Auto).unwrap();
+    assert!(wide.conditioned() && wide.rounding_cost() < 1e-3, "{}", wide.rounding_cost());
+    // A ball so wide that f64 cannot round finely: refused, saying why (whichever bound fails first).
+    let err = PrivateFrechetMean::new(spd, center(2), 8.0, 200, 1.0, Conditioning::Auto).unwrap_err();
+    assert!(matches!(err, Error::NumericalLimit(ref m) if m.contains("double precision")), "{err}");
+}
+
+/// The single-point Laplace on SPD with the affine-invariant metric is float-safe only in a public ball: `new`
+/// refuses, `in_ball` rounds in the log chart at the centre, and inputs far outside are moved onto the
+/// ball, their releases on the grid and in the kept ball like every other.
+#[test]
+fn the_single_point_laplace_needs_a_ball_and_rounds_in_it() {
+    let spd = SpdAffine::new(2).unwrap();
+    assert!(matches!(RiemannianLaplace::new(spd, 0.1), Err(Error::NotApplicable(_))));
+    let m = RiemannianLaplace::in_ball(spd, 0.1, &center(2), 2.0).unwrap();
+    let g = m.guarantee();
+    assert_eq!(g.grid().unwrap().chart, Chart::SpdLogAtCenter);
+    assert!(g.additive_epsilon() > 0.0 && g.additive_epsilon() < 0.02, "{}", g.additive_epsilon());
+    let chart = m.ball_chart.as_ref().unwrap();
+    let far = DMatrix::from_row_slice(2, 2, &[1e6, 0.0, 0.0, 1e-6]);
+    let mut rng = seeded_rng_for_experiments(80);
+    for x in [center(2), DMatrix::identity(2, 2), far] {
+        for _ in 0..300 {
+            let y = m.privatize(&x, &mut rng);
+            assert!(on_grid(chart, 2, &y) && spd.distance(&center(2), &y) <= chart.ball + 1e-9, "{x}: {y}");
+        }
+    }
+}
+
+/// The distance between a release and its footpoint follows the Laplace law's radial law (KS, DKW critical
+/// value, false failure ≤ 1e-8), through the whole float-safe pipeline; a law 10 % wider is rejected.
+#[test]
+fn released_distances_follow_the_radial_law() {
+    let spd = SpdAffine::new(2).unwrap();
+    let mech = PrivateFrechetMean::new(spd, center(2), 1.5, 200, 1.0, Conditioning::Unconditioned).unwrap();
+    let footpoint = DMatrix::from_row_slice(2, 2, &[1.5, 0.2, 0.2, 1.2]);
+    // The release has the law conditioned on a public ball that holds all but `tail` of it (total variation
+    // ≤ tail from the unconditioned law): below 1e-5, it moves the DKW false-failure bound by a factor
+    // e^{4N·c·tail} < 1.01.
+    let tail = mech.ball_chart.as_ref().unwrap().tail_cost;
+    assert!(tail < 1e-5, "{tail}");
+    let mut rng = seeded_rng_for_experiments(60);
+    let ts: Vec<f64> =
+        (0..20_000).map(|_| spd.distance(&footpoint, &mech.release_mean(&footpoint, &mut rng).unwrap())).collect();
+    let law = mech.noise.radial_law();
+    let out = ks_test(&mut ts.clone(), |s| law.cdf_sorted(s), 1e-8);
+    assert!(out.passed(), "KS {} > {}", out.statistic, out.critical);
+    let wider = SpdLaplaceNoise::new(2, 1.1 * mech.sigma(), None).unwrap();
+    assert!(!ks_test(&mut ts.clone(), |s| wider.radial_law().cdf_sorted(s), 1e-8).passed());
+}
+
+/// Assumption (E): nalgebra's symmetric eigensolver is backward stable with constant c_E = 64 on the
+/// matrices releases build, Y = BBᵀ with B a lower-triangular factor of condition up to e^{10} times
+/// U·diag(e^{r/2}), |r| up to 20: ‖Y − VΛVᵀ‖_F ≤ c_E·u·‖Y‖_F and ‖VᵀV − I‖_F ≤ c_E·u. Negative control:
+/// eigenvalues off by 1e-13 relative fail the same check. (nalgebra's SVD fails such a check by a factor
+/// of 10¹⁵ on graded matrices, which is why releases do not use it.)
+#[test]
+fn the_symmetric_eigensolver_is_backward_stable_as_assumed() {
+    use crate::numerics::EIGEN_BACKWARD_ERROR;
+    use nalgebra::SymmetricEigen;
+    let u = f64::EPSILON / 2.0;
+    let mut rng = seeded_rng_for_experiments(70);
+    let check = |y: &DMatrix<f64>, scale: f64| -> f64 {
+        let e = SymmetricEigen::new(y.clone());
+        let v = &e.eigenvectors;
+        let lambda = e.eigenvalues.map(|x| x * scale);
+        let residual = (y - v * DMatrix::from_diagonal(&lambda) * v.transpose()).norm() / y.norm();
+        let k = y.nrows();
+        let orthogonal = (v.transpose() * v - DMatrix::identity(k, k)).norm();
+        residual.max(orthogonal) / u
+    };
+    let mut worst: f64 = 0.0;
+    let noises = [SpdLaplaceNoise::new(2, 0.3, None).unwrap(), SpdLaplaceNoise::new(3, 0.3, None).unwrap()];
+    for i in 0..20_000u64 {
+        let k = 2 + (i % 2) as usize;
+        let noise = &noises[k - 2];
+        let spread = (i % 11) as f64;
+        let l = DMatrix::from_fn(k, k, |a, c| match a.cmp(&c) {
+            std::cmp::Ordering::Greater => 0.7 * ((a * 3 + c) as f64 + i as f64).sin(),
+            std::cmp::Ordering::Equal => (spread * (a as f64 / (k - 1) as f64 - 0.5)).exp(),
+            std::cmp::Ordering::Less => 0.0,
+        });
+        let r = DVector::from_fn(k, |a, _| 20.0 * (((i * 7 + a as u64) % 13) as f64 / 6.0 - 1.0));
+        let mut m = noise.haar_rotation(&mut rng);
+        for (j, rj) in r.iter().enumerate() {
+            m.column_mut(j).scale_mut((0.5 * rj).exp());
+        }
+        let b = &l * m;
+        worst = worst.max(check(&symmetric(&b * b.transpose()), 1.0));
+    }
+    assert!(worst <= EIGEN_BACKWARD_ERROR, "backward error {worst}·u beyond the assumed {EIGEN_BACKWARD_ERROR}·u");
+    eprintln!("largest eigensolver backward error: {worst:.2}·u (assumed ≤ {EIGEN_BACKWARD_ERROR}·u)");
+    let y = DMatrix::from_row_slice(2, 2, &[3.0, 1.0, 1.0, 2.0]);
+    assert!(check(&y, 1.0 + 1e-13) > EIGEN_BACKWARD_ERROR);
+}

@@ -1,0 +1,327 @@
+//! Tests of the Riemannian Laplace and its means.
+
+mod affine_chart;
+mod certified;
+mod log_domain;
+mod relative_release;
+
+use super::*;
+use crate::analysis::{AngularLaw, LaplaceAngle, SphereAngle};
+use crate::error::Error;
+use crate::manifold::{Manifold, So3, SpdAffine, SpdLogEuclidean, Sphere, check_ball};
+use crate::mechanism::Mechanism;
+use crate::privacy::Guarantee;
+use crate::privacy::float_safety::Rounding;
+use crate::sample::spd_laplace::SpdLaplaceNoise;
+use crate::space::spd::{expm, logm};
+use nalgebra::{DMatrix, DVector, UnitQuaternion};
+use rand::distr::Distribution;
+use std::f64::consts::{FRAC_1_SQRT_2, PI};
+
+use super::{chart_choice::*, mean::*, point::*, so3::*, spd_affine::*, spd_log_euclidean::*, sphere::*};
+
+#[test]
+fn skipping_levels_whose_tail_alone_costs_too_much_keeps_the_exhaustive_choice() {
+    use rand::RngExt;
+    // Candidates (level index, cost = tail + a random additive part), some failing, against building
+    // every level and keeping the first strictly cheaper one.
+    let mut rng = crate::sample::rng::seeded_rng_for_experiments(5);
+    let levels = [1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2];
+    let mut skipped = 0;
+    for _ in 0..20_000 {
+        let scale = 10f64.powf(rng.random_range(-11.0..-1.0));
+        let extra: Vec<Option<f64>> = levels
+            .iter()
+            .map(|_| rng.random_bool(0.8).then(|| scale * rng.random_range(0.0..2.0f64).floor()))
+            .collect();
+        let candidate = |i: usize| extra[i].map(|e| (i, levels[i] + e)).ok_or("does not fit");
+        let mut exhaustive: Result<(usize, f64), &str> = Err("no tail level fits");
+        for i in 0..levels.len() {
+            exhaustive = match (exhaustive, candidate(i)) {
+                (Ok(b), Ok(c)) => Ok(if c.1 < b.1 { c } else { b }),
+                (Err(_), c) => c,
+                (b, Err(_)) => b,
+            };
+        }
+        let mut built = 0;
+        let pruned = cheapest_over_levels(
+            &levels,
+            |level| level,
+            |c: &(usize, f64)| c.1,
+            |level| {
+                built += 1;
+                Ok(candidate(levels.iter().position(|&l| l == level).unwrap()))
+            },
+        )
+        .unwrap();
+        assert_eq!(pruned, exhaustive);
+        skipped += levels.len() - built;
+    }
+    // The pruning does skip levels (else this test would show nothing).
+    assert!(skipped > 20_000, "{skipped}");
+}
+
+use crate::sample::rng::seeded_rng_for_experiments;
+
+#[test]
+fn isometric_coordinates_round_trip() {
+    let m = DMatrix::from_row_slice(3, 3, &[1.0, 2.0, 3.0, 2.0, 4.0, 5.0, 3.0, 5.0, 6.0]);
+    let v = sym_to_coords(&m);
+    assert!((v.norm() - m.norm()).abs() < 1e-12);
+    assert!((coords_to_sym(&v, 3) - m).amax() < 1e-12);
+}
+
+/// Plans (no data) for 10⁶ and 10⁷ rows, 10⁶ locations within 300 km and rotations within 20°, at ε from
+/// 0.01 to 5, are built, and at 10⁶ rows their rounding costs at most 1 % of ε at every ε: the
+/// relative-error release (`docs/proofs/float_safety.md` §3i). Control: the absolute-error rounding of the
+/// same plans (main's) costs more than 1 % at ε = 0.01.
+#[test]
+fn means_of_millions_of_rows_are_planned_at_every_epsilon() {
+    let s2 = Sphere::new(3).unwrap();
+    let paris = DVector::from_vec(vec![0.6580, 0.0270, 0.7525]).normalize();
+    let km300 = 300.0 / 6371.0088;
+    let deg20 = 20f64.to_radians();
+    for n in [1_000_000usize, 10_000_000] {
+        for eps in [0.01, 0.1, 1.0, 5.0] {
+            let ll = PrivateFrechetMean::new(s2, paris.clone(), km300, n, eps, Conditioning::Auto).unwrap();
+            let rot =
+                PrivateFrechetMean::new(So3, UnitQuaternion::identity(), deg20, n, eps, Conditioning::Auto).unwrap();
+            assert!(ll.ball_chart.is_some() && rot.ball_chart.is_some());
+            for (name, cost, noise) in
+                [("latlon", ll.rounding_cost(), ll.noise_epsilon()), ("so3", rot.rounding_cost(), rot.noise_epsilon())]
+            {
+                eprintln!("{name} n {n} eps {eps}: cost {cost:.3e} ({:.2} %)", 100.0 * cost / eps);
+                assert!(crate::numerics::rounding::add_up(noise, cost) <= eps);
+                if n == 1_000_000 {
+                    assert!(cost <= 0.01 * eps, "{name} n {n} ε {eps}: {cost}");
+                }
+            }
+            // The circle (times of day within 2 h) keeps §4's turn chart: its cost, for the record.
+            let circle = Sphere::new(2).unwrap();
+            let noon = DVector::from_vec(vec![1.0, 0.0]);
+            if let Ok(c) = PrivateFrechetMean::new(circle, noon, PI / 6.0, n, eps, Conditioning::Auto) {
+                eprintln!(
+                    "circle n {n} eps {eps}: cost {:.3e} ({:.2} %)",
+                    c.rounding_cost(),
+                    100.0 * c.rounding_cost() / eps
+                );
+            } else {
+                eprintln!("circle n {n} eps {eps}: refused");
+            }
+            if n == 1_000_000 && eps == 0.01 {
+                // The control: main's absolute-error grids at the same noise scales.
+                let old_ll = s2.rounding_in_ball(ll.sigma(), &paris, km300).unwrap().additive_epsilon();
+                let old_rot = So3.rounding_in_ball(rot.sigma(), &UnitQuaternion::identity(), deg20).unwrap();
+                assert!(old_ll > 0.03 * eps && old_rot.additive_epsilon() > 0.03 * eps, "{old_ll}");
+            }
+        }
+    }
+}
+
+/// S^{n−1} means of 10⁶ rows within 20° (n = 4, 10) pay at most 1 % of ε for the rounding at every ε from
+/// 0.01 to 5 (§3i, "S^{n−1}, n ≥ 4"), as do the ball-conditioned S² (300 km) and SO(3) (20°) means; the
+/// costs up to n = 100 are printed. Control: §4's absolute grids at S³'s and S⁹'s noise scales cost more
+/// than 1 % at ε = 0.01.
+#[test]
+fn sphere_and_conditioned_means_of_a_million_rows_pay_at_most_one_percent() {
+    let deg20 = 20f64.to_radians();
+    let center = |n: usize| {
+        let mut c = DVector::zeros(n);
+        c[0] = 1.0;
+        c
+    };
+    for eps in [0.01, 0.1, 1.0, 5.0] {
+        for n in [4usize, 5, 10, 20, 50, 100] {
+            let sphere = Sphere::new(n).unwrap();
+            let m = PrivateFrechetMean::new(sphere, center(n), deg20, 1_000_000, eps, Conditioning::Auto);
+            let Ok(m) = m else {
+                eprintln!("sphere:{n} eps {eps}: refused");
+                assert!(n > 10);
+                continue;
+            };
+            let share = 100.0 * m.rounding_cost() / eps;
+            eprintln!("sphere:{n} eps {eps}: cost {:.3e} ({share:.2} %)", m.rounding_cost());
+            if n <= 10 {
+                assert!(m.ball_chart.is_some() && share <= 1.0, "sphere:{n} ε {eps}: {share} %");
+            }
+            if n <= 10 && eps == 0.01 {
+                let old = sphere.rounding_in_ball(m.sigma(), &center(n), deg20).unwrap().additive_epsilon();
+                assert!(old > 0.01 * eps, "the control: sphere:{n} {old}");
+            }
+        }
+        let paris = DVector::from_vec(vec![0.6580, 0.0270, 0.7525]).normalize();
+        let s2 = Sphere::new(3).unwrap();
+        let ll = PrivateFrechetMean::new(s2, paris, 300.0 / 6371.0088, 1_000_000, eps, Conditioning::Ball).unwrap();
+        let rot = PrivateFrechetMean::new(So3, UnitQuaternion::identity(), deg20, 1_000_000, eps, Conditioning::Ball)
+            .unwrap();
+        for (name, m_cost, chart) in [
+            ("latlon, conditioned", ll.rounding_cost(), ll.ball_chart.is_some()),
+            ("so3, conditioned", rot.rounding_cost(), rot.ball_chart.is_some()),
+        ] {
+            let share = 100.0 * m_cost / eps;
+            eprintln!("{name} eps {eps}: cost {m_cost:.3e} ({share:.2} %)");
+            assert!(chart && share <= 1.0, "{name} ε {eps}: {share} %");
+        }
+    }
+}
+
+/// The airports' case : 3376 locations at ε = 1000 within 2000 km of a public centre.
+#[test]
+fn a_few_thousand_locations_at_a_large_epsilon_are_planned() {
+    let s2 = Sphere::new(3).unwrap();
+    let center = DVector::from_vec(vec![0.0, 0.0, 1.0]);
+    for radius_km in [500.0, 2000.0, 5000.0] {
+        let m = PrivateFrechetMean::new(s2, center.clone(), radius_km / 6371.0088, 3376, 1000.0, Conditioning::Auto)
+            .unwrap();
+        assert!(m.rounding_cost() <= 0.01 * 1000.0, "{radius_km} km: {}", m.rounding_cost());
+    }
+}
+
+#[test]
+fn auto_conditioning_falls_back_to_the_ball_only_where_needed() {
+    let spd = SpdAffine::new(2).unwrap();
+    let small = PrivateFrechetMean::new(spd, DMatrix::identity(2, 2), 1.5, 100, 1.0, Conditioning::Auto).unwrap();
+    assert!(!small.conditioned());
+    // σ = Δ/ε′, ε′ = ε less the rounding cost (ask ε, pay ε).
+    assert!((small.sigma() - 0.03 / small.noise_epsilon()).abs() < 1e-9);
+    assert!(small.noise_epsilon() < 1.0 && small.noise_epsilon() + small.rounding_cost() <= 1.0);
+    // n = 1: Δ = 3, σ = 3 is above SPD(2)'s threshold √2, so the ball is used with σ = 2Δ/ε′.
+    let big = PrivateFrechetMean::new(spd, DMatrix::identity(2, 2), 1.5, 1, 1.0, Conditioning::Auto).unwrap();
+    assert!(big.conditioned());
+    assert!((big.sigma() - 6.0 / big.noise_epsilon()).abs() < 1e-9);
+    assert!(PrivateFrechetMean::new(spd, DMatrix::identity(2, 2), 1.5, 1, 1.0, Conditioning::Unconditioned).is_err());
+    let mut rng = seeded_rng_for_experiments(1);
+    for _ in 0..200 {
+        let y = big.privatize_mean(&DMatrix::identity(2, 2), &mut rng);
+        assert!(spd.distance(&DMatrix::identity(2, 2), &y) <= 1.5);
+    }
+}
+
+#[test]
+fn hopeless_ball_conditioned_releases_are_refused_at_once() {
+    let spd = SpdAffine::new(2).unwrap();
+    let id = DMatrix::identity(2, 2);
+    // n = 2, ε = 1: r = 20 used to reject ~10¹² draws per release, r = 50 more still.
+    for radius in [10.0, 20.0, 50.0, 1e300] {
+        let started = std::time::Instant::now();
+        let err = PrivateFrechetMean::new(spd, id.clone(), radius, 2, 1.0, Conditioning::Ball).unwrap_err();
+        // From r = 10 on, the mean itself cannot be certified (the proven error of the whitened logs'
+        // eigendecomposition exceeds 10⁻³ relative at condition numbers e^{√2·2r}): refused before anything.
+        let reasons: &[&str] = if radius < 1e3 {
+            &["nothing useful", "cannot be certified"]
+        } else {
+            &["double precision cannot hold", "cannot be certified"]
+        };
+        assert!(matches!(err, Error::NumericalLimit(ref m) if reasons.iter().any(|r| m.contains(r))), "{err}");
+        // Not a timing assertion on the release: a guard against the refusal itself looping.
+        assert!(started.elapsed().as_secs() < 60);
+    }
+    // Ordinary parameters pass.
+    assert!(PrivateFrechetMean::new(spd, id.clone(), 1.5, 1, 1.0, Conditioning::Ball).is_ok());
+    assert!(PrivateFrechetMean::new(spd, id, 2.0, 2, 1.0, Conditioning::Ball).is_ok());
+}
+
+/// `docs/proofs/mean_outside_ball.md` §4: the release draws at the whitened mean moved onto the ball of
+/// radius R_P = r + Δ/2 (§3e of float_safety.md) and keeps a draw by its rounded point. At the edge of that
+/// ball the rate of kept draws must not fall below the public bound (Chernoff: if the rate is at least b,
+/// it is measured below b·(1 − √(2·ln 10⁸/(bN))) with probability at most 10⁻⁸). Negative control: the
+/// earlier bound, max e^{−2s/σ}·F(s) over s ≤ r (proven for footpoints within r, rounding left out),
+/// claims 1.06e-2 at r = 1, n = 1, ε = 20 where 4e-3 of the draws are kept.
+#[test]
+fn the_ball_acceptance_bound_holds_where_the_footpoint_may_lie() {
+    let spd = SpdAffine::new(2).unwrap();
+    let id = DMatrix::identity(2, 2);
+    let draws = 200_000;
+    let consistent =
+        |rate: f64, claimed: f64| rate >= claimed * (1.0 - (2.0 * 1e8f64.ln() / (claimed * draws as f64)).sqrt());
+    let mut rng = seeded_rng_for_experiments(5);
+    for (radius, n, epsilon) in [(1.5, 1, 1.0), (1.0, 1, 20.0)] {
+        let mech = PrivateFrechetMean::new(spd, id.clone(), radius, n, epsilon, Conditioning::Ball).unwrap();
+        let chart = mech.ball_chart.as_ref().unwrap();
+        let bound = spd.ball_acceptance_lower_bound(&mech.noise, radius, mech.sensitivity).unwrap();
+        let e = (chart.footpoint_radius * FRAC_1_SQRT_2).exp();
+        let eta = DMatrix::from_row_slice(2, 2, &[e, 0.0, 0.0, 1.0 / e]);
+        assert!((spd.distance(&id, &eta) - chart.footpoint_radius).abs() < 1e-12);
+        let kept =
+            (0..draws).filter(|_| spd.sample_in_chart(&mech.noise, &eta, chart, &mut rng).unwrap().is_some()).count();
+        let rate = kept as f64 / draws as f64;
+        assert!(consistent(rate, bound), "r = {radius}, ε = {epsilon}: rate {rate} below the bound {bound}");
+        let (sigma, law) = (mech.sigma, mech.noise.radial_law());
+        let earlier = (1..=8)
+            .map(|j| radius * j as f64 / 8.0)
+            .chain((0..60).map(|i| sigma * 2f64.powf(i as f64 / 2.0)).take_while(|&s| s <= radius))
+            .map(|s| (-2.0 * s / sigma).exp() * law.cdf(s))
+            .fold(0.0, f64::max);
+        if epsilon == 20.0 {
+            assert!(!consistent(rate, earlier), "control: rate {rate}, earlier bound {earlier}");
+        }
+    }
+}
+
+/// Conditioned on the ball, a draw is kept when its rounded point is in the ball: a raw draw just inside
+/// whose cell's representative is outside is dropped (the previous rule, deciding on the raw draw, kept
+/// it and released a point outside the ball: the negative control), and every release lies in the ball
+/// and on the grid.
+#[test]
+fn the_ball_is_checked_on_the_rounded_release() {
+    let s2 = Sphere::new(3).unwrap();
+    let north = DVector::from_column_slice(&[0.0, 0.0, 1.0]);
+    let radius = 0.3;
+    let mech = PrivateFrechetMean::new(s2, north.clone(), radius, 2, 1.0, Conditioning::Ball).unwrap();
+    let rounding = s2.rounding(mech.sigma()).unwrap();
+    let h = 2f64.powi(rounding.grid().spacing_log2);
+    let at = |angle: f64, azimuth: f64| {
+        DVector::from_column_slice(&[angle.sin() * azimuth.cos(), angle.sin() * azimuth.sin(), angle.cos()])
+    };
+    // Raw draws just inside the boundary, around the whole circle. The old rule kept every one of them
+    // (the raw draw is inside) and released its rounded point.
+    let mut released_outside_by_old_rule = 0;
+    for i in 0..20_000 {
+        let raw = at(radius - h * ((i % 7) as f64 + 0.5) / 8.0, i as f64 * 0.000_37);
+        if s2.distance(&north, &raw) > radius {
+            continue; // not inside once computed
+        }
+        let mut y = raw.clone();
+        s2.snap_point(&rounding, &mut y);
+        if mech.keeps(&y) {
+            assert!(s2.distance(&north, &y) <= radius);
+        }
+        let mut old = raw;
+        s2.snap_point(&rounding, &mut old);
+        if s2.distance(&north, &old) > radius {
+            released_outside_by_old_rule += 1;
+        }
+    }
+    assert!(released_outside_by_old_rule > 1000, "control: only {released_outside_by_old_rule} boundary cells");
+    // Releases at a mean on the boundary: inside the ball and on the grid, bit for bit.
+    let mut rng = seeded_rng_for_experiments(12);
+    let edge = at(radius, 1.0);
+    for _ in 0..20_000 {
+        let y = mech.release_mean(&edge, &mut rng).unwrap();
+        assert!(s2.distance(&north, &y) <= radius);
+        let mut again = y.clone();
+        s2.snap_point(&rounding, &mut again);
+        assert_eq!(again, y);
+    }
+    // The guarantee counts the rounding's ε₀ twice, conditioned (the relative-error chart's where it is
+    // cheaper, float_safety.md §3i).
+    let eps0 = mech.rounding().unwrap().additive_epsilon();
+    assert!(eps0 > 0.0 && mech.rounding_cost() == 2.0 * eps0);
+    let unconditioned = PrivateFrechetMean::new(s2, north, radius, 2, 1.0, Conditioning::Unconditioned).unwrap();
+    let eps0_unconditioned = s2.rounding(unconditioned.sigma()).unwrap().additive_epsilon();
+    assert_eq!(unconditioned.rounding_cost(), eps0_unconditioned);
+}
+
+#[test]
+fn release_refuses_points_outside_the_ball_and_wrong_sizes() {
+    let s2 = Sphere::new(3).unwrap();
+    let north = DVector::from_column_slice(&[0.0, 0.0, 1.0]);
+    let mech = PrivateFrechetMean::new(s2, north.clone(), 0.3, 2, 1.0, Conditioning::Auto).unwrap();
+    let near = DVector::from_column_slice(&[0.1f64.sin(), 0.0, 0.1f64.cos()]);
+    let far = DVector::from_column_slice(&[0.5f64.sin(), 0.0, 0.5f64.cos()]);
+    let mut rng = seeded_rng_for_experiments(2);
+    assert!(mech.release(&[near.clone(), near.clone()], &mut rng).is_ok());
+    assert!(matches!(mech.release(&[near.clone(), far], &mut rng), Err(Error::OutsideBall { index: 1, .. })));
+    assert!(matches!(mech.release(&[near], &mut rng), Err(Error::WrongLength { expected: 2, got: 1 })));
+    assert!(PrivateFrechetMean::new(s2, north, 1.0, 2, 1.0, Conditioning::Auto).is_err());
+}
