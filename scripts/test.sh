@@ -11,6 +11,9 @@ if grep -rnE "DESIGN\.md|MATH\.md|[Ii]ssue [0-9]+" crates python/manifold_dp pyt
     echo "error: the lines above cite an issue or a file outside the repository; say what they mean instead" >&2
     exit 1
 fi
+# The declared minimum Rust version holds for every locked dependency (clippy's incompatible_msrv lint checks
+# the standard library's APIs against it).
+python3 scripts/check_msrv.py
 cargo test --workspace --release
 # The API docs build with no broken or private links.
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
