@@ -11,6 +11,7 @@
 //! `mechanism,raw_ns,float_safe_ns,raw_words,float_safe_words` (nanoseconds and 64-bit random words per
 //! release).
 
+use manifold_dp::mechanism::Unprotected;
 use manifold_dp::mechanism::scalar::{Gaussian, GeneralizedGaussian, ScalarLaplace};
 use manifold_dp::mechanism::{BinghamSo3, LaplaceSo3, Mechanism, PurkayasthaSphere, VmfSphere};
 use manifold_dp::sample::rng::seeded_rng_for_experiments;
@@ -68,7 +69,7 @@ fn words(n: usize, seed: u64, mut draw: impl FnMut(&mut Counting<manifold_dp::sa
 fn compare<M: Mechanism>(name: &str, m: &M, x: M::Point, n: usize) {
     let mut rng = seeded_rng_for_experiments(1);
     let raw = rate(n, || {
-        black_box(m.privatize_unprotected(black_box(&x), &mut rng));
+        black_box(m.privatize_unprotected(black_box(&x), &mut rng, Unprotected::acknowledged()));
     });
     let safe = rate(n, || {
         black_box(m.privatize(black_box(&x), &mut rng));
@@ -87,7 +88,7 @@ where
     let mut buf = inputs.clone();
     let raw = rate(n / 4096, || {
         buf.clone_from_slice(&inputs);
-        m.privatize_slice_unprotected(black_box(&mut buf), &mut rng);
+        m.privatize_slice_unprotected(black_box(&mut buf), &mut rng, Unprotected::acknowledged());
     }) * 4096.0;
     let safe = rate(n / 4096, || {
         buf.clone_from_slice(&inputs);

@@ -16,6 +16,7 @@
 //! reproduces its own releases far more often than releases built around x′; on the grid both rates agree.
 //! The same Hoeffding bound, one feature, α = 1e-8 per mechanism (six: < 6e-8 in all).
 
+use manifold_dp::mechanism::Unprotected;
 use manifold_dp::mechanism::scalar::{Gaussian, GeneralizedGaussian, ScalarLaplace};
 use manifold_dp::mechanism::{
     BinghamSo3, LaplaceSo3, Mechanism, PurkayasthaSphere, TangentPlanarLaplace, VmfSphere, WrappedLaplaceCircle,
@@ -84,7 +85,7 @@ fn check<M: Mechanism>(
         "{name}: float-safe releases of inputs one ulp apart differ in their low bits: {gap} >= {}",
         s + t
     );
-    let (a, b) = releases(&x, &x_prime, 2, |p, rng| coords(&m.privatize_unprotected(p, rng)));
+    let (a, b) = releases(&x, &x_prime, 2, |p, rng| coords(&m.privatize_unprotected(p, rng, Unprotected::acknowledged())));
     let (raw_gap, _) = largest_gap(&a, &b);
     if control {
         assert!(raw_gap > s + t, "{name}: the raw path (negative control) was not detected: {raw_gap} <= {}", s + t);
@@ -117,7 +118,7 @@ fn check_reachability<M: Mechanism>(
         let mut diff = 0i64;
         for _ in 0..N {
             let (z, z_prime) = if raw {
-                (m.privatize_unprotected(x, &mut rng), m.privatize_unprotected(x_prime, &mut rng))
+                (m.privatize_unprotected(x, &mut rng, Unprotected::acknowledged()), m.privatize_unprotected(x_prime, &mut rng, Unprotected::acknowledged()))
             } else {
                 (m.privatize(x, &mut rng), m.privatize(x_prime, &mut rng))
             };

@@ -3,6 +3,7 @@
 //! same generator, bit for bit, for every mechanism; and a mechanism whose release is not its snapped raw draw
 //! but which does not say so (`EXACT_RELEASE`) is caught (the negative control).
 
+use manifold_dp::mechanism::Unprotected;
 use manifold_dp::audit::catalog::{GaussianOnReals, GeneralizedGaussianOnReals, ScalarLaplaceOnReals};
 use manifold_dp::manifold::sphere::Sphere;
 use manifold_dp::manifold::{SpdAffine, SpdLogEuclidean};
@@ -120,8 +121,8 @@ impl Mechanism for ForgetsEach {
     fn guarantee(&self) -> Guarantee {
         self.0.guarantee()
     }
-    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
-        self.0.privatize_unprotected(x, rng)
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R, unprotected: Unprotected) -> f64 {
+        self.0.privatize_unprotected(x, rng, unprotected)
     }
     fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [f64], rng: &mut R) {
         self.0.privatize_slice(xs, rng)

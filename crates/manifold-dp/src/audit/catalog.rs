@@ -5,6 +5,7 @@
 //! with distances in the claim's metric, and the exact law of the release's distance to its input (for the
 //! goodness-of-fit companion).
 
+use crate::mechanism::Unprotected;
 use crate::analysis::spd_radial::SpdRadialLaw;
 use crate::analysis::{AngularLaw, BinghamAngle, LaplaceAngle, SphereAngle, WrappedLaplaceAngle};
 use crate::audit::auditor::{
@@ -449,7 +450,7 @@ impl Mechanism for ScalarLaplaceOnReals {
         Guarantee::pure(self.inner.epsilon())
     }
 
-    fn privatize_unprotected<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
+    fn privatize_unprotected<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R, _: Unprotected) -> f64 {
         use rand::distr::Distribution;
         x + self.inner.noise().sample(rng)
     }
@@ -513,7 +514,7 @@ impl Mechanism for GaussianOnReals {
         self.claim
     }
 
-    fn privatize_unprotected<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
+    fn privatize_unprotected<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R, _: Unprotected) -> f64 {
         x + self.inner.unprotected_noise(rng)
     }
 
@@ -601,7 +602,7 @@ impl Mechanism for GeneralizedGaussianOnReals {
         self.claim
     }
 
-    fn privatize_unprotected<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
+    fn privatize_unprotected<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R, _: Unprotected) -> f64 {
         use rand::distr::Distribution;
         x + self.inner.noise().sample(rng)
     }
@@ -925,7 +926,7 @@ impl Mechanism for GaussianMeanNoise {
         self.claim
     }
 
-    fn privatize_unprotected<R: rand::CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+    fn privatize_unprotected<R: rand::CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R, _: Unprotected) -> DVector<f64> {
         self.noise.sample_around(x, rng)
     }
 

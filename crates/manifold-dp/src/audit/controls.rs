@@ -19,6 +19,7 @@
 /// Controls are rounded like releases (2^-30 cells), so that only their laws can fail them.
 const CONTROL_GRID_LOG2: i32 = -30;
 
+use crate::mechanism::Unprotected;
 use crate::analysis::{AngularLaw, LaplaceAngle};
 use crate::error::{Error, Fallible};
 use crate::mechanism::{BinghamSo3, LaplaceSo3, Mechanism, VmfSphere};
@@ -68,8 +69,8 @@ impl<M: Mechanism> Mechanism for Miscalibrated<M> {
         self.claimed.guarantee()
     }
 
-    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &M::Point, rng: &mut R) -> M::Point {
-        self.actual.privatize_unprotected(x, rng)
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &M::Point, rng: &mut R, _: Unprotected) -> M::Point {
+        self.actual.privatize_unprotected(x, rng, Unprotected::INTERNAL)
     }
 
     fn snap(&self, z: &mut M::Point) {
@@ -98,8 +99,8 @@ impl<M: Mechanism> Mechanism for Unsnapped<M> {
         self.0.guarantee()
     }
 
-    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &M::Point, rng: &mut R) -> M::Point {
-        self.0.privatize_unprotected(x, rng)
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &M::Point, rng: &mut R, _: Unprotected) -> M::Point {
+        self.0.privatize_unprotected(x, rng, Unprotected::INTERNAL)
     }
 
     /// No rounding: the control's whole point.
@@ -164,6 +165,7 @@ impl Mechanism for LaplaceWithoutSin2 {
         &self,
         x: &UnitQuaternion<f64>,
         rng: &mut R,
+        _: Unprotected,
     ) -> UnitQuaternion<f64> {
         let theta = self.angle(rng);
         rotate_by(x, theta, rng)
@@ -225,6 +227,7 @@ impl Mechanism for TruncatedTail {
         &self,
         x: &UnitQuaternion<f64>,
         rng: &mut R,
+        _: Unprotected,
     ) -> UnitQuaternion<f64> {
         loop {
             let n = self.claimed.noise().sample(rng);
@@ -275,6 +278,7 @@ impl Mechanism for PaperNaive {
         &self,
         x: &UnitQuaternion<f64>,
         rng: &mut R,
+        _: Unprotected,
     ) -> UnitQuaternion<f64> {
         x * self.sampler.sample(rng)
     }

@@ -5,6 +5,7 @@
 //! [`BinghamSo3::new`] uses κ = 2ε. The paper's parametrisation (κ = its ε) is reachable only through
 //! [`BinghamSo3::with_concentration`], whose guarantee is then reported as κ/2.
 
+use crate::mechanism::Unprotected;
 use crate::analysis::BinghamAngle;
 use crate::error::Fallible;
 use crate::mechanism::Mechanism;
@@ -102,6 +103,7 @@ impl Mechanism for BinghamSo3 {
         &self,
         x: &UnitQuaternion<f64>,
         rng: &mut R,
+        _: Unprotected,
     ) -> UnitQuaternion<f64> {
         x * self.noise.sample(rng)
     }

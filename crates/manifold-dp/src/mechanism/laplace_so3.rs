@@ -2,6 +2,7 @@
 //! Output density ∝ exp(−ε·θ(z, x)) w.r.t. Haar measure, with a normaliser independent of x, so the
 //! triangle inequality gives εφ6-privacy (`docs/proofs/laplace_so3.md`).
 
+use crate::mechanism::Unprotected;
 use crate::analysis::LaplaceAngle;
 use crate::error::Fallible;
 use crate::mechanism::Mechanism;
@@ -78,6 +79,7 @@ impl Mechanism for LaplaceSo3 {
         &self,
         x: &UnitQuaternion<f64>,
         rng: &mut R,
+        _: Unprotected,
     ) -> UnitQuaternion<f64> {
         x * self.noise.sample(rng)
     }

@@ -36,6 +36,24 @@ use rand::CryptoRng;
 
 pub use crate::error::{MAX_EPSILON, MIN_EPSILON};
 
+/// The capability to call a mechanism's raw f64 pipeline ([`Mechanism::privatize_unprotected`]), which is **not
+/// float-safe**: its low bits leak the input. Implementers receive it and pass it on; outside this crate it can
+/// be made only with the `experiments` feature (`Unprotected::acknowledged`), for benchmarks, studies and
+/// negative controls, so a default build cannot release unprotected draws by mistake.
+#[derive(Debug, Clone, Copy)]
+pub struct Unprotected(());
+
+impl Unprotected {
+    /// The crate's own callers: the float-safe release paths, which snap the raw draw, and the auditor.
+    pub(crate) const INTERNAL: Unprotected = Unprotected(());
+
+    /// The capability, for code that knowingly times or tests the raw pipeline.
+    #[cfg(feature = "experiments")]
+    pub fn acknowledged() -> Self {
+        Unprotected(())
+    }
+}
+
 /// A randomised release of one point of a space.
 ///
 /// `privatize` requires a `CryptoRng`: releases must not use predictable generators (docs/math.md §6). Every
@@ -55,12 +73,12 @@ pub trait Mechanism {
 
     /// The raw f64 pipeline, **not float-safe**: its low bits leak the input. For negative controls and tests;
     /// releases go through [`Mechanism::privatize`].
-    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &Self::Point, rng: &mut R) -> Self::Point;
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &Self::Point, rng: &mut R, _: Unprotected) -> Self::Point;
 
     /// [`Mechanism::privatize_unprotected`] for every point of `xs`, in place (**not float-safe**).
-    fn privatize_slice_unprotected<R: CryptoRng + ?Sized>(&self, xs: &mut [Self::Point], rng: &mut R) {
+    fn privatize_slice_unprotected<R: CryptoRng + ?Sized>(&self, xs: &mut [Self::Point], rng: &mut R, _: Unprotected) {
         for x in xs {
-            *x = self.privatize_unprotected(x, rng);
+            *x = self.privatize_unprotected(x, rng, Unprotected::INTERNAL);
         }
     }
 
@@ -70,7 +88,7 @@ pub trait Mechanism {
     /// One float-safe release of `x`.
     #[inline]
     fn privatize<R: CryptoRng + ?Sized>(&self, x: &Self::Point, rng: &mut R) -> Self::Point {
-        let mut z = self.privatize_unprotected(x, rng);
+        let mut z = self.privatize_unprotected(x, rng, Unprotected::INTERNAL);
         self.snap(&mut z);
         z
     }
@@ -83,7 +101,7 @@ pub trait Mechanism {
             }
             return;
         }
-        self.privatize_slice_unprotected(xs, rng);
+        self.privatize_slice_unprotected(xs, rng, Unprotected::INTERNAL);
         for x in xs {
             self.snap(x);
         }
@@ -103,7 +121,7 @@ pub trait Mechanism {
             return;
         }
         for (i, x) in xs.iter_mut().enumerate() {
-            self.privatize_slice_unprotected(std::slice::from_mut(x), &mut rng(i));
+            self.privatize_slice_unprotected(std::slice::from_mut(x), &mut rng(i), Unprotected::INTERNAL);
         }
         for x in xs {
             self.snap(x);

@@ -11,6 +11,7 @@
 //! release is exp_p of the rounded vector, a function of the cell alone. Rounding on the sphere instead could
 //! not be proven: there the release density is unbounded next to −p.
 
+use crate::mechanism::Unprotected;
 use crate::error::{Error, Fallible, check_epsilon_range};
 use crate::mechanism::Mechanism;
 use crate::mechanism::sphere::check_point_dim;
@@ -178,7 +179,7 @@ impl Mechanism for TangentPlanarLaplace {
 
     /// exp_p(ĉ(x) + V) without clamping or rounding (**not float-safe**). Panics if `x` does not have the
     /// reference point's dimension (a programming error).
-    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R, _: Unprotected) -> DVector<f64> {
         self.point_of(&self.noisy_coordinates(x, rng))
     }
 
@@ -286,7 +287,7 @@ mod tests {
         let grid = m.guarantee().grid().unwrap();
         let mut rng = seeded_rng_for_experiments(29);
         let raw = (0..100).filter(|&i| {
-            let z = m.privatize_unprotected(&random_unit(3, 2000 + i), &mut rng);
+            let z = m.privatize_unprotected(&random_unit(3, 2000 + i), &mut rng, Unprotected::INTERNAL);
             grid_preimage(&m, &z, grid).is_some()
         });
         assert_eq!(raw.count(), 0);

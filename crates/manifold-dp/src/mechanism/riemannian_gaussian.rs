@@ -212,7 +212,8 @@ impl<M: GaussianManifold> GaussianFrechetMean<M> {
         y
     }
 
-    /// The raw draw at `mean`, **not float-safe** (experiments and reproduction only).
+    /// The raw draw at `mean`, **not float-safe** (experiments and reproduction only; the `experiments` feature).
+    #[cfg(any(test, feature = "experiments"))]
     pub fn privatize_mean<R: Rng + ?Sized>(&self, mean: &M::Point, rng: &mut R) -> M::Point {
         self.manifold.sample_gaussian(&self.noise, mean, rng)
     }

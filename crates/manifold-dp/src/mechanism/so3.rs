@@ -1,5 +1,6 @@
 //! Either SO(3) mechanism behind one type, chosen by name at run time (what a command line needs).
 
+use crate::mechanism::Unprotected;
 use crate::analysis::AngularLaw;
 use crate::error::Fallible;
 use crate::mechanism::{BinghamSo3, LaplaceSo3, Mechanism};
@@ -113,10 +114,11 @@ impl Mechanism for So3Mechanism {
         &self,
         x: &UnitQuaternion<f64>,
         rng: &mut R,
+        _: Unprotected,
     ) -> UnitQuaternion<f64> {
         match self {
-            So3Mechanism::Laplace(m) => m.privatize_unprotected(x, rng),
-            So3Mechanism::Bingham(m) => m.privatize_unprotected(x, rng),
+            So3Mechanism::Laplace(m) => m.privatize_unprotected(x, rng, Unprotected::INTERNAL),
+            So3Mechanism::Bingham(m) => m.privatize_unprotected(x, rng, Unprotected::INTERNAL),
         }
     }
 

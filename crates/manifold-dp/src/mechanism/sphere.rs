@@ -1,6 +1,7 @@
 //! The directional mechanisms on S^{n−1} behind one type, chosen by name at run time (what a command line
 //! needs), and the in-place release loop they share.
 
+use crate::mechanism::Unprotected;
 use crate::analysis::{AngularLaw, epsilon_for_radius};
 use crate::error::{Error, Fallible};
 use crate::mechanism::{Mechanism, PurkayasthaSphere, VmfSphere, WrappedLaplaceCircle};
@@ -187,19 +188,19 @@ impl Mechanism for SphereMechanism {
         }
     }
 
-    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R, _: Unprotected) -> DVector<f64> {
         match self {
-            SphereMechanism::Vmf(m) => m.privatize_unprotected(x, rng),
-            SphereMechanism::Purkayastha(m) => m.privatize_unprotected(x, rng),
-            SphereMechanism::WrappedLaplace(m) => m.privatize_unprotected(x, rng),
+            SphereMechanism::Vmf(m) => m.privatize_unprotected(x, rng, Unprotected::INTERNAL),
+            SphereMechanism::Purkayastha(m) => m.privatize_unprotected(x, rng, Unprotected::INTERNAL),
+            SphereMechanism::WrappedLaplace(m) => m.privatize_unprotected(x, rng, Unprotected::INTERNAL),
         }
     }
 
-    fn privatize_slice_unprotected<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R) {
+    fn privatize_slice_unprotected<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R, _: Unprotected) {
         match self {
-            SphereMechanism::Vmf(m) => m.privatize_slice_unprotected(xs, rng),
-            SphereMechanism::Purkayastha(m) => m.privatize_slice_unprotected(xs, rng),
-            SphereMechanism::WrappedLaplace(m) => m.privatize_slice_unprotected(xs, rng),
+            SphereMechanism::Vmf(m) => m.privatize_slice_unprotected(xs, rng, Unprotected::INTERNAL),
+            SphereMechanism::Purkayastha(m) => m.privatize_slice_unprotected(xs, rng, Unprotected::INTERNAL),
+            SphereMechanism::WrappedLaplace(m) => m.privatize_slice_unprotected(xs, rng, Unprotected::INTERNAL),
         }
     }
 

@@ -2,6 +2,7 @@
 //! The log-ratio for inputs x, x′ is κ(x − x′)·z ≤ κ‖x − x′‖ and the normaliser does not depend on x, so
 //! κ = ε gives εd₂-privacy, hence εd∠ (d₂ ≤ d∠) (`docs/proofs/vmf_sphere.md`).
 
+use crate::mechanism::Unprotected;
 use crate::analysis::SphereAngle;
 use crate::error::Fallible;
 use crate::mechanism::Mechanism;
@@ -79,12 +80,12 @@ impl Mechanism for VmfSphere {
 
     /// Panics if `x` does not have the mechanism's dimension (a programming error; validate data with
     /// [`crate::space::sphere::unit_vector`] first).
-    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R, _: Unprotected) -> DVector<f64> {
         check_point_dim(x, self.dim());
         self.noise.sample_around(x, rng)
     }
 
-    fn privatize_slice_unprotected<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R) {
+    fn privatize_slice_unprotected<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R, _: Unprotected) {
         release_each(xs, self.dim(), rng, |mu, out, rng| self.noise.sample_into(mu, out, rng));
     }
 

@@ -15,7 +15,8 @@
 //!   lazily drawn uniform bits (float-safe with no cost in any guarantee).
 //! - [`normal`]: standard normal pairs (Box–Muller on full-precision uniforms: every coordinate within 16 ulps
 //!   of its own size, far tails and tiny values included), and Gamma and symmetric Beta draws built on them.
-//! - [`paper_baseline`]: the SO(3) paper's own samplers, which are *not* exact; for reproduction only.
+//! - `paper_baseline`: the SO(3) paper's own samplers, which are *not* exact; for reproduction only (the
+//!   `experiments` feature).
 //! - [`rng`]: the randomness policy (OS-seeded CSPRNG, seeded generators for experiments, streams).
 
 mod alias;
@@ -30,7 +31,12 @@ mod laplace_blocks;
 pub mod laplace_so3;
 mod log_concave;
 pub mod normal;
+#[cfg(feature = "experiments")]
 pub mod paper_baseline;
+// Without the feature, only the auditor's negative control reaches the paper's naive sampler.
+#[cfg(not(feature = "experiments"))]
+#[allow(dead_code)]
+pub(crate) mod paper_baseline;
 pub mod purkayastha;
 pub mod riemannian_gaussian;
 pub mod rng;

@@ -6,7 +6,7 @@ use crate::manifold::sensitivity::check_radius;
 use crate::manifold::{KarcherOptions, KarcherStop, certified_mean_sensitivity, check_ball, frechet_mean_within};
 use crate::privacy::Guarantee;
 use crate::privacy::float_safety::Rounding;
-use rand::{CryptoRng, Rng};
+use rand::CryptoRng;
 
 use super::{BallChart, LaplaceManifold};
 
@@ -366,8 +366,9 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
 
     /// The noise step alone, at an exact mean computed elsewhere (experiments and reproduction): the raw draw,
     /// **not float-safe** (conditioned, if at all, on the raw point); releases go through
-    /// [`PrivateFrechetMean::release_mean`].
-    pub fn privatize_mean<R: Rng + ?Sized>(&self, mean: &M::Point, rng: &mut R) -> M::Point {
+    /// [`PrivateFrechetMean::release_mean`]. Only with the `experiments` feature.
+    #[cfg(any(test, feature = "experiments"))]
+    pub fn privatize_mean<R: rand::Rng + ?Sized>(&self, mean: &M::Point, rng: &mut R) -> M::Point {
         loop {
             let y = self.manifold.sample_laplace(&self.noise, mean, rng);
             if !self.conditioned || self.manifold.distance(&self.center, &y) <= self.radius {

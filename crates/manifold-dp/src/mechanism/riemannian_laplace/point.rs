@@ -1,5 +1,6 @@
 //! The Riemannian Laplace mechanism on single points.
 
+use crate::mechanism::Unprotected;
 use crate::Fallible;
 use crate::error::{Error, check_positive};
 use crate::mechanism::Mechanism;
@@ -104,7 +105,7 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
         }
         match &self.rounding {
             Some(r) => self.manifold.sample_rounded(&self.noise, x, r, rng),
-            None => self.privatize_unprotected(x, rng),
+            None => self.privatize_unprotected(x, rng, Unprotected::INTERNAL),
         }
     }
 
@@ -131,7 +132,7 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
         }
     }
 
-    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &M::Point, rng: &mut R) -> M::Point {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &M::Point, rng: &mut R, _: Unprotected) -> M::Point {
         self.manifold.sample_laplace(&self.noise, x, rng)
     }
 

@@ -92,7 +92,7 @@ impl LaplaceManifold for SpdAffine {
 
     /// Untruncated laws within 10 % of the existence threshold are refused: their draws overflow f64
     /// (log-eigenvalues beyond 709) with non-negligible probability (2 % at 99 % of the threshold, below
-    /// 1e-10 at 95 %). [`Conditioning::Auto`] then conditions on the ball instead. Well before overflow, draws
+    /// 1e-10 at 95 %). [`Conditioning::Auto`](super::Conditioning::Auto) then conditions on the ball instead. Well before overflow, draws
     /// lose positive definiteness in rounding (condition number beyond 2⁵³): see
     /// [`LaplaceManifold::check_representable`].
     fn laplace_noise(&self, sigma: f64, t_max: Option<f64>) -> Fallible<SpdLaplaceNoise> {

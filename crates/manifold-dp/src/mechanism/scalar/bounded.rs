@@ -3,6 +3,7 @@
 //! so every row is pure ε-DP whatever it held (`docs/proofs/scalar_mechanisms.md` §7). Releases are the exact
 //! cells of the float-safe rounded Laplace law ([`ScalarLaplace::release`]), so ε is exact: no ε₀.
 
+use crate::mechanism::Unprotected;
 use super::laplace::ScalarLaplace;
 use crate::error::{Error, Fallible, check_positive};
 use crate::mechanism::Mechanism;
@@ -139,7 +140,7 @@ impl Mechanism for BoundedLaplace {
     }
 
     /// Clamped values plus f64 Laplace draws: **not float-safe** (negative controls only).
-    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &Vec<f64>, rng: &mut R) -> Vec<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &Vec<f64>, rng: &mut R, _: Unprotected) -> Vec<f64> {
         self.clamped(x).into_iter().map(|v| v + self.laplace.noise().sample(rng)).collect()
     }
 

@@ -1,5 +1,6 @@
 //! Float safety of the log-Euclidean releases (`docs/proofs/float_safety.md` §3d).
 
+use crate::mechanism::Unprotected;
 use super::*;
 use crate::privacy::Chart;
 use crate::sample::rng::seeded_rng_for_experiments;
@@ -89,7 +90,7 @@ fn log_euclidean_releases_are_exp_of_grid_points() {
         assert_eq!(again, z);
     }
     // Negative control: raw releases are not.
-    let raw = (0..300).filter(|&i| on_grid(&le, &rounding, &mech.privatize_unprotected(&xs[i % 3], &mut rng)));
+    let raw = (0..300).filter(|&i| on_grid(&le, &rounding, &mech.privatize_unprotected(&xs[i % 3], &mut rng, Unprotected::INTERNAL)));
     assert_eq!(raw.count(), 0);
 }
 
