@@ -652,30 +652,12 @@ def _distance_text(r: Union[float, str, None]) -> Optional[str]:
     return repr(float(r))
 
 
-def _distance(space: str, r: Union[float, str]) -> float:
-    text = _distance_text(r)
-    if text is None:
-        raise BadInputError(f"a distance is needed on {space}, e.g. '10deg' (or '2km' on latlon)")
-    try:
-        return _native.parse_distance(space, text)
-    except ValueError as e:
-        raise BadInputError(str(e)) from None
-
-
-def _center_values(space: str, center: Any, format: Optional[str]) -> Optional[List[float]]:
-    """The centre as the native plan takes it, read as the command line reads ``--center``: ``None`` for
-    ``"identity"`` (so3, spd:K); a clock time such as ``"13:00"`` on timeofday; a scipy ``Rotation`` on so3, in
-    the input's rotation format; else the point's values in the input's layout."""
-    if isinstance(center, str):
-        text = center.strip()
-        if text.lower() == "identity":
-            return None  # the native plan says what a centre is where there is no identity
-        if space == "timeofday":
-            try:
-                return [_native.clock_hours(text)]
-            except ValueError as e:
-                raise BadInputError(f"center={center!r}: {e}") from None
-        raise BadInputError(f"center={center!r}: give the point's values, or 'identity' (so3 and spd:K)")
+def _center_arg(space: str, center: Any, format: Optional[str]) -> Union[str, List[float], None]:
+    """The centre as the native plan takes it: text as given (``"identity"``, a clock time such as ``"13:00"``,
+    or numbers, read by the core as the command line reads ``--center``); a scipy ``Rotation`` on so3, in the
+    input's rotation format; else the point's values in the input's layout."""
+    if center is None or isinstance(center, str):
+        return center
     if cv.is_rotation(center):
         if space != "so3":
             raise BadInputError(f"center=Rotation(...) is a rotation: it goes with space='so3', not {space!r}")
@@ -695,7 +677,15 @@ def _center_values(space: str, center: Any, format: Optional[str]) -> Optional[L
             raise BadInputError(f"center=Rotation(...) with format={format!r}: give the centre as numbers in that "
                                 "format, or use format='quat-xyzw', 'quat-wxyz', 'rotvec' or 'matrix'")
         return [float(v) for v in np.ravel(convert(center))]
-    return [float(v) for v in np.asarray(center, dtype=np.float64).ravel()]
+    try:
+        return [float(v) for v in np.asarray(center, dtype=np.float64).ravel()]
+    except (TypeError, ValueError):
+        raise BadInputError(f"center={center!r}: give the point's values, or text such as 'identity'") from None
+
+
+# The native arguments of a mean's plan, in ``_native.MeanPlan``'s order (Spark's executors rebuild it from them).
+_PlanArgs = Tuple[str, Union[str, List[float], None], Optional[str], str, Optional[str], Optional[Sequence[str]], str,
+                  Optional[List[Tuple[float, float]]]]
 
 
 def _mean_plan(
@@ -707,18 +697,18 @@ def _mean_plan(
     columns: Optional[Sequence[str]],
     metric: str,
     bounds: Any = None,
-) -> Tuple[Any, tuple]:
-    """The native plan of a mean, and the native arguments that rebuild it (Spark's executors do)."""
+    noise: Any = None,
+) -> Tuple[Any, _PlanArgs]:
+    """The native plan of a mean (the core's request: its rules, centre and radius), and the native arguments
+    that rebuild it (Spark's executors do). ``noise`` (a ``_native.MeanNoise``) is checked against the space."""
     if bounds is not None:
         pairs, columns = _mean_bounds(bounds, columns)
-        args: tuple = (space, None, 0.0, outside, format, columns, metric, pairs)
+        args: _PlanArgs = (space, None, None, outside, format, columns, metric, pairs)
     else:
-        if center is None or radius is None:
-            raise BadInputError(f"give center= and radius= (the public ball every row lies in) for space {space}")
-        c = _center_values(space, center, format)
-        args = (space, c, _distance(space, radius), outside, format, columns, metric, None)
+        args = (space, _center_arg(space, center, format), _distance_text(radius), outside, format, columns, metric,
+                None)
     try:
-        return _native.MeanPlan(*args), args
+        return _native.MeanPlan(*args, noise=noise), args
     except ValueError as e:
         raise BadInputError(str(e)) from None
 
@@ -792,21 +782,20 @@ def _mean_bounds(bounds: Any, columns: Optional[Sequence[str]]) -> Tuple[List[Tu
 
 
 def _mean_provenance(command: str, space: str, center: Any, radius: Any, bounds: Any, epsilon: Optional[float],
-                     outside: str, columns: Optional[Sequence[str]], source: str, mu: Optional[float] = None) -> str:
-    """A mean's ledger entry, as the command line writes it (``mu`` for the Gaussian, in place of ``epsilon``)."""
+                     outside: str, columns: Optional[Sequence[str]], source: str, mu: Optional[float] = None,
+                     format: Optional[str] = None) -> str:
+    """A mean's ledger entry, the core's words as the command line writes them (``mu`` for the Gaussian, in place
+    of ``epsilon``)."""
+    named = None
     if bounds is not None:
-        pairs, named = _mean_bounds(bounds, None if isinstance(bounds, dict) else columns)
-        if len(pairs) == 1:
-            ball = f"--bounds {pairs[0][0]:g},{pairs[0][1]:g}"
-        else:
-            names = named or [f"c{i}" for i in range(len(pairs))]
-            ball = "--bounds " + ",".join(f"{n}={lo:g}:{hi:g}" for n, (lo, hi) in zip(names, pairs))
-    else:
-        c = center if isinstance(center, str) else ",".join(f"{float(v):g}" for v in np.ravel(center))
-        ball = f"--center {c} --radius {radius}"
-    cols = "" if not columns else f" --columns {','.join(columns)}"
-    budget = f"--mechanism gaussian --mu {mu:g}" if mu is not None else f"--epsilon {float(epsilon or 0.0):g}"
-    return f"{command} {space} {ball} {budget} --outside {outside}{cols}: {source}"
+        pairs, names = _mean_bounds(bounds, None if isinstance(bounds, dict) else columns)
+        named = (pairs, names if isinstance(bounds, dict) else None)
+    try:
+        return _native.mean_ledger_label(command, space, _center_arg(space, center, format), _distance_text(radius),
+                                         outside, None if columns is None else list(columns), named, epsilon, mu,
+                                         source)
+    except ValueError as e:
+        raise BadInputError(str(e)) from None
 
 
 def _mean_result(out: Dict[str, Any], m: Any, space: str) -> MeanResult:
@@ -938,17 +927,13 @@ def mean(
         out = _extrinsic_release(x, batch, space, noise.epsilon, format, cols, columns, column_index, seed, ledger,
                                  dataset, request_id, allow_unbudgeted)
         return _mean_result(out, _mean_form(out["mean"], space, shape, rotation_in), space)
-    plan, _ = _mean_plan(space, center, radius, outside, format, cols, metric, bounds)
-    try:
-        # A space without the mechanism's sampler is refused before the ledger is touched.
-        plan.check_noise(0, noise)
-    except ValueError as e:
-        raise BadInputError(f"mechanism={mechanism!r} on space={space!r}: {e}") from None
+    # A space without the mechanism's sampler is refused before the ledger is touched.
+    plan, _ = _mean_plan(space, center, radius, outside, format, cols, metric, bounds, noise=noise)
     charge = None
     if ledger is not None:
         assert dataset is not None
         what = _mean_provenance("mean", space, center, radius, bounds, noise.epsilon, outside, columns, _source(x),
-                                mu=noise.mu)
+                                mu=noise.mu, format=format)
         charge = ledger._prepare(dataset, what, json.loads(plan.guarantee_for(noise)), request_id, allow_unbudgeted)
     if outside != "drop":
         # Refusals that depend only on the row count, the radius and the budget come before the Karcher iteration

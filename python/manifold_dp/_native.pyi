@@ -1,7 +1,7 @@
 """Type stubs of the native module (Rust, PyO3). The public API is in ``manifold_dp``; this module is its
 thin core and may change between releases."""
 
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import pyarrow as pa
@@ -115,6 +115,18 @@ def mean_warnings(
 __version__: str
 
 def parse_distance(space: str, text: str) -> float: ...
+def mean_ledger_label(
+    command: str,
+    space: str,
+    center: Union[str, Sequence[float], None],
+    radius: Optional[str],
+    outside: str,
+    columns: Optional[Sequence[str]],
+    bounds: Optional[Tuple[Sequence[Tuple[float, float]], Optional[Sequence[str]]]],
+    epsilon: Optional[float],
+    mu: Optional[float],
+    source: str,
+) -> str: ...
 Rejected = Tuple[int, Optional[str], str]
 # (sum, used, dropped, clipped, problem, summation depth, Hessian sum)
 Pass = Tuple[Optional[List[float]], int, int, int, Optional[Rejected], int, Optional[List[float]]]
@@ -139,13 +151,14 @@ class MeanPlan:
     def __init__(
         self,
         space: str,
-        center: Optional[Sequence[float]],
-        radius: float,
+        center: Union[str, Sequence[float], None],
+        radius: Optional[str],
         outside: str = "error",
         format: Optional[str] = None,
         columns: Optional[Sequence[str]] = None,
         metric: str = "affine",
         bounds: Optional[Sequence[Tuple[float, float]]] = None,
+        noise: Optional[MeanNoise] = None,
     ) -> None: ...
     @property
     def radius(self) -> float: ...

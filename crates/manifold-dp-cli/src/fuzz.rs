@@ -166,7 +166,23 @@ fn fuzz_center() {
                 assert!(c.iter().all(|v| v.is_finite()) && (c.norm() - 1.0).abs() < 1e-9, "{t:?} on {space}");
             }
         }
-        let _ = crate::commands::mean::numbers(&t, "fuzz");
+        // The mean's centre as the core's request reads it: an answer or an error, never a panic.
+        let noise = manifold_dp_arrow::MeanNoise::Laplace {
+            epsilon: 1.0,
+            conditioning: manifold_dp::mechanism::Conditioning::Auto,
+        };
+        for space in spaces.into_iter().chain([Space::So3, Space::Spd(2)]) {
+            let request = manifold_dp_arrow::MeanRequest {
+                center: Some(manifold_dp_arrow::MeanCenter::Text(t.clone())),
+                radius: Some(String::from(match space {
+                    Space::TimeOfDay => "1h",
+                    Space::LatLon => "10km",
+                    _ => "0.1",
+                })),
+                ..manifold_dp_arrow::MeanRequest::new(space)
+            };
+            let _ = request.plan(Some(&noise), &crate::args::common::Flags);
+        }
     });
 }
 

@@ -10,13 +10,12 @@
 use arrow_array::RecordBatch;
 use arrow_pyarrow::PyArrowType;
 use arrow_schema::Schema;
-use manifold_dp::manifold::Outside;
 use manifold_dp::mechanism::Conditioning;
 use manifold_dp::privacy::Guarantee;
 use manifold_dp::registry::{PointMechanism, PointRequest, Shown, Space, Spelling};
 use manifold_dp::sample::rng::{StreamKey, os_rng, seeded_rng_for_experiments};
 use manifold_dp_arrow::NumberRows;
-use manifold_dp_arrow::{Codec, MeanPass, MeanStep, RowIds, SpdMetric};
+use manifold_dp_arrow::{Codec, MeanBounds, MeanCenter, MeanPass, MeanRequest, MeanStep, RowIds, SpdMetric};
 use manifold_dp_ledger::{Account, Admission, Ledger as SqlLedger, LedgerError};
 use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::create_exception;
@@ -507,6 +506,81 @@ fn natural_unit(space: &str) -> PyResult<(&'static str, f64)> {
     Ok((u.name, u.radians))
 }
 
+/// A mean's centre as Python gives it: text (`"identity"`, `"13:00"`, `"48.85,2.35"`) or the point's values.
+#[derive(FromPyObject)]
+enum CenterArg {
+    Text(String),
+    Values(Vec<f64>),
+}
+
+/// The core's request of a mean from the native arguments (bounds: one pair for every column, or one per
+/// column in the order of `columns`).
+#[allow(clippy::too_many_arguments)]
+fn mean_request(
+    space: &str,
+    center: Option<CenterArg>,
+    radius: Option<String>,
+    outside: &str,
+    format: Option<String>,
+    columns: Option<Vec<String>>,
+    metric: &str,
+    bounds: Option<Vec<(f64, f64)>>,
+) -> PyResult<MeanRequest> {
+    let space: Space = space.parse().map_err(bad)?;
+    Ok(MeanRequest {
+        center: center.map(|c| match c {
+            CenterArg::Text(t) => MeanCenter::Text(t),
+            CenterArg::Values(v) => MeanCenter::Values(v),
+        }),
+        radius,
+        bounds: bounds.map(|b| match b[..] {
+            [(lo, hi)] => MeanBounds::Shared(lo, hi),
+            _ => MeanBounds::PerColumn { bounds: b, names: None },
+        }),
+        format,
+        metric: Some(metric.parse::<SpdMetric>().map_err(bad)?),
+        columns,
+        outside: outside.parse().map_err(bad)?,
+        ..MeanRequest::new(space)
+    })
+}
+
+/// A real mean's bounds: the pairs, and the columns they name when they name them.
+type NamedBounds = (Vec<(f64, f64)>, Option<Vec<String>>);
+
+/// The ledger's record of a mean (the core's words, the command line's syntax): `command` (`mean`, `spark
+/// mean`), the request as `MeanPlan` takes it, the budget (`epsilon` for the Laplace, `mu` for the Gaussian) and
+/// where the rows came from.
+#[pyfunction]
+#[pyo3(signature = (command, space, center, radius, outside, columns, bounds, epsilon, mu, source))]
+#[allow(clippy::too_many_arguments)]
+fn mean_ledger_label(
+    command: &str,
+    space: &str,
+    center: Option<CenterArg>,
+    radius: Option<String>,
+    outside: &str,
+    columns: Option<Vec<String>>,
+    bounds: Option<NamedBounds>,
+    epsilon: Option<f64>,
+    mu: Option<f64>,
+    source: &str,
+) -> PyResult<String> {
+    let (pairs, names) = bounds.map_or((None, None), |(p, n)| (Some(p), n));
+    let mut request = mean_request(space, center, radius, outside, None, columns, "affine", pairs)?;
+    if let (Some(MeanBounds::PerColumn { names: slot, .. }), Some(n)) = (&mut request.bounds, names) {
+        *slot = Some(n);
+    }
+    let noise = match (mu, epsilon) {
+        (Some(mu), _) => manifold_dp_arrow::MeanNoise::Gaussian { mu },
+        (None, e) => manifold_dp_arrow::MeanNoise::Laplace {
+            epsilon: e.unwrap_or(0.0),
+            conditioning: manifold_dp::mechanism::Conditioning::Auto,
+        },
+    };
+    Ok(request.ledger_label(command, &noise, source))
+}
+
 /// A private Fréchet mean over Arrow batches, in passes (one Karcher step per pass) that Spark executors can
 /// share: `start`, then `run_pass` on each part of the data, `merge`, `step` until converged, and `release`.
 #[pyclass(frozen, module = "manifold_dp._native")]
@@ -517,44 +591,22 @@ struct MeanPlan {
 #[pymethods]
 impl MeanPlan {
     #[new]
-    #[pyo3(signature = (space, center, radius, outside="error", format=None, columns=None, metric="affine", bounds=None))]
+    #[pyo3(signature = (space, center, radius, outside="error", format=None, columns=None, metric="affine", bounds=None, noise=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         space: &str,
-        center: Option<Vec<f64>>,
-        radius: f64,
+        center: Option<CenterArg>,
+        radius: Option<String>,
         outside: &str,
-        format: Option<&str>,
+        format: Option<String>,
         columns: Option<Vec<String>>,
         metric: &str,
         bounds: Option<Vec<(f64, f64)>>,
+        noise: Option<PyRef<'_, MeanNoise>>,
     ) -> PyResult<Self> {
-        let space: Space = space.parse().map_err(bad)?;
-        let outside: Outside = outside.parse().map_err(bad)?;
-        if bounds.is_some() != (space == Space::Real) {
-            return Err(bad("bounds=(lo, hi) goes with space real (and space real needs it)"));
-        }
-        // One pair for every column, or one per column (named by `columns`, in order).
-        if let Some(bounds) = bounds {
-            let inner = match (&bounds[..], &columns) {
-                ([(lo, hi)], _) => manifold_dp_arrow::MeanPlan::bounded(columns.as_deref(), *lo, *hi, outside),
-                (_, Some(names)) => manifold_dp_arrow::MeanPlan::bounded_per_column(names, &bounds, outside),
-                (_, None) => return Err(bad("bounds for several columns need the columns they bound")),
-            }
-            .map_err(bad)?;
-            return Ok(MeanPlan { inner });
-        }
-        let metric: SpdMetric = metric.parse().map_err(bad)?;
-        let inner = manifold_dp_arrow::MeanPlan::new(
-            space,
-            format,
-            columns.as_deref(),
-            center.as_deref(),
-            radius,
-            outside,
-            metric,
-        )
-        .map_err(bad)?;
+        let request = mean_request(space, center, radius, outside, format, columns, metric, bounds)?;
+        // The options' rules, the centre and radius in the space's units: the core's request, as the CLI's.
+        let inner = request.plan(noise.as_ref().map(|n| &n.inner), &Keywords).map_err(bad)?;
         Ok(MeanPlan { inner })
     }
 
@@ -912,6 +964,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(clock_hours, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;
     m.add_function(wrap_pyfunction!(natural_unit, m)?)?;
+    m.add_function(wrap_pyfunction!(mean_ledger_label, m)?)?;
     m.add("BudgetRefused", m.py().get_type::<BudgetRefused>())?;
     m.add("DrawUnrepresentable", m.py().get_type::<DrawUnrepresentable>())?;
     Ok(())

@@ -85,7 +85,8 @@ fn check<M: Mechanism>(
         "{name}: float-safe releases of inputs one ulp apart differ in their low bits: {gap} >= {}",
         s + t
     );
-    let (a, b) = releases(&x, &x_prime, 2, |p, rng| coords(&m.privatize_unprotected(p, rng, Unprotected::acknowledged())));
+    let (a, b) =
+        releases(&x, &x_prime, 2, |p, rng| coords(&m.privatize_unprotected(p, rng, Unprotected::acknowledged())));
     let (raw_gap, _) = largest_gap(&a, &b);
     if control {
         assert!(raw_gap > s + t, "{name}: the raw path (negative control) was not detected: {raw_gap} <= {}", s + t);
@@ -118,7 +119,10 @@ fn check_reachability<M: Mechanism>(
         let mut diff = 0i64;
         for _ in 0..N {
             let (z, z_prime) = if raw {
-                (m.privatize_unprotected(x, &mut rng, Unprotected::acknowledged()), m.privatize_unprotected(x_prime, &mut rng, Unprotected::acknowledged()))
+                (
+                    m.privatize_unprotected(x, &mut rng, Unprotected::acknowledged()),
+                    m.privatize_unprotected(x_prime, &mut rng, Unprotected::acknowledged()),
+                )
             } else {
                 (m.privatize(x, &mut rng), m.privatize(x_prime, &mut rng))
             };

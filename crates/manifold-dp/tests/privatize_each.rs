@@ -3,10 +3,10 @@
 //! same generator, bit for bit, for every mechanism; and a mechanism whose release is not its snapped raw draw
 //! but which does not say so (`EXACT_RELEASE`) is caught (the negative control).
 
-use manifold_dp::mechanism::Unprotected;
 use manifold_dp::audit::catalog::{GaussianOnReals, GeneralizedGaussianOnReals, ScalarLaplaceOnReals};
 use manifold_dp::manifold::sphere::Sphere;
 use manifold_dp::manifold::{SpdAffine, SpdLogEuclidean};
+use manifold_dp::mechanism::Unprotected;
 use manifold_dp::mechanism::scalar::{Gaussian, GeneralizedGaussian, ScalarLaplace};
 use manifold_dp::mechanism::{
     Mechanism, RiemannianLaplace, So3Kind, So3Mechanism, TangentPlanarLaplace, UniformSphere,

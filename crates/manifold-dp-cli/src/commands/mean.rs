@@ -17,20 +17,8 @@ use manifold_dp::privacy::guarantee::short;
 use manifold_dp::registry::Space;
 use manifold_dp::sample::rng::{os_rng, seeded_rng_for_experiments};
 use manifold_dp::space::representation::Representation;
-use manifold_dp_arrow::{ExtrinsicPlan, MeanNoise, MeanPlan, SpdMetric};
+use manifold_dp_arrow::{ExtrinsicPlan, MeanCenter, MeanNoise, MeanRequest, SpdMetric};
 use serde_json::json;
-
-pub(crate) fn numbers(s: &str, what: &str) -> Result<Vec<f64>, BadInput> {
-    s.split(',')
-        .map(|t| {
-            t.trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite())
-                .ok_or_else(|| BadInput(format!("--center {s:?}: {t:?} is not a finite number; {what}")))
-        })
-        .collect()
-}
 
 /// "FILE: row R (line L)" for a data row and its CSV line.
 fn locate(path: &str, (row, line): (u64, Option<u64>)) -> String {
@@ -56,31 +44,6 @@ fn read_all(mut reader: TableReader, path: &str) -> Result<(Vec<RecordBatch>, Or
         return Err(BadInput(format!("{path} has no data rows; there is no mean to release")).into());
     }
     Ok((batches, rows))
-}
-
-/// The centre as the plan takes it: `None` for the identity (so3, spd:K), else numbers in the table's form
-/// (a time of day may also be a clock time such as 08:30).
-fn center(space: Space, args: &MeanArgs) -> Result<Option<Vec<f64>>, BadInput> {
-    let text = args.center.as_deref().unwrap_or_default().trim();
-    let what = match space {
-        Space::So3 | Space::Spd(_) if text.eq_ignore_ascii_case("identity") => return Ok(None),
-        Space::So3 => {
-            format!("give a rotation in --format {}, or identity", args.format.as_deref().unwrap_or("quat-wxyz"))
-        }
-        Space::Spd(k) => format!("give the {} entries row by row, or identity", k * k),
-        Space::LatLon => "give latitude,longitude in degrees".into(),
-        Space::Circle => format!("give an angle in {}", args.format.as_deref().unwrap_or("rad")),
-        Space::TimeOfDay => {
-            if let Ok(clock) = manifold_dp_arrow::clock::parse(text) {
-                return Ok(Some(vec![clock.hours]));
-            }
-            "give hours (8.5) or a clock time (08:30)".into()
-        }
-        Space::Sphere(n) => format!("give the {n} coordinates of a unit vector"),
-        Space::Real => return Ok(None),
-    };
-    // How many numbers the space needs is the core's rule (the plan refuses a centre of the wrong length).
-    Ok(Some(numbers(text, &what)?))
 }
 
 /// What the mean's values are, for people.
@@ -155,7 +118,6 @@ pub fn run(args: MeanArgs) -> Result<()> {
     crate::commands::seeded(args.seed.is_some(), args.ledger.ledger.is_some())?;
     let space: Space = args.space.parse().map_err(BadInput::from)?;
     let radius_text = args.radius.as_deref().unwrap_or_default();
-    let center_text = args.center.as_deref().unwrap_or_default();
     let conditioning = match args.conditioning {
         ConditioningArg::Auto => Conditioning::Auto,
         ConditioningArg::None => Conditioning::Unconditioned,
@@ -179,102 +141,40 @@ pub fn run(args: MeanArgs) -> Result<()> {
         };
     }
     // The Laplace's ε, or the Gaussian's μ: what messages and the ledger's record say was asked.
-    let (epsilon, budget_flags) = match noise {
-        MeanNoise::Laplace { epsilon, .. } => (Some(epsilon), format!("--epsilon {epsilon}")),
-        MeanNoise::Gaussian { mu } => (None, format!("--mechanism gaussian --mu {mu}")),
+    let epsilon = match noise {
+        MeanNoise::Laplace { epsilon, .. } => Some(epsilon),
+        MeanNoise::Gaussian { .. } => None,
     };
-    if (args.center.is_none() || args.radius.is_none()) && args.bounds.is_none() {
-        return Err(BadInput(
-            "give --center and --radius (the public ball every row lies in) for the Fréchet mean, or --estimator \
-             extrinsic for data anywhere on the space"
-                .into(),
-        )
-        .into());
-    }
     let outside = match args.outside {
         OutsideArg::Error => Outside::Error,
         OutsideArg::Drop => Outside::Drop,
         OutsideArg::Clip => Outside::Clip,
     };
-    let metric = match args.metric {
-        SpdMetricArg::Affine => SpdMetric::Affine,
-        SpdMetricArg::LogEuclidean => SpdMetric::LogEuclidean,
-    };
     let in_fmt = FileFormat::resolve(args.input_format, &args.input, "--input-format")?;
     let path = args.input.as_str();
-    if args.format.is_some() && !matches!(space, Space::So3 | Space::Circle) {
-        return Err(BadInput(
-            "--format applies to --space so3 (a rotation format) and circle (rad or deg) only".into(),
-        )
-        .into());
-    }
-    if args.metric != SpdMetricArg::Affine && !matches!(space, Space::Spd(_)) {
-        return Err(BadInput("--metric applies to --space spd:K only".into()).into());
-    }
-    if space == Space::So3 {
-        args.format.as_deref().unwrap_or("quat-wxyz").parse::<Representation>()?;
-    }
-    let center = center(space, &args)?;
-    if args.bounds.is_some() != (space == Space::Real) {
-        return Err(BadInput("--bounds LO,HI goes with --space real (and --space real needs it)".into()).into());
-    }
-    let radius = match space {
-        Space::Real => 0.0,
-        Space::Spd(k) => radius_text.trim().parse::<f64>().map_err(|_| {
-            BadInput(format!(
-                "--radius {:?}: on spd:{k} give a plain number (an affine-invariant distance, e.g. 1.5)",
-                radius_text
-            ))
-        })?,
-        _ => space.parse_distance(radius_text)?,
+    // The options' rules, the centre and radius in the space's units: the core's request, as Python's.
+    let request = MeanRequest {
+        center: args.center.clone().map(MeanCenter::Text),
+        radius: args.radius.clone(),
+        bounds: args.bounds.as_ref().map(|b| match b {
+            MeanBounds::Shared(lo, hi) => manifold_dp_arrow::MeanBounds::Shared(*lo, *hi),
+            MeanBounds::PerColumn(each) => manifold_dp_arrow::MeanBounds::PerColumn {
+                bounds: each.iter().map(|&(_, lo, hi)| (lo, hi)).collect(),
+                names: Some(each.iter().map(|(c, _, _)| c.clone()).collect()),
+            },
+        }),
+        format: args.format.clone(),
+        metric: (args.metric != SpdMetricArg::Affine).then_some(SpdMetric::LogEuclidean),
+        columns: args.columns.clone(),
+        outside,
+        ..MeanRequest::new(space)
     };
-    let plan = if let Some(bounds) = &args.bounds {
-        match bounds {
-            MeanBounds::Shared(lo, hi) => MeanPlan::bounded(args.columns.as_deref(), *lo, *hi, outside),
-            MeanBounds::PerColumn(each) => {
-                let pairs: Vec<(f64, f64)> = each.iter().map(|&(_, lo, hi)| (lo, hi)).collect();
-                MeanPlan::bounded_per_column(&column_names(space, &args)?, &pairs, outside)
-            }
-        }
-    } else {
-        MeanPlan::new(
-            space,
-            args.format.as_deref(),
-            args.columns.as_deref(),
-            center.as_deref(),
-            radius,
-            outside,
-            metric,
-        )
-    }
-    .map_err(|e| match e {
-        manifold_dp_arrow::Error::Library(LibError::InvalidParameter { name: "radius", value, .. }) if value > 0.0 => {
-            BadInput(format!(
-                "--radius {}: must be below {} on {space}, where the Fréchet mean is unique and its sensitivity \
-                 bounded (r* = π/4 on spheres and the Earth, π/2 on so3, the circle and time of day)",
-                radius_text,
-                shown(space, manifold_dp_arrow::mean::max_radius(space))
-            ))
-        }
-        manifold_dp_arrow::Error::Library(e @ LibError::InvalidParameter { name: "radius", .. }) => {
-            BadInput(format!("--radius {radius_text}: {e}"))
-        }
-        e => BadInput(format!("--center {center_text}: {e}")),
-    })?;
-    // A mechanism the space has no sampler for is refused before the ledger or the file is touched.
-    plan.check_noise(0, &noise).map_err(|e| BadInput(format!("--mechanism gaussian on --space {space}: {e}")))?;
+    let plan = request.plan(Some(&noise), &Flags).map_err(|e| BadInput(e.to_string()))?;
     // With --ledger, a release over the data set's budget is refused before the file is read.
     let charge = crate::commands::ledger::Charge::prepare(
         &args.ledger,
         &args.input,
-        {
-            let ball = match &args.bounds {
-                Some(b) => format!("--bounds {}", b.text()),
-                None => format!("--center {center_text} --radius {radius_text}"),
-            };
-            let columns = args.columns.as_ref().map(|c| format!(" --columns {}", c.join(","))).unwrap_or_default();
-            format!("mean {} {ball} {budget_flags} --outside {outside}{columns}: {}", args.space, args.input)
-        },
+        request.ledger_label("mean", &noise, &args.input),
         &[plan.guarantee_for(&noise)],
     )?;
     let names = column_names(space, &args)?;

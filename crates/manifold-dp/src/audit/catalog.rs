@@ -5,7 +5,6 @@
 //! with distances in the claim's metric, and the exact law of the release's distance to its input (for the
 //! goodness-of-fit companion).
 
-use crate::mechanism::Unprotected;
 use crate::analysis::spd_radial::SpdRadialLaw;
 use crate::analysis::{AngularLaw, BinghamAngle, LaplaceAngle, SphereAngle, WrappedLaplaceAngle};
 use crate::audit::auditor::{
@@ -16,6 +15,7 @@ use crate::audit::controls::{self, LaplaceWithoutSin2, Miscalibrated, PaperNaive
 use crate::audit::pairs;
 use crate::error::{Error, Fallible};
 use crate::manifold::{So3, SpdAffine, SpdLogEuclidean, Sphere};
+use crate::mechanism::Unprotected;
 use crate::mechanism::scalar::{Gaussian, GeneralizedGaussian, ScalarLaplace, generalized_gaussian_epsilon};
 use crate::mechanism::{
     BinghamSo3, LaplaceSo3, Mechanism, PurkayasthaSphere, RiemannianLaplace, TangentPlanarLaplace, UniformSphere,
@@ -926,7 +926,12 @@ impl Mechanism for GaussianMeanNoise {
         self.claim
     }
 
-    fn privatize_unprotected<R: rand::CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R, _: Unprotected) -> DVector<f64> {
+    fn privatize_unprotected<R: rand::CryptoRng + ?Sized>(
+        &self,
+        x: &DVector<f64>,
+        rng: &mut R,
+        _: Unprotected,
+    ) -> DVector<f64> {
         self.noise.sample_around(x, rng)
     }
 

@@ -19,9 +19,9 @@
 /// Controls are rounded like releases (2^-30 cells), so that only their laws can fail them.
 const CONTROL_GRID_LOG2: i32 = -30;
 
-use crate::mechanism::Unprotected;
 use crate::analysis::{AngularLaw, LaplaceAngle};
 use crate::error::{Error, Fallible};
+use crate::mechanism::Unprotected;
 use crate::mechanism::{BinghamSo3, LaplaceSo3, Mechanism, VmfSphere};
 use crate::privacy::Guarantee;
 use crate::sample::paper_baseline::PaperNaiveLaplace;

@@ -3,10 +3,10 @@
 //! [`crate::mechanism::LogEuclideanGaussianMean`] at a footpoint (exact Gaussian cells of the log coordinates,
 //! exp of the grid point), claiming the (ε, δ) its μ-GDP implies (`docs/proofs/spd_log_euclidean_mean.md` §5).
 
-use crate::mechanism::Unprotected;
 use super::auditor::InputPair;
 use crate::Fallible;
 use crate::manifold::SpdLogEuclidean;
+use crate::mechanism::Unprotected;
 use crate::mechanism::riemannian_laplace::coords_to_sym;
 use crate::mechanism::{LogEuclideanGaussianMean, Mechanism};
 use crate::privacy::Guarantee;
@@ -49,7 +49,12 @@ impl Mechanism for LogEuclideanGaussianNoise {
     }
 
     /// ĉ(x) + σ·N(0, I) in f64, exp of it: **not float-safe** (a control).
-    fn privatize_unprotected<R: rand::CryptoRng + ?Sized>(&self, x: &DMatrix<f64>, rng: &mut R, _: Unprotected) -> DMatrix<f64> {
+    fn privatize_unprotected<R: rand::CryptoRng + ?Sized>(
+        &self,
+        x: &DMatrix<f64>,
+        rng: &mut R,
+        _: Unprotected,
+    ) -> DMatrix<f64> {
         let sigma = self.noise.sigma();
         let u = self.manifold.log_coordinates(x).map(|c| {
             let z: f64 = StandardNormal.sample(rng);

@@ -5,10 +5,10 @@
 //! [`BinghamSo3::new`] uses κ = 2ε. The paper's parametrisation (κ = its ε) is reachable only through
 //! [`BinghamSo3::with_concentration`], whose guarantee is then reported as κ/2.
 
-use crate::mechanism::Unprotected;
 use crate::analysis::BinghamAngle;
 use crate::error::Fallible;
 use crate::mechanism::Mechanism;
+use crate::mechanism::Unprotected;
 use crate::privacy::calibration::{bingham_epsilon_for_kappa, bingham_kappa_for_epsilon};
 use crate::privacy::float_safety::Rounding;
 use crate::privacy::{Guarantee, Metric};

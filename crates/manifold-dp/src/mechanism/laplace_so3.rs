@@ -2,10 +2,10 @@
 //! Output density ∝ exp(−ε·θ(z, x)) w.r.t. Haar measure, with a normaliser independent of x, so the
 //! triangle inequality gives εφ6-privacy (`docs/proofs/laplace_so3.md`).
 
-use crate::mechanism::Unprotected;
 use crate::analysis::LaplaceAngle;
 use crate::error::Fallible;
 use crate::mechanism::Mechanism;
+use crate::mechanism::Unprotected;
 use crate::privacy::float_safety::Rounding;
 use crate::privacy::{Guarantee, Metric};
 use crate::sample::laplace_so3::LaplaceSo3Noise;

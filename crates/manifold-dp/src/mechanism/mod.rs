@@ -73,7 +73,8 @@ pub trait Mechanism {
 
     /// The raw f64 pipeline, **not float-safe**: its low bits leak the input. For negative controls and tests;
     /// releases go through [`Mechanism::privatize`].
-    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &Self::Point, rng: &mut R, _: Unprotected) -> Self::Point;
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &Self::Point, rng: &mut R, _: Unprotected)
+    -> Self::Point;
 
     /// [`Mechanism::privatize_unprotected`] for every point of `xs`, in place (**not float-safe**).
     fn privatize_slice_unprotected<R: CryptoRng + ?Sized>(&self, xs: &mut [Self::Point], rng: &mut R, _: Unprotected) {

@@ -11,9 +11,9 @@
 //! release is exp_p of the rounded vector, a function of the cell alone. Rounding on the sphere instead could
 //! not be proven: there the release density is unbounded next to −p.
 
-use crate::mechanism::Unprotected;
 use crate::error::{Error, Fallible, check_epsilon_range};
 use crate::mechanism::Mechanism;
+use crate::mechanism::Unprotected;
 use crate::mechanism::sphere::check_point_dim;
 use crate::privacy::float_safety::Rounding;
 use crate::privacy::{Guarantee, Metric};
@@ -179,7 +179,12 @@ impl Mechanism for TangentPlanarLaplace {
 
     /// exp_p(ĉ(x) + V) without clamping or rounding (**not float-safe**). Panics if `x` does not have the
     /// reference point's dimension (a programming error).
-    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R, _: Unprotected) -> DVector<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(
+        &self,
+        x: &DVector<f64>,
+        rng: &mut R,
+        _: Unprotected,
+    ) -> DVector<f64> {
         self.point_of(&self.noisy_coordinates(x, rng))
     }
 

@@ -2,10 +2,10 @@
 //! does not depend on x (rotation invariance) and |d∠(x, z) − d∠(x′, z)| ≤ d∠(x, x′), so κ = ε gives
 //! εd∠-privacy (`docs/proofs/purkayastha_sphere.md`).
 
-use crate::mechanism::Unprotected;
 use crate::analysis::SphereAngle;
 use crate::error::Fallible;
 use crate::mechanism::Mechanism;
+use crate::mechanism::Unprotected;
 use crate::mechanism::sphere::{check_point_dim, release_each};
 use crate::privacy::float_safety::Rounding;
 use crate::privacy::{Guarantee, Metric};
@@ -80,7 +80,12 @@ impl Mechanism for PurkayasthaSphere {
 
     /// Panics if `x` does not have the mechanism's dimension (a programming error; validate data with
     /// [`crate::space::sphere::unit_vector`] first).
-    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R, _: Unprotected) -> DVector<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(
+        &self,
+        x: &DVector<f64>,
+        rng: &mut R,
+        _: Unprotected,
+    ) -> DVector<f64> {
         check_point_dim(x, self.dim());
         self.noise.sample_around(x, rng)
     }

@@ -1,8 +1,8 @@
 //! Either SO(3) mechanism behind one type, chosen by name at run time (what a command line needs).
 
-use crate::mechanism::Unprotected;
 use crate::analysis::AngularLaw;
 use crate::error::Fallible;
+use crate::mechanism::Unprotected;
 use crate::mechanism::{BinghamSo3, LaplaceSo3, Mechanism};
 use crate::privacy::Guarantee;
 use nalgebra::UnitQuaternion;

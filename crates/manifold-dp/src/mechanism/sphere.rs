@@ -1,9 +1,9 @@
 //! The directional mechanisms on S^{n−1} behind one type, chosen by name at run time (what a command line
 //! needs), and the in-place release loop they share.
 
-use crate::mechanism::Unprotected;
 use crate::analysis::{AngularLaw, epsilon_for_radius};
 use crate::error::{Error, Fallible};
+use crate::mechanism::Unprotected;
 use crate::mechanism::{Mechanism, PurkayasthaSphere, VmfSphere, WrappedLaplaceCircle};
 use crate::privacy::{Guarantee, calibration};
 use nalgebra::DVector;
@@ -188,7 +188,12 @@ impl Mechanism for SphereMechanism {
         }
     }
 
-    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R, _: Unprotected) -> DVector<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(
+        &self,
+        x: &DVector<f64>,
+        rng: &mut R,
+        _: Unprotected,
+    ) -> DVector<f64> {
         match self {
             SphereMechanism::Vmf(m) => m.privatize_unprotected(x, rng, Unprotected::INTERNAL),
             SphereMechanism::Purkayastha(m) => m.privatize_unprotected(x, rng, Unprotected::INTERNAL),

@@ -1,9 +1,9 @@
 //! The uniform baseline: release a uniform point of S^{n−1}, whatever the input. Perfectly private
 //! (pure DP with ε = 0); the floor every useful mechanism must beat.
 
-use crate::mechanism::Unprotected;
 use crate::error::Fallible;
 use crate::mechanism::Mechanism;
+use crate::mechanism::Unprotected;
 use crate::mechanism::sphere::check_point_dim;
 use crate::privacy::Guarantee;
 use nalgebra::DVector;
@@ -51,7 +51,12 @@ impl Mechanism for UniformSphere {
         Guarantee::pure(0.0)
     }
 
-    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R, _: Unprotected) -> DVector<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(
+        &self,
+        x: &DVector<f64>,
+        rng: &mut R,
+        _: Unprotected,
+    ) -> DVector<f64> {
         check_point_dim(x, self.dim);
         self.sample(rng)
     }

@@ -3,10 +3,10 @@
 //! most e^{ε d(x, x′)} with d the circular (great-circle) distance, so it is εd∠-private
 //! (`docs/proofs/wrapped_laplace_circle.md`). Directional mechanisms beat it at equal ε (the paper's baseline).
 
-use crate::mechanism::Unprotected;
 use crate::analysis::WrappedLaplaceAngle;
 use crate::error::Fallible;
 use crate::mechanism::Mechanism;
+use crate::mechanism::Unprotected;
 use crate::mechanism::sphere::check_point_dim;
 use crate::privacy::float_safety::Rounding;
 use crate::privacy::{Guarantee, Metric};
@@ -74,7 +74,12 @@ impl Mechanism for WrappedLaplaceCircle {
     }
 
     /// Panics if `x` is not a point of R² (a programming error).
-    fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R, _: Unprotected) -> DVector<f64> {
+    fn privatize_unprotected<R: CryptoRng + ?Sized>(
+        &self,
+        x: &DVector<f64>,
+        rng: &mut R,
+        _: Unprotected,
+    ) -> DVector<f64> {
         check_point_dim(x, 2);
         // Rotate x by the shift: wrapping is implicit.
         let (s, c) = self.sample_shift(rng).sin_cos();

@@ -1,9 +1,9 @@
 //! The Riemannian Laplace mechanism on single points.
 
-use crate::mechanism::Unprotected;
 use crate::Fallible;
 use crate::error::{Error, check_positive};
 use crate::mechanism::Mechanism;
+use crate::mechanism::Unprotected;
 use crate::privacy::Guarantee;
 use crate::privacy::float_safety::Rounding;
 use rand::CryptoRng;

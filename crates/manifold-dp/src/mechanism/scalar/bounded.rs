@@ -3,10 +3,10 @@
 //! so every row is pure ε-DP whatever it held (`docs/proofs/scalar_mechanisms.md` §7). Releases are the exact
 //! cells of the float-safe rounded Laplace law ([`ScalarLaplace::release`]), so ε is exact: no ε₀.
 
-use crate::mechanism::Unprotected;
 use super::laplace::ScalarLaplace;
 use crate::error::{Error, Fallible, check_positive};
 use crate::mechanism::Mechanism;
+use crate::mechanism::Unprotected;
 use crate::privacy::Guarantee;
 use rand::CryptoRng;
 use rand::distr::Distribution;

@@ -1,7 +1,7 @@
 //! Float safety of the log-Euclidean releases (`docs/proofs/float_safety.md` §3d).
 
-use crate::mechanism::Unprotected;
 use super::*;
+use crate::mechanism::Unprotected;
 use crate::privacy::Chart;
 use crate::sample::rng::seeded_rng_for_experiments;
 use rand_distr::StandardNormal;
@@ -90,7 +90,8 @@ fn log_euclidean_releases_are_exp_of_grid_points() {
         assert_eq!(again, z);
     }
     // Negative control: raw releases are not.
-    let raw = (0..300).filter(|&i| on_grid(&le, &rounding, &mech.privatize_unprotected(&xs[i % 3], &mut rng, Unprotected::INTERNAL)));
+    let raw = (0..300)
+        .filter(|&i| on_grid(&le, &rounding, &mech.privatize_unprotected(&xs[i % 3], &mut rng, Unprotected::INTERNAL)));
     assert_eq!(raw.count(), 0);
 }
 
