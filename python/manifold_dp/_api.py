@@ -202,18 +202,6 @@ def _charge_plan(ledger: Optional[Ledger], dataset: Optional[str]) -> None:
         raise BadInputError("ledger= and dataset= go together")
 
 
-def _budget_text(epsilon: Optional[float], protect: Optional[str], level: Optional[float],
-                 concentration: Optional[float] = None) -> str:
-    """The budget as the command line spells it in a ledger entry."""
-    if protect is not None:
-        return f"--protect {protect} --level {level:g}" if level is not None else f"--protect {protect}"
-    if epsilon is not None:
-        return f"--epsilon {epsilon:g}"
-    if concentration is not None:
-        return f"--concentration {concentration:g}"
-    return ""
-
-
 def _source(x: Any) -> str:
     """What a release was computed from, for the ledger entry (the command line names the input file)."""
     if cv.is_rotation(x):
@@ -266,8 +254,6 @@ class Mechanism:
         bounds = args.pair("bounds", bounds)
         values = args.integer("values", values)
         protect = _distance_text(protect)  # protect=2 is 2 rad where a bare number is, as on the command line
-        self._budget = _budget_text(epsilon, protect, level, concentration)
-        self._bounds = bounds
         try:
             b = None if bounds is None else (float(bounds[0]), float(bounds[1]))
             self._native = _native.Mechanism(space, mechanism, epsilon, protect, level, concentration, snap, b,
@@ -377,9 +363,7 @@ class Mechanism:
     def _provenance(self, command: str, columns: Optional[Sequence[str]], source: str) -> str:
         """The ledger entry's text, as the command line writes it: command, space, mechanism, budget as given,
         bounds and columns, and what it was computed from."""
-        bounds = "" if self._bounds is None else f" --bounds {self._bounds[0]:g},{self._bounds[1]:g}"
-        cols = "" if columns is None else f" --columns {','.join(columns)}"
-        return f"{command} {self.space} {self.mechanism} {self._budget}{bounds}{cols}: {source}"
+        return self._native.ledger_label(command, None if columns is None else list(columns), source)
 
     def _release(self, batch: pa.RecordBatch, first: int, format, columns, seed, key, column_index: bool):
         try:

@@ -12,7 +12,7 @@ use arrow_pyarrow::PyArrowType;
 use arrow_schema::Schema;
 use manifold_dp::mechanism::Conditioning;
 use manifold_dp::privacy::Guarantee;
-use manifold_dp::registry::{PointMechanism, PointRequest, Shown, Space, Spelling};
+use manifold_dp::registry::{MechanismChoice, PointMechanism, PointRequest, Shown, Space, Spelling};
 use manifold_dp::sample::rng::{StreamKey, os_rng, seeded_rng_for_experiments};
 use manifold_dp_arrow::NumberRows;
 use manifold_dp_arrow::{Codec, MeanBounds, MeanCenter, MeanPass, MeanRequest, MeanStep, RowIds, SpdMetric};
@@ -90,6 +90,9 @@ impl Spelling for Keywords {
     }
 }
 
+/// (ε, protect, level, concentration, bounds) as the user gave them.
+type GivenBudget = (Option<f64>, Option<String>, Option<f64>, Option<f64>, Option<(f64, f64)>);
+
 /// A per-row mechanism built from the registry's names.
 #[pyclass(frozen, module = "manifold_dp._native")]
 struct Mechanism {
@@ -97,6 +100,8 @@ struct Mechanism {
     space: Space,
     /// What `auto` chose and why, or why the named mechanism is 2× or more less accurate than another.
     note: Option<String>,
+    /// The budget as given and the bounds: what the ledger records.
+    given: GivenBudget,
 }
 
 #[pymethods]
@@ -130,7 +135,24 @@ impl Mechanism {
         };
         let plan = request.plan(&Keywords).map_err(bad)?;
         let (inner, note) = (plan.mechanism, plan.note.map(|n| n.render(&Keywords)));
-        Ok(Mechanism { inner, space, note })
+        let given = (epsilon, protect.map(str::to_string), level, concentration, bounds);
+        Ok(Mechanism { inner, space, note, given })
+    }
+
+    /// The ledger's record of a release by this mechanism (the core's text, in the command line's syntax):
+    /// `command` (`privatize`, `spark privatize`), the value `columns` if given, and where the rows came from.
+    #[pyo3(signature = (command, columns, source))]
+    fn ledger_label(&self, command: &str, columns: Option<Vec<String>>, source: &str) -> String {
+        let (epsilon, protect, level, concentration, bounds) = self.given.clone();
+        let request = PointRequest {
+            epsilon,
+            protect: protect.as_deref(),
+            level,
+            concentration,
+            bounds,
+            ..PointRequest::new(self.space, MechanismChoice::Auto)
+        };
+        request.ledger_label(command, self.inner.name(), columns.as_deref(), source)
     }
 
     /// The guarantee of each released row, as JSON (the command line's keys).

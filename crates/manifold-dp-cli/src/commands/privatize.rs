@@ -54,7 +54,7 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
     };
     let plan = request.plan(&Flags)?;
     crate::args::common::announce(plan.note.as_ref());
-    let (mech, epsilon) = (plan.mechanism, plan.epsilon);
+    let mech = plan.mechanism;
     if args.output_as.is_some() && space != Space::So3 {
         return Err(BadInput("--output-as applies to --space so3 only".into()).into());
     }
@@ -64,7 +64,12 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
     let charge = crate::commands::ledger::Charge::prepare(
         &args.ledger,
         &args.input,
-        release_label(&args, mech.name(), epsilon),
+        request.ledger_label(
+            "privatize",
+            mech.name(),
+            args.columns.as_deref(),
+            &format!("{} -> {}", args.input, args.output),
+        ),
         &[guarantee],
     )?;
     let key = match args.seed {
@@ -117,22 +122,6 @@ fn default_format(space: Space) -> &'static str {
         Space::LatLon => "deg",
         _ => "unit vector",
     }
-}
-
-/// What the ledger records for this release: command, space, mechanism, budget as given, input → output.
-fn release_label(args: &PrivatizeArgs, mechanism: &str, epsilon: Option<f64>) -> String {
-    let budget = match (&args.protect, args.level, epsilon, args.mechanism.concentration) {
-        (Some(p), Some(l), _, _) => format!("--protect {p} --level {l}"),
-        (_, _, Some(e), _) => format!("--epsilon {e}"),
-        (_, _, None, Some(k)) => format!("--concentration {k}"),
-        _ => String::new(),
-    };
-    let bounds = args.bounds.map(|(lo, hi)| format!(" --bounds {lo},{hi}")).unwrap_or_default();
-    let columns = args.columns.as_ref().map(|c| format!(" --columns {}", c.join(","))).unwrap_or_default();
-    format!(
-        "privatize {} {mechanism} {budget}{bounds}{columns}: {} -> {}",
-        args.mechanism.space, args.input, args.output
-    )
 }
 
 /// Where invalid rows go with --skip-invalid.

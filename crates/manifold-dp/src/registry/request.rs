@@ -150,6 +150,22 @@ fn refuse(message: String) -> Error {
 }
 
 impl PointRequest<'_> {
+    /// The ledger's record of this release (one text from every front end, in the command line's syntax, which is
+    /// the ledger's): `{command} {space} {mechanism} {budget as given}{bounds}{columns}: {source}`, with the
+    /// budget as the user gave it (`--protect 2km --level 1`, `--epsilon 0.5` or `--concentration 8`) and
+    /// `mechanism` the one that releases (what `auto` chose).
+    pub fn ledger_label(&self, command: &str, mechanism: &str, columns: Option<&[String]>, source: &str) -> String {
+        let budget = match (self.protect, self.level, self.epsilon, self.concentration) {
+            (Some(p), Some(l), _, _) => format!("--protect {p} --level {l}"),
+            (_, _, Some(e), _) => format!("--epsilon {e}"),
+            (_, _, None, Some(k)) => format!("--concentration {k}"),
+            _ => String::new(),
+        };
+        let bounds = self.bounds.map(|(lo, hi)| format!(" --bounds {lo},{hi}")).unwrap_or_default();
+        let columns = columns.map(|c| format!(" --columns {}", c.join(","))).unwrap_or_default();
+        format!("{command} {} {mechanism} {budget}{bounds}{columns}: {source}", self.space)
+    }
+
     /// Applies the rules and builds the mechanism:
     /// - `bounds` goes with space `real` (and `real` needs it); `real` takes `epsilon` alone and the Laplace
     ///   (or `auto`); `clamp_releases` needs `bounds`;
@@ -293,6 +309,37 @@ mod tests {
                 Shown::On => format!("<{name}|on>"),
             }
         }
+    }
+
+    #[test]
+    fn the_ledger_records_the_budget_as_given() {
+        let latlon = PointRequest {
+            protect: Some("2km"),
+            level: Some(1.0),
+            ..PointRequest::new(Space::LatLon, MechanismChoice::Auto)
+        };
+        let columns = ["lat".to_string(), "lon".to_string()];
+        assert_eq!(
+            latlon.ledger_label("privatize", "planar-laplace", Some(&columns), "in.csv -> out.csv"),
+            "privatize latlon planar-laplace --protect 2km --level 1 --columns lat,lon: in.csv -> out.csv"
+        );
+        let bingham = PointRequest {
+            concentration: Some(8.0),
+            ..PointRequest::new(Space::So3, MechanismChoice::Named(MechanismName::Bingham))
+        };
+        assert_eq!(
+            bingham.ledger_label("privatize", "bingham", None, "x"),
+            "privatize so3 bingham --concentration 8: x"
+        );
+        let real = PointRequest {
+            epsilon: Some(0.5),
+            bounds: Some((0.0, 100.0)),
+            ..PointRequest::new(Space::Real, MechanismChoice::Auto)
+        };
+        assert_eq!(
+            real.ledger_label("spark privatize", "laplace", None, "spark DataFrame"),
+            "spark privatize real laplace --epsilon 0.5 --bounds 0,100: spark DataFrame"
+        );
     }
 
     fn refusal(request: PointRequest<'_>) -> String {
