@@ -144,8 +144,13 @@ def test_centres_as_the_command_line_reads_them():
     clock = mdp.mean(hours, space="timeofday", center="13:00", radius="2h", epsilon=5.0, seed=6)
     number = mdp.mean(hours, space="timeofday", center=13.0, radius="2h", epsilon=5.0, seed=6)
     assert clock.mean == number.mean
-    with pytest.raises(mdp.BadInputError, match="center='25:99'"):
+    with pytest.raises(mdp.BadInputError, match='center="25:99"'):
         mdp.mean(hours, space="timeofday", center="25:99", radius="2h", epsilon=5.0)
+    # The command line's centre text: numbers as text too (the core reads both front ends' centres).
+    paris = np.array([[48.8, 2.3], [48.9, 2.4]])
+    typed = mdp.mean(paris, space="latlon", center="48.85,2.35", radius="50km", epsilon=1.0, seed=3)
+    given = mdp.mean(paris, space="latlon", center=[48.85, 2.35], radius="50km", epsilon=1.0, seed=3)
+    assert np.array_equal(typed.mean, given.mean)
 
 
 def test_real_means_take_each_columns_own_bounds():

@@ -252,12 +252,14 @@ impl MeanRequest {
             Space::Spd(k) => format!("give the {} entries row by row, or identity", k * k),
             Space::LatLon => "give latitude,longitude in degrees".into(),
             Space::Circle => format!("give an angle in {}", self.format.as_deref().unwrap_or("rad")),
-            Space::TimeOfDay => {
-                if let Ok(clock) = crate::clock::parse(text) {
-                    return Ok(Some(vec![clock.hours]));
+            Space::TimeOfDay => match crate::clock::parse(text) {
+                Ok(clock) => return Ok(Some(vec![clock.hours])),
+                // A clock time that is not one says why (25:99: the hour); a number falls through.
+                Err(why) if text.contains(':') => {
+                    return Err(refuse(format!("{}: {why}", spell.option("center", Shown::Text(text)))));
                 }
-                "give hours (8.5) or a clock time (08:30)".into()
-            }
+                Err(_) => "give hours (8.5) or a clock time (08:30)".into(),
+            },
             Space::Sphere(n) => format!("give the {n} coordinates of a unit vector"),
             Space::Real => return Ok(None),
         };
@@ -334,6 +336,8 @@ mod tests {
             ..MeanRequest::new(Space::TimeOfDay)
         };
         assert!(clock.plan(Some(&LAPLACE), &Dashes).is_ok());
+        let late = MeanRequest { center: Some(MeanCenter::Text("25:99".into())), ..clock.clone() };
+        assert!(refusal(&late).starts_with("--center 25:99: "), "{}", refusal(&late));
         let identity = MeanRequest {
             center: Some(MeanCenter::Text("Identity".into())),
             radius: Some("20deg".into()),
