@@ -59,8 +59,9 @@ fn upward_uses(src: &Path) -> Vec<(String, String, String)> {
         let rel = file.strip_prefix(src).unwrap().to_string_lossy().into_owned();
         let top = rel.split(['/', '.']).next().unwrap().to_string();
         let Some(own) = rank(&top) else { continue }; // lib.rs
-        // A module's unit tests in a file of their own (`x/tests.rs`) may use anything, as inline ones may.
-        if file.file_name().is_some_and(|n| n == "tests.rs") {
+        // A module's unit tests in files of their own (`x/tests.rs`, `x/tests/*.rs`) may use anything, as inline
+        // ones may.
+        if file.file_name().is_some_and(|n| n == "tests.rs") || rel.split('/').any(|part| part == "tests") {
             continue;
         }
         for used in uses(&code(&std::fs::read_to_string(&file).unwrap())) {
