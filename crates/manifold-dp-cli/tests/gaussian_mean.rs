@@ -131,16 +131,20 @@ fn budgets_that_do_not_fit_the_mechanism_are_refused_naming_the_flag() {
     run(&[], "give --epsilon E");
     // A μ beyond what the certificate reaches: refused before the Karcher pass, in rows, radius and μ.
     run(&["--mechanism", "gaussian", "--mu", "50"], "checked before computing the mean): no noise scale is certified");
-    // SPD under the affine-invariant metric has no Gaussian mean (the log-Euclidean one has).
+    // SPD under the affine-invariant metric has a Gaussian mean for k ≤ 3 only (the log-Euclidean one to k = 8).
     let spd = dir.path().join("spd.csv");
-    fs::write(&spd, "m11,m12,m21,m22\n1,0,0,1\n").unwrap();
+    fs::write(
+        &spd,
+        "m11,m12,m13,m14,m21,m22,m23,m24,m31,m32,m33,m34,m41,m42,m43,m44\n1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1\n",
+    )
+    .unwrap();
     bin()
-        .args(["mean", "--space", "spd:2", "--center", "identity", "--radius", "1", "--mechanism", "gaussian"])
+        .args(["mean", "--space", "spd:4", "--center", "identity", "--radius", "1", "--mechanism", "gaussian"])
         .args(["--mu", "1", "--input"])
         .arg(&spd)
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("under the log-Euclidean metric only"));
+        .stderr(predicate::str::contains("affine-invariant metric is offered for k ≤ 3"));
 }
 
 #[test]

@@ -9,8 +9,10 @@
 //! - [`controls`]: negative controls (broken samplers the auditor must flag), outside [`crate::mechanism`].
 //! - [`catalog`]: every mechanism and control as a target chosen by name (the command line's `audit`).
 //! - [`gof`]: Kolmogorov–Smirnov goodness of fit with exact (DKW–Massart) critical values.
+//! - [`affine_gaussian`]: the affine-invariant Gaussian mean of SPD(k), k ≤ 3, as an audit target, and its pairs.
 //! - [`log_euclidean_gaussian`]: the log-Euclidean Gaussian mean of SPD(k) as an audit target, and its pairs.
 
+pub mod affine_gaussian;
 pub mod auditor;
 pub mod catalog;
 pub mod clopper_pearson;
