@@ -863,7 +863,9 @@ def mean(
     refused with it, as ``mu=`` is with the Laplace. At the same privacy its error is about half the Laplace's.
     On spd:K (K ≤ 8) with ``metric="log-euclidean"`` both means work in the flat log domain: the Laplace with
     ℓ₂ K-norm noise, the Gaussian with exact per-coordinate Gaussian cells at σ = Δ/μ, Δ = 2·radius/n
-    (``docs/proofs/spd_log_euclidean_mean.md``).
+    (``docs/proofs/spd_log_euclidean_mean.md``). On spd:K (K ≤ 3) with the default affine-invariant metric the
+    Gaussian is the exponential-wrapped Gaussian at the centre: exact Gaussian cells in the log chart there,
+    σ = (Δ + 2e_F)/μ with the chart's float error e_F (§8 of the same proof).
 
     >>> res = mdp.mean(latlon, space="latlon", center=[48.86, 2.34], radius="200km", mechanism="gaussian", mu=1.0)
     >>> res.guarantee, res.sigma, res.expected_error     # {'notion': 'gdp', 'mu': 1.0}, radians

@@ -219,8 +219,11 @@ def mean(
     space: str,
     center: Any = None,
     radius: Union[float, str, None] = None,
-    epsilon: float,
+    epsilon: Optional[float] = None,
     columns: Sequence[str],
+    mechanism: str = "laplace",
+    mu: Optional[float] = None,
+    delta: Optional[float] = None,
     format: Optional[str] = None,
     outside: str = "error",
     conditioning: str = "auto",
@@ -235,7 +238,9 @@ def mean(
 ) -> MeanResult:
     """The private Fréchet mean of the rows of a Spark DataFrame, with the arguments, guarantee and result of
     :func:`manifold_dp.mean` (``outside="error"|"drop"|"clip"``; ``.dropped`` and ``.clipped`` count the rows
-    outside the ball).
+    outside the ball). ``mechanism="gaussian"`` with ``mu=`` (or ``epsilon=`` with ``delta=``) releases the
+    Gaussian mean where :func:`manifold_dp.mean` does (spheres, so3, spd:K): μ-GDP, ``{"notion": "gdp", "mu": μ}``,
+    charged to a ledger as there.
 
     The mean takes a few Spark jobs over the rows. The first fits each partition's own mean roughly (on up to a
     million of its rows: their extrinsic mean and one Newton step); their average, weighted by rows, is the
@@ -254,14 +259,25 @@ def mean(
     missing = [c for c in cols + ([id_column] if id_column else []) if c not in df.columns]
     if missing:
         raise BadInputError(f"no column {missing[0]!r}; the columns are: {df.columns}", column=missing[0])
+    # Which budget goes with which mechanism is the core's rule (mdp.mean's and the command line's too).
+    try:
+        noise = _native.MeanNoise(mechanism, epsilon, delta, mu, conditioning)
+    except ValueError as e:
+        raise BadInputError(str(e)) from None
     _charge_plan(ledger, dataset)
     # The executors rebuild the plan from the same native arguments (validated here, on the driver).
     plan, args = _mean_plan(space, center, radius, outside, format, cols, metric, bounds)
+    try:
+        # A space without the mechanism's sampler is refused before the ledger is touched.
+        plan.check_noise(0, noise)
+    except ValueError as e:
+        raise BadInputError(f"mechanism={mechanism!r} on space={space!r}: {e}") from None
     charge = None
     if ledger is not None:
         assert dataset is not None
-        what = _mean_provenance("spark mean", space, center, radius, bounds, epsilon, outside, cols, "spark DataFrame")
-        charge = ledger._prepare(dataset, what, json.loads(plan.guarantee(float(epsilon))), request_id,
+        what = _mean_provenance("spark mean", space, center, radius, bounds, noise.epsilon, outside, cols,
+                                "spark DataFrame", mu=noise.mu)
+        charge = ledger._prepare(dataset, what, json.loads(plan.guarantee_for(noise)), request_id,
                                  allow_unbudgeted)
         _preflight(df)
     # The value columns are cached for the passes, unless the table already is (caching it again costs a copy).
@@ -353,7 +369,8 @@ def mean(
         if not cached:
             data.unpersist()
     _, used, dropped, clipped, _, _, _ = summed
-    out = _release_mean(space, plan, base, (used, dropped, clipped), epsilon, conditioning, seed, charge)
+    out = _release_mean(space, plan, base, (used, dropped, clipped), noise.epsilon, conditioning, seed, charge,
+                        noise=noise)
     m: Any = np.asarray(out["mean"], dtype=np.float64)
     if space.startswith("spd:"):
         k = int(space.split(":", 1)[1])

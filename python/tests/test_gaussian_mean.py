@@ -54,10 +54,16 @@ def test_budgets_that_do_not_fit_the_mechanism_are_refused(kwargs, needle):
         mdp.mean(_latlon(), space="latlon", **ball, **kwargs)
 
 
-def test_spd_gaussian_mean_is_log_euclidean_only():
+def test_spd_affine_gaussian_mean_for_k_up_to_3():
     spd = np.array([[[2.0, 0.5], [0.5, 1.0]]] * 5)
-    with pytest.raises(mdp.BadInputError, match="under the log-Euclidean metric only"):
-        mdp.mean(spd, space="spd:2", center="identity", radius=2.0, mechanism="gaussian", mu=1.0)
+    res = mdp.mean(spd, space="spd:2", center="identity", radius=2.0, mechanism="gaussian", mu=1.0, seed=1)
+    assert res.guarantee == {"notion": "gdp", "mu": 1.0}
+    assert res.mean.shape == (2, 2)
+    assert np.allclose(res.mean, res.mean.T)
+    assert np.all(np.linalg.eigvalsh(res.mean) > 0)
+    with pytest.raises(mdp.BadInputError, match="affine-invariant metric is offered for k ≤ 3"):
+        mdp.mean(np.array([np.eye(4)] * 5), space="spd:4", center="identity", radius=2.0, mechanism="gaussian",
+                 mu=1.0)
 
 
 def test_spd_log_euclidean_means_up_to_k_8():

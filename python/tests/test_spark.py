@@ -215,3 +215,26 @@ def test_a_changed_input_draws_fresh_noise_and_ids_may_be_text(spark, tmp_path):
     with pytest.raises(TypeError, match="not a bool"):
         mdps.privatize(df, space="real", mechanism="laplace", epsilon=1.0, bounds=(0.0, 100.0), columns=["depth"],
                        id_column="code", seed=True)
+
+
+def test_the_distributed_gaussian_mean_is_the_single_machine_one_and_charges_gdp_once(spark, places, tmp_path):
+    pdf, df = places
+    kw = dict(space="latlon", center=[45.0, 10.0], radius="300km", mechanism="gaussian", mu=0.2,
+              columns=["lat", "lon"], outside="clip")
+    dist = mdps.mean(df, seed=7, **kw)
+    single = mdp.mean(pdf, seed=7, **kw)
+    # The same noise (seeded) at the same exact mean, up to the order of floating-point additions.
+    assert np.allclose(dist.mean, single.mean, rtol=0, atol=1e-9), (dist.mean, single.mean)
+    assert dist.guarantee == single.guarantee == {"notion": "gdp", "mu": 0.2}
+    assert dist.sigma == single.sigma and dist.clipped == 25
+    # A ledger's gdp account: μ = 0.2 twice fits a budget of 0.3 (√0.08 ≈ 0.28), a third release does not.
+    # (μ is small because σ = Δ/μ must stay above about 1e-5 rad, where the certificate reaches, at 20 000 rows.)
+    led = mdp.Ledger(tmp_path / "g.sqlite")
+    led.set_budget("places", {"notion": "gdp", "mu": 0.3})
+    for _ in range(2):
+        assert mdps.mean(df, ledger=led, dataset="places", **kw).guarantee["notion"] == "gdp"
+    assert len(led.releases("places")) == 2
+    with pytest.raises(mdp.BudgetExceededError):
+        mdps.mean(df, ledger=led, dataset="places", **kw)
+    with pytest.raises(mdp.BadInputError, match="mu= goes with mechanism= gaussian"):
+        mdps.mean(df, space="latlon", center=[45.0, 10.0], radius="300km", epsilon=1.0, mu=1.0, columns=["lat", "lon"])

@@ -22,8 +22,8 @@ use manifold_dp::manifold::{
     karcher_newton_step, karcher_step, karcher_step_of_length,
 };
 use manifold_dp::mechanism::{
-    Conditioning, GaussianFrechetMean, GaussianManifold, LaplaceManifold, LogEuclideanGaussianMean, PrivateFrechetMean,
-    check_log_euclidean_mean_k,
+    AffineGaussianMean, Conditioning, GaussianFrechetMean, GaussianManifold, LaplaceManifold, LogEuclideanGaussianMean,
+    PrivateFrechetMean, check_affine_gaussian_mean_k, check_log_euclidean_mean_k,
 };
 use manifold_dp::privacy::guarantee::Neighbouring;
 use manifold_dp::privacy::{Grid, Guarantee, StatedGuarantee};
@@ -1139,19 +1139,23 @@ impl MeanPlan {
         })
     }
 
-    /// Refuses a Gaussian mean on a space without a Gaussian sampler (SPD under the affine-invariant metric, the
-    /// real line).
+    /// Refuses a Gaussian mean on a space without a Gaussian sampler (SPD(k) under the affine-invariant metric for
+    /// k > 3, the real line).
     fn gaussian_geometry(&self) -> Result<(), Error> {
         match self.geometry {
             Geometry::So3 { .. } | Geometry::Sphere { .. } | Geometry::SpdLogEuclidean { .. } => Ok(()),
-            Geometry::SpdAffine { .. } => Err(not_applicable(&format!(
-                "the Gaussian mean on {} is under the log-Euclidean metric only (exact in its flat log domain): \
-                 choose the log-Euclidean metric, or use the Laplace mean (pure ε-DP) under the affine-invariant one",
-                self.space
-            ))),
+            Geometry::SpdAffine { m, .. } => match check_affine_gaussian_mean_k(m.k()) {
+                Ok(_) => Ok(()),
+                Err(_) => Err(not_applicable(&format!(
+                    "the Gaussian mean on {} under the affine-invariant metric is offered for k ≤ 3 (its chart's \
+                     float-error bounds are certified there): choose the log-Euclidean metric (k ≤ 8), or use the \
+                     Laplace mean (pure ε-DP)",
+                    self.space
+                ))),
+            },
             Geometry::Real { .. } => Err(not_applicable(&format!(
-                "the Gaussian mean is on spheres (sphere:N, latlon, circle, timeofday), so3 and spd:K \
-                 (log-Euclidean), not {}: use the Laplace mean (pure ε-DP) there",
+                "the Gaussian mean is on spheres (sphere:N, latlon, circle, timeofday), so3 and spd:K, not {}: use \
+                 the Laplace mean (pure ε-DP) there",
                 self.space
             ))),
         }
@@ -1175,7 +1179,10 @@ impl MeanPlan {
                 mu,
                 self.options,
             )?),
-            _ => return Err(not_applicable("the Gaussian mean is on spheres, so3 and spd:K (log-Euclidean) only")),
+            Geometry::SpdAffine { m, center } => {
+                Box::new(AffineGaussianMean::with_options(m.k(), center.clone(), self.radius, n, mu, self.options)?)
+            }
+            Geometry::Real { .. } => return Err(not_applicable("the Gaussian mean is on spheres, so3 and spd:K only")),
         })
     }
 
@@ -1256,6 +1263,31 @@ impl GaussianRelease for LogEuclideanGaussianMean {
     }
     fn rounding_cost(&self) -> f64 {
         LogEuclideanGaussianMean::rounding_cost(self)
+    }
+}
+
+impl GaussianRelease for AffineGaussianMean {
+    fn release_at(&self, mean: &[f64], rng: &mut dyn rand::CryptoRng) -> Result<Vec<f64>, Error> {
+        let m = self.manifold();
+        Ok(m.coordinates(&self.release_mean(&m.point_at(mean)?, rng)))
+    }
+    fn guarantee(&self) -> Guarantee {
+        AffineGaussianMean::guarantee(self)
+    }
+    fn sensitivity(&self) -> f64 {
+        AffineGaussianMean::sensitivity(self)
+    }
+    fn sigma(&self) -> f64 {
+        AffineGaussianMean::sigma(self)
+    }
+    fn expected_error(&self) -> f64 {
+        AffineGaussianMean::expected_error(self)
+    }
+    fn grid(&self) -> Grid {
+        AffineGaussianMean::grid(self)
+    }
+    fn rounding_cost(&self) -> f64 {
+        AffineGaussianMean::rounding_cost(self)
     }
 }
 
@@ -1778,10 +1810,19 @@ mod tests {
         let fit = p.fit(std::slice::from_ref(&b)).unwrap();
         let q = p.release_with(&fit.mean, 2, &big, &mut rng).unwrap();
         assert!(q.mean[3] > 0.9, "{:?}", q.mean);
-        // Not on SPD under the affine-invariant metric; refused before any pass.
+        // SPD(k) under the affine-invariant metric: the wrapped Gaussian at the centre for k ≤ 3, refused beyond
+        // (before any pass).
         let p = MeanPlan::new(Space::Spd(2), None, None, None, 2.0, Outside::Error, SpdMetric::Affine).unwrap();
+        p.check_noise(2, &big).unwrap();
+        let out = p.release_with(&[2.0, 0.5, 0.5, 1.0], 2, &big, &mut rng).unwrap();
+        assert_eq!((out.guarantee, out.mu), (Guarantee::Gdp { mu: 5.0 }, Some(5.0)));
+        assert_eq!(out.grid.map(|g| g.chart), Some(manifold_dp::space::grid::Chart::SpdLogAtCenter));
+        assert!(out.sigma >= out.sensitivity / 5.0 && out.rounding_cost == 0.0);
+        let y = nalgebra::DMatrix::from_row_slice(2, 2, &out.mean);
+        assert!(out.mean[1] == out.mean[2] && y.cholesky().is_some(), "{:?}", out.mean);
+        let p = MeanPlan::new(Space::Spd(4), None, None, None, 2.0, Outside::Error, SpdMetric::Affine).unwrap();
         let err = p.check_noise(2, &big).unwrap_err().to_string();
-        assert!(err.contains("under the log-Euclidean metric only"), "{err}");
+        assert!(err.contains("affine-invariant metric is offered for k ≤ 3"), "{err}");
     }
 
     #[test]

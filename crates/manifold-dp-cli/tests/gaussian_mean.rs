@@ -131,16 +131,20 @@ fn budgets_that_do_not_fit_the_mechanism_are_refused_naming_the_flag() {
     run(&[], "give --epsilon E");
     // A μ beyond what the certificate reaches: refused before the Karcher pass, in rows, radius and μ.
     run(&["--mechanism", "gaussian", "--mu", "50"], "checked before computing the mean): no noise scale is certified");
-    // SPD under the affine-invariant metric has no Gaussian mean (the log-Euclidean one has).
+    // SPD under the affine-invariant metric has a Gaussian mean for k ≤ 3 only (the log-Euclidean one to k = 8).
     let spd = dir.path().join("spd.csv");
-    fs::write(&spd, "m11,m12,m21,m22\n1,0,0,1\n").unwrap();
+    fs::write(
+        &spd,
+        "m11,m12,m13,m14,m21,m22,m23,m24,m31,m32,m33,m34,m41,m42,m43,m44\n1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1\n",
+    )
+    .unwrap();
     bin()
-        .args(["mean", "--space", "spd:2", "--center", "identity", "--radius", "1", "--mechanism", "gaussian"])
+        .args(["mean", "--space", "spd:4", "--center", "identity", "--radius", "1", "--mechanism", "gaussian"])
         .args(["--mu", "1", "--input"])
         .arg(&spd)
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("under the log-Euclidean metric only"));
+        .stderr(predicate::str::contains("affine-invariant metric is offered for k ≤ 3"));
 }
 
 #[test]
@@ -197,4 +201,35 @@ fn the_auditor_passes_the_gaussian_mean_and_flags_its_half_sigma_control() {
     let v = json(&out);
     assert_eq!((v["verdict"].as_str(), v["flagged"].as_bool()), (Some("no_violation_found"), Some(false)), "{v}");
     audit("control:gaussian-mean-half-sigma").assert().code(3);
+}
+
+/// SPD(2) under the affine-invariant metric (the default): the exponential-wrapped Gaussian at the centre prints
+/// the gdp guarantee asked, in the chart at the centre; the auditor finds no violation of the (ε, δ) its μ
+/// implies and flags the control sampled with σ/2 (exit 3). Seeded, false-alarm probability 1e-6.
+#[test]
+fn the_affine_spd_gaussian_mean_releases_gdp_and_the_auditor_flags_its_half_sigma_control() {
+    let dir = tempfile::tempdir().unwrap();
+    let spd = dir.path().join("spd.csv");
+    fs::write(&spd, "m11,m12,m21,m22\n2,0.5,0.5,1\n1.5,0.2,0.2,1.1\n1,0,0,1\n").unwrap();
+    let out = bin()
+        .args(["mean", "--space", "spd:2", "--center", "identity", "--radius", "1.5", "--mechanism", "gaussian"])
+        .args(["--mu", "1", "--json", "--seed", "42", "--input"])
+        .arg(&spd)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v = json(&out);
+    assert_eq!(v["guarantee"], serde_json::json!({"notion": "gdp", "mu": 1.0}), "{v}");
+    assert_eq!(v["grid"]["chart"].as_str(), Some("spd_log_at_center"), "{v}");
+    let audit = |name: &str| {
+        let mut c = bin();
+        c.args(["audit", "--space", "spd:2", "--mechanism", name, "--epsilon", "1", "--seed", "2026", "--json"]);
+        c
+    };
+    let out = audit("affine-gaussian-mean").assert().success().get_output().stdout.clone();
+    let v = json(&out);
+    assert_eq!((v["verdict"].as_str(), v["flagged"].as_bool()), (Some("no_violation_found"), Some(false)), "{v}");
+    audit("control:affine-gaussian-mean-half-sigma").assert().code(3);
 }

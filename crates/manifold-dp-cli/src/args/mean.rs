@@ -138,7 +138,8 @@ pub struct MeanArgs {
     pub bounds: Option<MeanBounds>,
     /// The noise: laplace (the default: Riemannian Laplace, pure ε-DP, --epsilon E) or gaussian (Riemannian
     /// Gaussian, μ-Gaussian DP, --mu M; on so3, sphere:N, latlon, circle and timeofday, --estimator frechet; on
-    /// spd:K, K ≤ 8, with --metric log-euclidean: a Gaussian in the flat log domain, docs/spd_log_euclidean.md).
+    /// spd:K, K ≤ 8, with --metric log-euclidean: a Gaussian in the flat log domain; on spd:K, K ≤ 3, under the
+    /// default affine-invariant metric: the exponential-wrapped Gaussian at the centre; docs/spd_log_euclidean.md).
     /// μ-GDP composes as √(Σμ²) and is (ε, δ)-DP for every ε with δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2);
     /// at the same privacy the Gaussian's error is about half the Laplace's on S². Example:
     /// `mean --space latlon --center 48.86,2.34 --radius 200km --mechanism gaussian --mu 1 --input checkins.csv`

@@ -334,7 +334,16 @@ pub fn run(args: MeanArgs) -> Result<()> {
         );
     }
     if let Some(mu) = released.mu {
-        if matches!(space, Space::Spd(_)) {
+        let at_center = released.grid.map(|g| g.chart) == Some(manifold_dp::space::grid::Chart::SpdLogAtCenter);
+        if at_center {
+            // The affine-invariant Gaussian: the wrapped Gaussian at the centre, its chart's float error in σ.
+            outln!(
+                "Noise: Gaussian N(0, σ²) on each isometric coordinate of the log chart at the centre (the \
+                 exponential-wrapped Gaussian there), σ = (Δ + 2e_F)/μ = {} with e_F the chart's float error, each \
+                 coordinate drawn as its exact grid cell.",
+                dist(released.sigma)
+            );
+        } else if matches!(space, Space::Spd(_)) {
             // The log-Euclidean Gaussian: flat, so σ = Δ/μ exactly and the cells are exact (no certificate).
             outln!(
                 "Noise: Gaussian N(0, σ²) on each isometric log coordinate (the log domain is flat), σ = Δ/μ = {}, \
@@ -349,7 +358,15 @@ pub fn run(args: MeanArgs) -> Result<()> {
                 dist(released.sensitivity / mu)
             );
         }
-        outln!("Expected error: {} between the release and the exact mean.", dist(released.expected_error));
+        if at_center {
+            outln!(
+                "Expected error: {} in the chart at the centre (the distance between the release and the exact mean \
+                 is at least that).",
+                dist(released.expected_error)
+            );
+        } else {
+            outln!("Expected error: {} between the release and the exact mean.", dist(released.expected_error));
+        }
         if let Some(grid) = released.grid {
             outln!(
                 "Rounding: float-safe, on the {grid}; its cost {} is inside the certified μ.",

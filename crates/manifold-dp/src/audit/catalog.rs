@@ -253,8 +253,17 @@ const APPROX_DP_NAMES: [&str; 3] = ["gaussian", "generalized-gaussian", "control
 /// The mechanisms of spheres that take `delta`: the Gaussian Fréchet mean's noise, audited as an (ε, δ) claim.
 const SPHERE_APPROX_DP_NAMES: [&str; 2] = ["riemannian-gaussian-mean", "control:gaussian-mean-half-sigma"];
 
-/// The mechanisms of spd:K that take `delta`: the log-Euclidean Gaussian mean's noise, an (ε, δ) claim.
-const SPD_APPROX_DP_NAMES: [&str; 2] = ["log-euclidean-gaussian-mean", "control:gaussian-mean-half-sigma"];
+/// The mechanisms of spd:K that take `delta`: the log-Euclidean and the affine-invariant Gaussian means' noise,
+/// (ε, δ) claims.
+const SPD_APPROX_DP_NAMES: [&str; 4] = [
+    "log-euclidean-gaussian-mean",
+    "control:gaussian-mean-half-sigma",
+    "affine-gaussian-mean",
+    "control:affine-gaussian-mean-half-sigma",
+];
+
+/// The affine-invariant Gaussian mean's names among [`SPD_APPROX_DP_NAMES`].
+const SPD_AFFINE_GAUSSIAN_NAMES: [&str; 2] = ["affine-gaussian-mean", "control:affine-gaussian-mean-half-sigma"];
 
 /// The mechanisms that can be audited on `space` (controls included, as `control:NAME`; any of `laplace`,
 /// `bingham`, `vmf`, `purkayastha` can also be audited miscalibrated as `control:NAME-xC`, claimed at ε and
@@ -1114,7 +1123,43 @@ fn build_log_euclidean_gaussian(
     })
 }
 
+/// `affine-gaussian-mean` (and its control with σ halved, `control:affine-gaussian-mean-half-sigma`) on SPD(k),
+/// 2 ≤ k ≤ 3: the affine-invariant Gaussian mean of n = 40 rows within 1.5 of I at the largest μ that is
+/// (ε, δ)-DP, audited at that (ε, δ) on footpoints at most its Δ apart in the affine-invariant metric. The control
+/// is the same mean at 2μ (σ/2, its own grid) under the same claim.
+fn build_affine_gaussian(request: &AuditRequest, k: usize, name: &str, label: String) -> Fallible<Box<dyn Auditable>> {
+    use super::affine_gaussian::{AffineGaussianNoise, audited_mean, neighbour_pairs};
+    if !(2..=3).contains(&k) {
+        return Err(Error::NotApplicable(format!("{name} is audited on spd:K for 2 ≤ K ≤ 3")));
+    }
+    let (eps, delta, mu) = claimed_gdp(request)?;
+    let mean = audited_mean(k, mu)?;
+    let claim = Guarantee::ApproxDp { epsilon: crate::analysis::gaussian_dp::gdp_epsilon(mu, delta)?, delta };
+    let pairs = neighbour_pairs(k, mean.sensitivity());
+    let short = crate::numerics::format::short;
+    let what = format!(
+        "for footpoints at most Delta = {} apart (the affine-invariant Gaussian mean of 40 matrices within 1.5 of \
+         I), sigma = {} in the chart at I, {}-GDP",
+        short(mean.sensitivity()),
+        short(mean.sigma()),
+        short(mu)
+    );
+    Ok(match name {
+        "affine-gaussian-mean" => {
+            target(AffineGaussianNoise::new(mean, claim), label, eps, format!("{claim} {what}"), pairs, None)
+        }
+        _ => {
+            let actual = AffineGaussianNoise::new(audited_mean(k, 2.0 * mu)?, claim);
+            let m = controls::Miscalibrated::new(AffineGaussianNoise::new(mean, claim), actual);
+            target(m, label, eps, format!("{claim} {what}, sampled with sigma/2"), pairs, None)
+        }
+    })
+}
+
 fn build_spd(request: &AuditRequest, k: usize, name: &str, label: String) -> Fallible<Box<dyn Auditable>> {
+    if SPD_AFFINE_GAUSSIAN_NAMES.contains(&name) {
+        return build_affine_gaussian(request, k, name, label);
+    }
     if SPD_APPROX_DP_NAMES.contains(&name) {
         return build_log_euclidean_gaussian(request, k, name, label);
     }
@@ -1261,6 +1306,13 @@ mod tests {
         for k in [1, 9] {
             let r = AuditRequest::new(AuditSpace::Spd { k }, "log-euclidean-gaussian-mean", Some(1.0));
             assert!(build(&r).is_err(), "{k}");
+        }
+        // The affine-invariant Gaussian mean: 2 ≤ K ≤ 3.
+        for (k, ok) in [(1, false), (2, true), (3, true), (4, false)] {
+            for name in ["affine-gaussian-mean", "control:affine-gaussian-mean-half-sigma"] {
+                let r = AuditRequest::new(AuditSpace::Spd { k }, name, Some(1.0));
+                assert_eq!(build(&r).is_ok(), ok, "{name} on spd:{k}");
+            }
         }
         // --delta and --order only where they mean something.
         let mut r = AuditRequest::new(AuditSpace::Real, "laplace", Some(1.0));

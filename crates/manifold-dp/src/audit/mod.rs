@@ -10,8 +10,10 @@
 //!   reached by name through the catalog, and as types with the `experiments` feature.
 //! - [`catalog`]: every mechanism and control as a target chosen by name (the command line's `audit`).
 //! - [`gof`]: Kolmogorov–Smirnov goodness of fit with exact (DKW–Massart) critical values.
+//! - [`affine_gaussian`]: the affine-invariant Gaussian mean of SPD(k), k ≤ 3, as an audit target, and its pairs.
 //! - [`log_euclidean_gaussian`]: the log-Euclidean Gaussian mean of SPD(k) as an audit target, and its pairs.
 
+pub mod affine_gaussian;
 pub mod auditor;
 pub mod catalog;
 pub mod clopper_pearson;
