@@ -6,7 +6,7 @@
 
 use super::auditor::InputPair;
 use crate::Fallible;
-use crate::mechanism::{AffineGaussianMean, Mechanism};
+use crate::mechanism::{AffineGaussianMean, Mechanism, Unprotected};
 use crate::privacy::Guarantee;
 use crate::space::spd::expm;
 use nalgebra::DMatrix;
@@ -36,7 +36,12 @@ impl Mechanism for AffineGaussianNoise {
     }
 
     /// g̃(x) + σ·N(0, I) in f64, mapped back: **not float-safe** (a control).
-    fn privatize_unprotected<R: rand::CryptoRng + ?Sized>(&self, x: &DMatrix<f64>, rng: &mut R) -> DMatrix<f64> {
+    fn privatize_unprotected<R: rand::CryptoRng + ?Sized>(
+        &self,
+        x: &DMatrix<f64>,
+        rng: &mut R,
+        _: Unprotected,
+    ) -> DMatrix<f64> {
         let sigma = self.mean.sigma();
         let u = self.mean.chart_point(x).map(|c| {
             let z: f64 = StandardNormal.sample(rng);
