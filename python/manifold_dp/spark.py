@@ -266,12 +266,8 @@ def mean(
         raise BadInputError(str(e)) from None
     _charge_plan(ledger, dataset)
     # The executors rebuild the plan from the same native arguments (validated here, on the driver).
-    plan, args = _mean_plan(space, center, radius, outside, format, cols, metric, bounds)
-    try:
-        # A space without the mechanism's sampler is refused before the ledger is touched.
-        plan.check_noise(0, noise)
-    except ValueError as e:
-        raise BadInputError(f"mechanism={mechanism!r} on space={space!r}: {e}") from None
+    # A space without the mechanism's sampler is refused before the ledger is touched (the core's request).
+    plan, args = _mean_plan(space, center, radius, outside, format, cols, metric, bounds, noise=noise)
     charge = None
     if ledger is not None:
         assert dataset is not None
