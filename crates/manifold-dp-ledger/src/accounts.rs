@@ -335,14 +335,21 @@ pub(crate) fn fits(total: &Guarantee, budget: &Guarantee, releases: usize) -> bo
     let widen = 1.0 + ((4.0 * releases as f64 + 4.0) * (f64::EPSILON / 2.0)).min(DECIMAL_SLACK);
     let w = |x: f64| x * widen;
     let widened = match *budget {
-        Guarantee::PureDp { epsilon, neighbouring } => Guarantee::PureDp { epsilon: w(epsilon), neighbouring },
+        Guarantee::PureDp { epsilon, neighbouring, delta } => {
+            Guarantee::PureDp { epsilon: w(epsilon), neighbouring, delta: w(delta) }
+        }
         Guarantee::ApproxDp { epsilon, delta } => Guarantee::ApproxDp { epsilon: w(epsilon), delta: w(delta) },
         Guarantee::Zcdp { rho } => Guarantee::Zcdp { rho: w(rho) },
         Guarantee::Gdp { mu } => Guarantee::Gdp { mu: w(mu) },
         Guarantee::RaoDp { theta, family } => Guarantee::RaoDp { theta: w(theta), family },
-        Guarantee::MetricDp { epsilon, additive_epsilon, metric, unit, grid } => {
-            Guarantee::MetricDp { epsilon: w(epsilon), additive_epsilon: w(additive_epsilon), metric, unit, grid }
-        }
+        Guarantee::MetricDp { epsilon, additive_epsilon, metric, unit, grid, delta } => Guarantee::MetricDp {
+            epsilon: w(epsilon),
+            additive_epsilon: w(additive_epsilon),
+            metric,
+            unit,
+            grid,
+            delta: w(delta),
+        },
     };
     total.fits_within(&widened).unwrap_or(false)
 }
@@ -367,7 +374,8 @@ fn quadrature_left(b: f64, t: f64) -> f64 {
 }
 
 /// What is left of `budget` after `total`, rounded down and never below zero: a difference for ε, δ and ρ,
-/// √(b² − t²) for GDP μ and Rao θ (they compose in quadrature).
+/// √(b² − t²) for GDP μ and Rao θ (they compose in quadrature). A metric or pure budget's δ is a cap only
+/// where it is > 0; with none, none is left to state (0).
 pub(crate) fn remaining(total: &Guarantee, budget: &Guarantee) -> Option<Guarantee> {
     let minus = |b: f64, t: f64| sub_down(b, t).max(0.0);
     let quad = quadrature_left;
@@ -375,10 +383,12 @@ pub(crate) fn remaining(total: &Guarantee, budget: &Guarantee) -> Option<Guarant
         (
             Guarantee::MetricDp { epsilon: t, additive_epsilon: at, .. },
             Guarantee::MetricDp { epsilon: b, metric, unit, additive_epsilon: ab, .. },
-        ) => Guarantee::metric_dp_in(minus(b, t), metric, unit, minus(ab, at)),
-        (Guarantee::PureDp { epsilon: t, .. }, Guarantee::PureDp { epsilon: b, neighbouring }) => {
-            Guarantee::PureDp { epsilon: minus(b, t), neighbouring }
-        }
+        ) => Guarantee::metric_dp_in(minus(b, t), metric, unit, minus(ab, at))
+            .with_delta(minus(budget.delta(), total.delta())),
+        (
+            Guarantee::PureDp { epsilon: t, delta: dt, .. },
+            Guarantee::PureDp { epsilon: b, neighbouring, delta: db },
+        ) => Guarantee::PureDp { epsilon: minus(b, t), neighbouring, delta: minus(db, dt) },
         (Guarantee::ApproxDp { epsilon: t, delta: dt }, Guarantee::ApproxDp { epsilon: b, delta: db }) => {
             Guarantee::ApproxDp { epsilon: minus(b, t), delta: minus(db, dt) }
         }

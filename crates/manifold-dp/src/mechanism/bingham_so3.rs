@@ -83,7 +83,12 @@ impl Mechanism for BinghamSo3 {
     type Point = UnitQuaternion<f64>;
 
     fn guarantee(&self) -> Guarantee {
-        self.rounding.guarantee(self.epsilon(), Metric::So3Geodesic)
+        // δ of the proposal's negligible events at SO(3)'s diameter, π rad (`float_safety.md` §6).
+        crate::privacy::float_safety::with_negligible_events(
+            self.rounding.guarantee(self.epsilon(), Metric::So3Geodesic),
+            self.noise.negligible_event_probability(),
+            std::f64::consts::PI,
+        )
     }
 
     #[inline]

@@ -63,7 +63,12 @@ impl Mechanism for PurkayasthaSphere {
     type Point = DVector<f64>;
 
     fn guarantee(&self) -> Guarantee {
-        self.rounding.guarantee(self.epsilon(), Metric::SphereSurface)
+        // δ of the sampler's negligible events at the sphere's diameter, π rad (`float_safety.md` §6).
+        crate::privacy::float_safety::with_negligible_events(
+            self.rounding.guarantee(self.epsilon(), Metric::SphereSurface),
+            self.noise.negligible_event_probability(),
+            std::f64::consts::PI,
+        )
     }
 
     /// Panics if `x` does not have the mechanism's dimension (a programming error; validate data with

@@ -146,6 +146,18 @@ pub trait LaplaceManifold: Manifold {
     /// E[ρ(η, Y)] for the law at η, conditioned on ρ(η, Y) ≤ `within` if given.
     fn mean_distance(&self, noise: &Self::Noise, within: Option<f64>) -> f64;
 
+    /// A bound on the probability, per draw of `noise`, of the sampler's negligible events where the float
+    /// bounds are not claimed (`docs/proofs/float_safety.md` §6); 0 where the sampler has none.
+    fn negligible_event_probability(&self, _noise: &Self::Noise) -> f64 {
+        0.0
+    }
+
+    /// The largest distance between two inputs, in the guarantee's unit, for the δ of those events: π rad on
+    /// spheres; unbounded (∞, so a δ of 1) where the space is not compact and no ball chart bounds it.
+    fn input_diameter(&self) -> f64 {
+        f64::INFINITY
+    }
+
     /// The metric a release's metric-DP guarantee is stated in: the manifold's own, except where the proof
     /// bounds the loss per unit of coordinates computed in f64 (SPD(k), log-Euclidean:
     /// [`Metric::SpdComputedLogCoordinates`], `docs/proofs/float_safety.md` §3d).
@@ -274,6 +286,14 @@ impl Sphere {
 }
 
 impl LaplaceManifold for Sphere {
+    fn negligible_event_probability(&self, noise: &PurkayasthaNoise) -> f64 {
+        noise.negligible_event_probability()
+    }
+
+    fn input_diameter(&self) -> f64 {
+        std::f64::consts::PI
+    }
+
     fn rounding(&self, sigma: f64) -> Option<Rounding> {
         self.laplace_rounding(sigma, RIEMANNIAN_SPACING_BELOW_NOISE_LOG2)
     }
@@ -662,6 +682,10 @@ impl LaplaceManifold for So3 {
 }
 
 impl LaplaceManifold for SpdAffine {
+    fn negligible_event_probability(&self, noise: &SpdLaplaceNoise) -> f64 {
+        noise.negligible_event_probability()
+    }
+
     fn distance_unit(&self) -> &'static str {
         "(the metric's distance)"
     }
@@ -1126,20 +1150,32 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
     }
 
     /// ε = 1/σ per unit plus the rounding's ε₀ (and, in a public ball, what keeping the release in it costs).
+    ///
+    /// Where the sampler has negligible events, their δ (`docs/proofs/float_safety.md` §6) at the inputs'
+    /// diameter ([`LaplaceManifold::input_diameter`]: π rad on spheres); 2(R_P + e_F) between the SPD ball
+    /// chart's computed footpoints (§3e), with e_F = `footpoint_cost`·σ/2.
     fn guarantee(&self) -> Guarantee {
-        match (self.rounding, &self.ball_chart) {
-            (Some(r), Some(chart)) => Guarantee::snapped_metric_dp(
-                1.0 / self.sigma,
-                self.manifold.guarantee_metric(),
-                crate::numerics::rounding::add_up(
-                    crate::numerics::rounding::add_up(r.additive_epsilon(), chart.tail_cost),
-                    chart.footpoint_cost,
+        use crate::numerics::rounding::{add_up, mul_up};
+        let (g, diameter) = match (self.rounding, &self.ball_chart) {
+            (Some(r), Some(chart)) => (
+                Guarantee::snapped_metric_dp(
+                    1.0 / self.sigma,
+                    self.manifold.guarantee_metric(),
+                    add_up(add_up(r.additive_epsilon(), chart.tail_cost), chart.footpoint_cost),
+                    r.grid(),
                 ),
-                r.grid(),
+                add_up(2.0 * chart.footpoint_radius, mul_up(chart.footpoint_cost, self.sigma)),
             ),
-            (Some(r), None) => r.guarantee(1.0 / self.sigma, self.manifold.guarantee_metric()),
-            (None, _) => Guarantee::metric_dp(1.0 / self.sigma, self.manifold.guarantee_metric()),
-        }
+            (Some(r), None) => {
+                (r.guarantee(1.0 / self.sigma, self.manifold.guarantee_metric()), self.manifold.input_diameter())
+            }
+            (None, _) => (
+                Guarantee::metric_dp(1.0 / self.sigma, self.manifold.guarantee_metric()),
+                self.manifold.input_diameter(),
+            ),
+        };
+        let events = self.manifold.negligible_event_probability(&self.noise);
+        if events > 0.0 { crate::privacy::float_safety::with_negligible_events(g, events, diameter) } else { g }
     }
 
     fn snap(&self, z: &mut M::Point) {
@@ -1406,7 +1442,12 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
     /// noise is calibrated at ε′ = [`PrivateFrechetMean::noise_epsilon`] and ε′ + the rounding's cost ≤ ε.
     pub fn guarantee(&self) -> Guarantee {
         debug_assert!(crate::numerics::rounding::add_up(self.noise_epsilon, self.rounding_cost()) <= self.epsilon);
-        Guarantee::pure(self.epsilon)
+        // The sampler's negligible events (`docs/proofs/float_safety.md` §6), between neighbours: L = ε.
+        crate::privacy::float_safety::with_negligible_events(
+            Guarantee::pure(self.epsilon),
+            self.manifold.negligible_event_probability(&self.noise),
+            1.0,
+        )
     }
 
     /// The ε′ the noise is calibrated at: the ε asked less the rounding's cost (`ε′ + cost ≤ ε`, rounded up).

@@ -84,7 +84,9 @@ impl SphereMechanism {
     pub fn pure_dp(&self) -> Guarantee {
         let metric = self.guarantee();
         let epsilon = metric.epsilon().expect("metric DP has an epsilon") * self.kind().diameter();
+        // The metric δ holds for every pair of inputs, so for every pair of records.
         Guarantee::pure(crate::numerics::rounding::add_up(epsilon, metric.additive_epsilon()))
+            .with_delta(metric.delta())
     }
 
     /// Which mechanism this is.

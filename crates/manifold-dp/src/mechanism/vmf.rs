@@ -63,7 +63,12 @@ impl Mechanism for VmfSphere {
     type Point = DVector<f64>;
 
     fn guarantee(&self) -> Guarantee {
-        self.rounding.guarantee(self.epsilon(), Metric::SphereChordal)
+        // δ of the sampler's negligible events at the sphere's chordal diameter, 2 (`float_safety.md` §6).
+        crate::privacy::float_safety::with_negligible_events(
+            self.rounding.guarantee(self.epsilon(), Metric::SphereChordal),
+            self.noise.negligible_event_probability(),
+            2.0,
+        )
     }
 
     /// Panics if `x` does not have the mechanism's dimension (a programming error; validate data with

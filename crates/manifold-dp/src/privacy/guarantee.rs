@@ -85,7 +85,7 @@ impl Neighbouring {
 impl Guarantee {
     /// Pure ε-DP for any two data sets that differ in one record.
     pub const fn pure(epsilon: f64) -> Guarantee {
-        Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRow }
+        Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRow, delta: 0.0 }
     }
 }
 
@@ -116,6 +116,10 @@ pub enum Guarantee {
         /// The public grid every release lies on, when the guarantee is a release's.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         grid: Option<Grid>,
+        /// Additive slack δ ≥ 0 for every pair of inputs: the probability of the samplers' negligible events,
+        /// where the float bounds are not claimed (`docs/proofs/float_safety.md` §6); serialised only when > 0.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        delta: f64,
     },
     /// Pure ε-differential privacy: `P[M(D) ∈ Z] ≤ exp(ε)·P[M(D′) ∈ Z]` for data sets D, D′ that differ in
     /// one record (replacing it), or the narrower pairs `neighbouring` names. ε = 0 is perfect privacy (output
@@ -126,6 +130,9 @@ pub enum Guarantee {
         /// Which pairs of data sets the bound holds for (serialised only when narrower than any record).
         #[serde(default, skip_serializing_if = "Neighbouring::is_replace_one_row")]
         neighbouring: Neighbouring,
+        /// Additive slack δ ≥ 0, as on [`Guarantee::MetricDp`]; serialised only when > 0.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        delta: f64,
     },
     /// Approximate (ε, δ)-differential privacy: `P[M(D) ∈ Z] ≤ exp(ε)·P[M(D′) ∈ Z] + δ` for neighbouring D, D′.
     ApproxDp {
@@ -160,17 +167,17 @@ pub enum Guarantee {
 impl Guarantee {
     /// Metric DP with `epsilon` per unit of `metric` (no additive term, no grid).
     pub fn metric_dp(epsilon: f64, metric: Metric) -> Self {
-        Guarantee::MetricDp { epsilon, metric, unit: metric.unit(), additive_epsilon: 0.0, grid: None }
+        Guarantee::MetricDp { epsilon, metric, unit: metric.unit(), additive_epsilon: 0.0, grid: None, delta: 0.0 }
     }
 
     /// Metric DP per `unit` of `metric` with an additive term and no grid (a budget or a total).
     pub fn metric_dp_in(epsilon: f64, metric: Metric, unit: UnitName, additive_epsilon: f64) -> Self {
-        Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid: None }
+        Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid: None, delta: 0.0 }
     }
 
     /// The float-safe release guarantee: ε per unit of `metric` plus `additive_epsilon`, outputs on `grid`.
     pub fn snapped_metric_dp(epsilon: f64, metric: Metric, additive_epsilon: f64, grid: Grid) -> Self {
-        Guarantee::MetricDp { epsilon, metric, unit: metric.unit(), additive_epsilon, grid: Some(grid) }
+        Guarantee::MetricDp { epsilon, metric, unit: metric.unit(), additive_epsilon, grid: Some(grid), delta: 0.0 }
     }
 
     /// The additive ε₀ of a metric guarantee (0 for other notions).
@@ -178,6 +185,35 @@ impl Guarantee {
         match *self {
             Guarantee::MetricDp { additive_epsilon, .. } => additive_epsilon,
             _ => 0.0,
+        }
+    }
+
+    /// The additive δ of a metric or pure guarantee (the samplers' negligible events), or an approximate
+    /// guarantee's δ; 0 for the other notions.
+    pub fn delta(&self) -> f64 {
+        match *self {
+            Guarantee::MetricDp { delta, .. } | Guarantee::PureDp { delta, .. } | Guarantee::ApproxDp { delta, .. } => {
+                delta
+            }
+            _ => 0.0,
+        }
+    }
+
+    /// This guarantee with `delta` added to its δ (rounded up: a larger δ is a weaker, still true claim), for a
+    /// mechanism that draws through events of probability at most `delta` where its bound is not claimed
+    /// (`docs/proofs/float_safety.md` §6). Notions without a δ field are returned unchanged; a caller with such
+    /// a notion states its δ elsewhere.
+    pub fn with_delta(self, extra: f64) -> Guarantee {
+        let add = |d: f64| crate::numerics::rounding::add_up(d, extra).min(1.0);
+        match self {
+            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid, delta } => {
+                Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid, delta: add(delta) }
+            }
+            Guarantee::PureDp { epsilon, neighbouring, delta } => {
+                Guarantee::PureDp { epsilon, neighbouring, delta: add(delta) }
+            }
+            Guarantee::ApproxDp { epsilon, delta } => Guarantee::ApproxDp { epsilon, delta: add(delta) },
+            g => g,
         }
     }
 
@@ -210,6 +246,7 @@ impl Guarantee {
                 metric: Metric::SphereSurface | Metric::SphereChordal,
                 additive_epsilon,
                 grid,
+                delta,
                 ..
             } => Guarantee::MetricDp {
                 epsilon: epsilon * radians_per_unit,
@@ -217,6 +254,7 @@ impl Guarantee {
                 unit,
                 additive_epsilon,
                 grid,
+                delta,
             },
             g => g,
         }
@@ -227,13 +265,18 @@ fn is_zero(x: &f64) -> bool {
     *x == 0.0
 }
 
+/// The δ of a metric or pure guarantee, as an upper bound ("+ delta ≤ 1e-300"); nothing when it is 0.
+fn write_delta(f: &mut fmt::Formatter<'_>, delta: f64) -> fmt::Result {
+    if delta > 0.0 { write!(f, " + delta ≤ {}", short_up(delta)) } else { Ok(()) }
+}
+
 pub use crate::numerics::format::{Rounding, SHORT_DIGITS, short, short_down, short_rounded, short_up};
 pub use crate::space::grid::{Chart, Grid};
 
 impl fmt::Display for Guarantee {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid } => {
+            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid, delta } => {
                 write!(f, "metric DP, epsilon = {} per {unit} of {}", short_up(epsilon), metric.describe())?;
                 if additive_epsilon > 0.0 {
                     write!(f, " + {}", short_up(additive_epsilon))?;
@@ -241,17 +284,21 @@ impl fmt::Display for Guarantee {
                 if let Some(grid) = grid {
                     write!(f, " (outputs on the {grid})")?;
                 }
-                Ok(())
+                write_delta(f, delta)
             }
-            Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRow } => {
-                write!(f, "pure DP, epsilon = {}", short_up(epsilon))
+            Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRow, delta } => {
+                write!(f, "pure DP, epsilon = {}", short_up(epsilon))?;
+                write_delta(f, delta)
             }
-            Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRowInBall } => write!(
-                f,
-                "pure DP, epsilon = {} (only between data sets with the same rows outside the ball or bounds: \
-                 whether a row lies outside, and how many do, is not protected)",
-                short_up(epsilon)
-            ),
+            Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRowInBall, delta } => {
+                write!(
+                    f,
+                    "pure DP, epsilon = {} (only between data sets with the same rows outside the ball or bounds: \
+                     whether a row lies outside, and how many do, is not protected)",
+                    short_up(epsilon)
+                )?;
+                write_delta(f, delta)
+            }
             Guarantee::ApproxDp { epsilon, delta } => {
                 write!(f, "approximate DP, epsilon = {}, delta = {}", short_up(epsilon), short_up(delta))
             }
@@ -310,14 +357,17 @@ mod tests {
         assert_eq!(short_up(1e-300), "1e-300");
         assert_eq!(Guarantee::pure(1e300).to_string(), "pure DP, epsilon = 1e300");
         // A drop mean's narrower neighbouring are stated in words and in JSON; the default is not serialised.
-        let drop = Guarantee::PureDp { epsilon: 1.0, neighbouring: Neighbouring::ReplaceOneRowInBall };
+        let drop = Guarantee::PureDp { epsilon: 1.0, neighbouring: Neighbouring::ReplaceOneRowInBall, delta: 0.0 };
         assert!(drop.to_string().contains("same rows outside") && drop.to_string().contains("not protected"));
         let json = serde_json::to_string(&drop).unwrap();
         assert_eq!(json, r#"{"notion":"pure_dp","epsilon":1.0,"neighbouring":"replace_one_row_in_ball"}"#);
         assert_eq!(serde_json::from_str::<Guarantee>(&json).unwrap(), drop);
         assert_eq!(serde_json::to_string(&Guarantee::pure(1.0)).unwrap(), r#"{"notion":"pure_dp","epsilon":1.0}"#);
         let both = crate::privacy::accounting::compose(&[Guarantee::pure(0.5), drop]).unwrap();
-        assert_eq!(both, Guarantee::PureDp { epsilon: 1.5, neighbouring: Neighbouring::ReplaceOneRowInBall });
+        assert_eq!(
+            both,
+            Guarantee::PureDp { epsilon: 1.5, neighbouring: Neighbouring::ReplaceOneRowInBall, delta: 0.0 }
+        );
         assert_eq!(Guarantee::pure(1e-300).to_string(), "pure DP, epsilon = 1e-300");
         assert_eq!(
             Guarantee::ApproxDp { epsilon: 2.0 / 3.0, delta: 1e-6 }.to_string(),
