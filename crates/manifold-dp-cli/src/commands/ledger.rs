@@ -338,6 +338,17 @@ fn brief_left(g: &Guarantee) -> String {
 
 fn brief_rounded(g: &Guarantee, rounding: Rounding) -> String {
     let sig = |x: f64| short_rounded(x, rounding);
+    let mut text = brief_main(g, rounding);
+    // The samplers' negligible δ of metric and pure totals, stated beside ε (never hidden, never charged).
+    if matches!(g, Guarantee::MetricDp { .. } | Guarantee::PureDp { .. }) && g.delta() > 0.0 {
+        let relation = if rounding == Rounding::Up { "≤" } else { "=" };
+        text += &format!(", delta {relation} {}", sig(g.delta()));
+    }
+    text
+}
+
+fn brief_main(g: &Guarantee, rounding: Rounding) -> String {
+    let sig = |x: f64| short_rounded(x, rounding);
     match *g {
         Guarantee::PureDp { epsilon, .. } => format!("epsilon = {}", sig(epsilon)),
         Guarantee::ApproxDp { epsilon, delta } => format!("(epsilon = {}, delta = {})", sig(epsilon), sig(delta)),

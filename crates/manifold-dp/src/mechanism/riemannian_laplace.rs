@@ -153,7 +153,8 @@ pub trait LaplaceManifold: Manifold {
     }
 
     /// The largest distance between two inputs, in the guarantee's unit, for the δ of those events: π rad on
-    /// spheres; unbounded (∞, so a δ of 1) where the space is not compact and no ball chart bounds it.
+    /// spheres; unbounded (∞: no δ printed, `docs/proofs/float_safety.md` §6) where the space is not compact and
+    /// no ball chart bounds it.
     fn input_diameter(&self) -> f64 {
         f64::INFINITY
     }
@@ -967,6 +968,10 @@ impl SpdLogEuclidean {
 }
 
 impl LaplaceManifold for SpdLogEuclidean {
+    fn negligible_event_probability(&self, noise: &EuclideanLaplace) -> f64 {
+        noise.negligible_event_probability()
+    }
+
     fn distance_unit(&self) -> &'static str {
         "(the metric's distance)"
     }
@@ -1175,7 +1180,13 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
             ),
         };
         let events = self.manifold.negligible_event_probability(&self.noise);
-        if events > 0.0 { crate::privacy::float_safety::with_negligible_events(g, events, diameter) } else { g }
+        // With no finite diameter (log-Euclidean inputs anywhere) the δ would be 1 for far pairs: not printed,
+        // stated in `float_safety.md` §6.
+        if events > 0.0 && diameter.is_finite() {
+            crate::privacy::float_safety::with_negligible_events(g, events, diameter)
+        } else {
+            g
+        }
     }
 
     fn snap(&self, z: &mut M::Point) {

@@ -76,6 +76,9 @@ mod tests {
         assert_eq!(v["rows"], 90);
         assert!(v["not_protected"].as_str().unwrap().contains("how many rows do"));
         let back: Guarantee = serde_json::from_value(v).unwrap();
-        assert_eq!(back, Guarantee::PureDp { epsilon: 1.0, neighbouring: Neighbouring::ReplaceOneRowInBall, delta: 0.0 });
+        assert_eq!(
+            back,
+            Guarantee::PureDp { epsilon: 1.0, neighbouring: Neighbouring::ReplaceOneRowInBall, delta: 0.0 }
+        );
     }
 }
