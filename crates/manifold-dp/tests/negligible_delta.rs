@@ -12,10 +12,10 @@ use nalgebra::DVector;
 fn the_delta_is_the_event_bound_times_one_plus_the_largest_ratio() {
     // δ = δ_B(1 + e^L), rounded up.
     let d = negligible_delta(1e-300, 0.0);
-    assert!((2e-300..=2e-300 * (1.0 + 1e-15)).contains(&d), "{d:e}");
+    assert!((2e-300..=2e-300 * (1.0 + 1e-11)).contains(&d), "{d:e}");
     let d = negligible_delta(1e-300, 10.0);
     let exact = 1e-300 * (1.0 + 10f64.exp());
-    assert!(d >= exact && d <= exact * (1.0 + 1e-14), "{d:e}");
+    assert!(d >= exact && d <= exact * (1.0 + 1e-11), "{d:e}");
     // Below the normal range: raised to 2^-1022 (a larger δ is a weaker claim); beyond 1: capped at 1.
     assert!(negligible_delta(f64::MIN_POSITIVE, 0.0) >= 2.0 * f64::MIN_POSITIVE);
     assert_eq!(negligible_delta(1e-320, 0.0), f64::MIN_POSITIVE);
@@ -71,7 +71,8 @@ fn composition_sums_the_deltas_and_conversion_keeps_them_truthful() {
     assert_eq!(total.epsilon(), Some(1.75));
     // Negative control: a composition that dropped the δ's (or kept only the first) would fail here.
     assert!(total.delta() >= 4e-300 && total.delta() <= 4e-300 * (1.0 + 1e-15), "{total:?}");
-    assert!(total.to_string().ends_with("+ delta ≤ 4e-300"), "{total}");
+    // Printed rounded up in its sixth digit.
+    assert!(total.to_string().ends_with("+ delta ≤ 4.00001e-300"), "{total}");
     assert_eq!(compose_parallel(&[a, b]).unwrap().delta(), 3e-300);
     let m = Guarantee::metric_dp(1.0, Metric::SphereSurface).with_delta(1e-300);
     let mm = compose(&[m, m]).unwrap();

@@ -28,14 +28,14 @@ pub const PIPELINE_ERROR: f64 = 3.552713678800501e-15;
 /// the release is within e^{L} of its twin, on it nothing is claimed, so
 /// P[C | x] ≤ e^{L}(P[C | x′] + δ_B) + δ_B, i.e. δ = δ_B·(1 + e^{L}), where `loss` L bounds the loss between
 /// any two inputs the guarantee covers (ε·D + ε₀ for a space of diameter D; ε for a pure guarantee). Rounded
-/// up (libm's exp within one ulp, then `mul_up`/`add_up`), raised to the smallest normal double (a δ below it
-/// would print as 0) and capped at 1 (a δ ≥ 1 is vacuous and true): a larger δ is a weaker, still true claim.
-/// 0 when `event_probability` is 0.
+/// up (libm's exp raised by `fn_up`, far above its one ulp, then `mul_up`/`add_up`), raised to the smallest
+/// normal double (a δ below it would print as 0) and capped at 1 (a δ ≥ 1 is vacuous and true): a larger δ is
+/// a weaker, still true claim. 0 when `event_probability` is 0.
 pub fn negligible_delta(event_probability: f64, loss: f64) -> f64 {
     if event_probability <= 0.0 {
         return 0.0;
     }
-    let growth = mul_up(fn_up(loss.max(0.0).exp()), 1.0 + f64::EPSILON);
+    let growth = fn_up(loss.max(0.0).exp());
     let delta = mul_up(event_probability, add_up(1.0, growth));
     if delta.is_finite() { delta.clamp(f64::MIN_POSITIVE, 1.0) } else { 1.0 }
 }
