@@ -90,6 +90,30 @@ fn pure_budget_adds_up_and_refuses_without_recording() {
     assert_eq!(ledger.datasets().unwrap(), ["other", "patients"]);
 }
 
+/// The samplers' negligible δ (`docs/proofs/float_safety.md` §6) adds up beside ε and is reported, never
+/// hidden; a budget caps it only when it states a δ; a zCDP account refuses a pure release with δ > 0.
+#[test]
+fn negligible_deltas_add_up_beside_epsilon_and_cap_only_when_stated() {
+    let (_dir, _path, ledger) = new_ledger();
+    ledger.set_budget("d", pure(1.0)).unwrap();
+    let with_delta = pure(0.3).with_delta(1e-300);
+    for _ in 0..2 {
+        ledger.record("d", "mean s2", &[with_delta], None).unwrap();
+    }
+    ledger.record("d", "mean s2", &[pure(0.3)], None).unwrap();
+    let t = total(&ledger.spent("d").unwrap(), "pure");
+    assert!(near(t.epsilon().unwrap(), 0.9));
+    // Negative control: a total that dropped the δ's, or kept one, would fail here.
+    assert!(t.delta() >= 2e-300 && t.delta() <= 2e-300 * (1.0 + 1e-15), "{t:?}");
+    // A cap: admitted while Σδ stays within it.
+    ledger.set_budget("capped", pure(1.0).with_delta(1.5e-300)).unwrap();
+    ledger.record("capped", "mean s2", &[with_delta], None).unwrap();
+    assert!(ledger.record("capped", "mean s2", &[with_delta], None).unwrap_err().is_refusal());
+    // Old rows without a δ read back as δ = 0.
+    ledger.record("plain", "mean s2", &[pure(0.5)], None).unwrap();
+    assert_eq!(total(&ledger.spent("plain").unwrap(), "pure").delta(), 0.0);
+}
+
 #[test]
 fn refusal_at_the_boundary() {
     let (_dir, _path, ledger) = new_ledger();
