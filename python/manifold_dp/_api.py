@@ -301,6 +301,20 @@ class Mechanism:
         ``metric``, ``unit``, and the float-safety ``additive_epsilon`` and ``grid``)."""
         return json.loads(self._native.guarantee_json())
 
+    def renyi(self, times: int = 1, *, delta: float = 1e-6) -> Dict[str, Any]:
+        """``times`` releases of one point composed by the mechanism's Rényi curve (vmf, purkayastha, laplace,
+        bingham) and stated as (ε, ``delta``)-DP between any two inputs, with the command line's keys
+        (``budget compose --local-mechanism``'s ``renyi`` object): ``total`` (an ``approx_dp`` guarantee),
+        ``order``, ``orders``, ``epsilons`` (the composed curve), ``mechanism``, ``releases``. Proof:
+        ``docs/proofs/renyi_local.md``.
+
+        >>> Mechanism("so3", "laplace", epsilon=0.1).renyi(1000)["total"]["epsilon"]  # vs 314 in pure DP
+        """
+        try:
+            return cast(Dict[str, Any], json.loads(self._native.renyi_json(times, delta)))
+        except (ValueError, OverflowError) as e:
+            raise BadInputError(f"renyi(times={times!r}, delta={delta!r}): {e}") from None
+
     @property
     def expected_error(self) -> float:
         """The expected distance between a release and its input, from the exact law, in :attr:`unit` (km on
@@ -513,23 +527,35 @@ def audit(
     mechanism: str,
     *,
     epsilon: Optional[float] = None,
-    samples: int = 200_000,
+    protect: Union[str, float, None] = None,
+    level: Optional[float] = None,
+    samples: Optional[int] = None,
     alpha: float = 1e-6,
     seed: Optional[int] = None,
     concentration: Optional[float] = None,
+    delta: Optional[float] = None,
+    order: Optional[int] = None,
 ) -> "AuditReport":
-    """An empirical check of the privacy claim of ``mechanism`` on ``space`` at ``epsilon``: draws ``samples``
-    releases per input of each test pair and bounds the privacy loss from below with Clopper–Pearson
-    intervals at total false-alarm probability ``alpha``. Returns an :class:`AuditReport` (its ``report`` has
-    the CLI's ``audit --json`` keys: ``verdict``, ``epsilon_lower_bound``, …). Negative controls are audited by name,
-    e.g. ``mechanism="control:bingham-4eps"``."""
+    """An empirical check of the privacy claim of ``mechanism`` on ``space`` at ``epsilon`` (or at
+    ``protect="10deg", level=1``, read in the space's units as for a release): draws ``samples`` releases per
+    input of each test pair (default 200 000, 20 000 on ``spd:K``) and bounds the privacy loss from below with
+    Clopper–Pearson intervals at total false-alarm probability ``alpha``. ``delta`` is the δ of an (ε, δ) claim
+    (the Gaussian mechanisms), ``order`` the generalized Gaussian's degree, ``concentration`` Bingham's κ.
+    Returns an :class:`AuditReport` (its ``report`` has the CLI's ``audit --json`` keys: ``verdict``,
+    ``epsilon_lower_bound``, …). Negative controls are audited by name, e.g.
+    ``mechanism="control:bingham-4eps"``. The rules (ranges, defaults, which options go together) are the
+    command line's, from the same core request."""
     space, mechanism = args.text("space", space) or "", args.text("mechanism", mechanism) or ""
     epsilon, concentration = args.number("epsilon", epsilon), args.number("concentration", concentration)
-    samples, alpha = args.integer("samples", samples), args.number("alpha", alpha) or 0.0
+    level, delta = args.number("level", level), args.number("delta", delta)
+    samples_n = None if samples is None else args.integer("samples", samples)
+    order_n = None if order is None else args.integer("order", order)
+    alpha = args.number("alpha", alpha) or 0.0
     seed = experiment_seed(seed, warn=False)  # an audit releases nothing
     try:
-        report = json.loads(_native.audit(space, mechanism, epsilon, samples, alpha, seed, concentration))
-    except ValueError as e:
+        report = json.loads(_native.audit(space, mechanism, epsilon, samples_n, alpha, seed, concentration,
+                                          _distance_text(protect), level, delta, order_n))
+    except (ValueError, OverflowError) as e:
         raise BadInputError(str(e)) from None
     return AuditReport(
         verdict=report["verdict"], epsilon_lower_bound=report["epsilon_lower_bound"], epsilon=report["epsilon"],
@@ -570,7 +596,9 @@ class MeanResult:
     """A private Fréchet mean: ``mean`` (in the input's layout: a scipy ``Rotation`` for a ``Rotation`` input, a
     quaternion in the input's format, ``[lat, lon]``
     in degrees, an angle, hours, a unit vector or a K×K matrix), its pure-DP ``guarantee``, the ``sensitivity``
-    Δ and noise scale ``sigma`` (radians, or the SPD distance), the ``expected_error``, the number of rows ``n``
+    Δ, noise scale ``sigma`` and ``expected_error`` in ``unit`` (the command line's: ``"km"`` on latlon, ``"h"``
+    on timeofday, ``"deg"`` on so3, circle and spheres, the values' own on real, ``""`` for the SPD distance;
+    the guarantee's ε stays per radian, as its ``metric`` says), the number of rows ``n``
     the mean is over, and how many rows outside the ball were ``dropped`` or ``clipped`` (counts for you, the
     curator: they are not private, so do not publish them). ``grid`` is the public grid the release is rounded
     onto (``{"chart": ..., "spacing_log2": ...}``, as in the guarantees of ``privatize``; ``None`` for ``real``,
@@ -585,7 +613,7 @@ class MeanResult:
     With ``estimator="extrinsic"`` the ``guarantee`` also says between which data sets it holds
     (``neighbouring: "replace_one_row"``, ``rows``, ``domain``); ``sensitivity``, ``sigma`` and ``expected_error``
     are in the embedding (Frobenius between rotation matrices, chordal between unit vectors); ``error_bound`` is
-    the largest angle (radians) between the release and the projection of the exact extrinsic mean at
+    the largest angle (in ``unit``) between the release and the projection of the exact extrinsic mean at
     ``confidence`` (0.95), ``None`` with ``stable=False`` where the projection is unstable (then
     ``degeneracy_probability`` says how likely noise large enough to have come from a degenerate mean was, and a
     ``UserWarning`` says so); ``mean`` is ``None`` only where no nearest point exists.
@@ -612,6 +640,7 @@ class MeanResult:
     degeneracy_probability: Optional[float] = None
     mechanism: str = "laplace"
     mu: Optional[float] = None
+    unit: str = ""
 
 
 def _distance_text(r: Union[float, str, None]) -> Optional[str]:
@@ -782,12 +811,18 @@ def _mean_provenance(command: str, space: str, center: Any, radius: Any, bounds:
     return f"{command} {space} {ball} {budget} --outside {outside}{cols}: {source}"
 
 
-def _mean_result(out: Dict[str, Any], m: Any) -> MeanResult:
-    return MeanResult(m, out["guarantee"], out["sensitivity"], out["sigma"], out["expected_error"],
-                      out["conditioned"], out["n"], out["dropped"], out["clipped"], out["grid"], out["rounding_cost"],
-                      out["noise_epsilon"], out.get("estimator", "frechet"), out.get("error_bound"), out.get("stable"),
-                      out.get("confidence"), out.get("degeneracy_probability"), out.get("mechanism", "laplace"),
-                      out.get("mu"))
+def _mean_result(out: Dict[str, Any], m: Any, space: str) -> MeanResult:
+    # Distances in the unit the command line reports in (km on latlon, h on timeofday, deg elsewhere); the
+    # extrinsic estimator's sensitivity, sigma and expected error are in the embedding, not angles.
+    unit, per_unit = _native.natural_unit(space)
+    estimator = out.get("estimator", "frechet")
+    angle = (lambda v: v / per_unit) if estimator == "frechet" else (lambda v: v)
+    bound = out.get("error_bound")
+    return MeanResult(m, out["guarantee"], angle(out["sensitivity"]), angle(out["sigma"]),
+                      angle(out["expected_error"]), out["conditioned"], out["n"], out["dropped"], out["clipped"],
+                      out["grid"], out["rounding_cost"], out["noise_epsilon"], estimator,
+                      None if bound is None else bound / per_unit, out.get("stable"), out.get("confidence"),
+                      out.get("degeneracy_probability"), out.get("mechanism", "laplace"), out.get("mu"), unit)
 
 
 def mean(
@@ -855,6 +890,9 @@ def mean(
     μ₂, … compose to √(Σ μᵢ²). ``epsilon=`` with ``delta=`` instead of ``mu=`` gives the largest μ that is
     (ε, δ)-DP (the exact GDP curve); ``epsilon=`` alone, ``conditioning=`` and ``estimator="extrinsic"`` are
     refused with it, as ``mu=`` is with the Laplace. At the same privacy its error is about half the Laplace's.
+    On spd:K (K ≤ 8) with ``metric="log-euclidean"`` both means work in the flat log domain: the Laplace with
+    ℓ₂ K-norm noise, the Gaussian with exact per-coordinate Gaussian cells at σ = Δ/μ, Δ = 2·radius/n
+    (``docs/proofs/spd_log_euclidean_mean.md``).
 
     >>> res = mdp.mean(latlon, space="latlon", center=[48.86, 2.34], radius="200km", mechanism="gaussian", mu=1.0)
     >>> res.guarantee, res.sigma, res.expected_error     # {'notion': 'gdp', 'mu': 1.0}, radians
@@ -901,7 +939,7 @@ def mean(
                                 "mean is pure ε-DP; give epsilon= without mechanism=, or drop estimator=")
         out = _extrinsic_release(x, batch, space, noise.epsilon, format, cols, columns, column_index, seed, ledger,
                                  dataset, request_id, allow_unbudgeted)
-        return _mean_result(out, _mean_form(out["mean"], space, shape, rotation_in))
+        return _mean_result(out, _mean_form(out["mean"], space, shape, rotation_in), space)
     plan, _ = _mean_plan(space, center, radius, outside, format, cols, metric, bounds)
     try:
         # A space without the mechanism's sampler is refused before the ledger is touched.
@@ -915,20 +953,12 @@ def mean(
                                 mu=noise.mu)
         charge = ledger._prepare(dataset, what, json.loads(plan.guarantee_for(noise)), request_id, allow_unbudgeted)
     if outside != "drop":
-        # Refusals that depend only on the row count, the radius and the budget come before the Karcher iteration.
+        # Refusals that depend only on the row count, the radius and the budget come before the Karcher iteration
+        # (the core's rule and wording).
         try:
-            plan.check_noise(batch.num_rows, noise)
+            plan.check_rows(batch.num_rows, noise, _distance_text(radius) or "")
         except ValueError as e:
-            if noise.mu is not None:
-                raise BadInputError(
-                    f"{e}\nNothing was released (checked before computing the mean): no noise scale is certified for "
-                    f"mu={noise.mu:g} at {batch.num_rows} rows and radius={radius!r}: the certificate reaches μ of "
-                    "about 6, and σ = Δ/μ down to about 1e-5 rad; a smaller mu, a larger radius or a random "
-                    "subsample of the rows certifies") from None
-            raise BadInputError(
-                f"{e}\nNothing was released (checked before computing the mean): {batch.num_rows} rows, "
-                f"radius={radius!r}, epsilon={noise.epsilon:g}; the cost grows with the rows and shrinks as epsilon "
-                "or the radius grows") from None
+            raise BadInputError(str(e)) from None
     try:
         at, (_, used, dropped, clipped, problem, _, _) = plan.fit([batch])
     except ValueError as e:
@@ -937,7 +967,7 @@ def mean(
         cv.raise_rejected([problem], 0, column_index)
     out = _release_mean(space, plan, at, (used, dropped, clipped), noise.epsilon, conditioning, seed, charge,
                         noise=noise)
-    return _mean_result(out, _mean_form(out["mean"], space, shape, rotation_in))
+    return _mean_result(out, _mean_form(out["mean"], space, shape, rotation_in), space)
 
 
 def _one_batch(table: pa.Table) -> pa.RecordBatch:

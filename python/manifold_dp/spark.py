@@ -360,4 +360,4 @@ def mean(
         m = m.reshape(k, k)
     elif space in ("circle", "timeofday") or (space == "real" and len(cols) == 1):
         m = float(m[0])
-    return _mean_result(out, m)
+    return _mean_result(out, m, space)

@@ -2,6 +2,7 @@
 IndexError, a parser's complaint about its own input, or a message that contradicts itself."""
 
 import math
+import re
 
 import numpy as np
 import pyarrow as pa
@@ -95,3 +96,39 @@ def test_frame_column_layouts_a_table_cannot_hold_are_named():
             mdp.privatize(frame, space="latlon", mechanism="auto", epsilon=1.0)
         with pytest.raises(mdp.BadInputError, match=text):
             mdp.mean(frame, space="latlon", epsilon=1.0, center=[48.0, 2.0], radius="100km")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({}, 'give a budget: epsilon=E (per radian) or protect="DISTANCE" level=L'),
+        ({"protect": "10deg"}, "protect= needs level=L"),
+        ({"level": 1.0}, 'level= goes with protect="DISTANCE"'),
+        ({"epsilon": 1.0, "concentration": 2.0}, "give one budget"),
+        ({"protect": "10km", "level": 1.0}, 'protect="10km": '),
+        ({"epsilon": 1.0, "bounds": (0.0, 1.0)}, 'bounds=(LO, HI) goes with space="real"'),
+        ({"epsilon": 1.0, "clamp_releases": True}, "clamp_releases=True applies to"),
+    ],
+)
+def test_a_request_is_refused_by_the_core_rule_in_python_keywords(kwargs, message):
+    # The rule and its wording are the core's (the command line shows the same text with --flags).
+    with pytest.raises(mdp.BadInputError, match=re.escape(message)):
+        mdp.Mechanism("so3", "laplace", **kwargs)
+
+
+def test_real_takes_laplace_and_epsilon_alone():
+    with pytest.raises(mdp.BadInputError, match='mechanism="vmf": space real has one mechanism here, laplace'):
+        mdp.Mechanism("real", "vmf", epsilon=1.0, bounds=(0.0, 1.0))
+    with pytest.raises(mdp.BadInputError, match=r'space="real" takes epsilon=E \(pure DP per row\), not protect='):
+        mdp.Mechanism("real", "laplace", protect="1", level=1.0, bounds=(0.0, 1.0))
+
+
+def test_audit_reads_protect_in_the_space_units_and_the_core_defaults():
+    # The command line's rules and defaults, from the same core request: protect="2km" on latlon is
+    # ε = R/2 per radian; samples below 1000 are refused naming the keyword; spd:K defaults to 20 000 draws.
+    r = mdp.audit("latlon", "purkayastha", protect="2km", level=1.0, samples=1000, seed=1)
+    assert r.epsilon == pytest.approx(6371.0088 / 2.0, rel=1e-6)
+    with pytest.raises(mdp.BadInputError, match="samples=500 is out of range"):
+        mdp.audit("so3", "laplace", epsilon=1.0, samples=500)
+    with pytest.raises(mdp.BadInputError, match="protect=.* and level=L go together"):
+        mdp.audit("so3", "laplace", protect="10deg")

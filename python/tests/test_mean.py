@@ -172,12 +172,31 @@ def test_real_means_take_each_columns_own_bounds():
 def test_a_costly_rounding_is_refused_before_the_mean_in_the_users_terms() -> None:
     """Refused once the row count is known, before the Karcher pass (the far last row, which the pass
     would report, is not reached), naming the rows, the radius as given and epsilon; no SPD clause."""
-    pts = np.tile([45.0, 10.0], (1000, 1))
-    pts[-1] = [50.0, 10.0]
-    # Conditioned on the ball: the unconditioned release of these rows is now cheap enough to be planned
-    # (its rounding error is relative to the noise, float_safety.md §3i).
+    # On the circle (its turn chart keeps the absolute rounding): on S² these rows, within 50 m at
+    # epsilon=0.001, are now planned, conditioned on the ball or not (float_safety.md §3i).
+    angles = np.zeros(1000)
+    angles[-1] = 3.0
     with pytest.raises(mdp.BadInputError) as info:
-        mdp.mean(pts, space="latlon", center=(45, 10), radius="50m", epsilon=0.001, conditioning="ball", seed=1)
+        mdp.mean(angles, space="circle", center=0.0, radius="0.000001rad", epsilon=0.001, seed=1)
     text = str(info.value)
-    assert "before computing the mean" in text and "1000 rows" in text and "'50m'" in text, text
+    assert "before computing the mean" in text and "1000 rows" in text and 'radius="0.000001rad"' in text, text
     assert "epsilon=0.001" in text and "SPD" not in text, text
+
+
+def test_a_mean_answers_in_the_unit_the_user_speaks():
+    # The same points as latitude/longitude and as unit vectors of R³: the sensitivity, the noise scale and the
+    # expected error come back in km on latlon and in degrees on sphere:3, one the other's restatement.
+    lat = np.linspace(48.80, 48.90, 50)
+    lon = np.linspace(2.30, 2.40, 50)
+    ll = np.column_stack([lat, lon])
+    phi, lam = np.radians(lat), np.radians(lon)
+    xyz = np.column_stack([np.cos(phi) * np.cos(lam), np.cos(phi) * np.sin(lam), np.sin(phi)])
+    centre = [np.cos(np.radians(48.85)) * np.cos(np.radians(2.35)),
+              np.cos(np.radians(48.85)) * np.sin(np.radians(2.35)), np.sin(np.radians(48.85))]
+    km = mdp.mean(ll, space="latlon", center=[48.85, 2.35], radius="50km", epsilon=1.0, seed=1)
+    deg = mdp.mean(xyz, space="sphere:3", center=centre, radius=50 / 6371.0088, epsilon=1.0, seed=1)
+    assert (km.unit, deg.unit) == ("km", "deg")
+    per_km = 180 / np.pi / 6371.0088  # degrees of great circle per km
+    for a, b in [(km.sensitivity, deg.sensitivity), (km.sigma, deg.sigma), (km.expected_error, deg.expected_error)]:
+        assert a * per_km == pytest.approx(b, rel=1e-9)
+    assert 0.01 < km.expected_error < 10.0  # km, not radians

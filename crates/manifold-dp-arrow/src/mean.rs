@@ -22,11 +22,12 @@ use manifold_dp::manifold::{
     karcher_newton_step, karcher_step, karcher_step_of_length,
 };
 use manifold_dp::mechanism::{
-    Conditioning, GaussianFrechetMean, GaussianManifold, LaplaceManifold, PrivateFrechetMean,
+    Conditioning, GaussianFrechetMean, GaussianManifold, LaplaceManifold, LogEuclideanGaussianMean, PrivateFrechetMean,
+    check_log_euclidean_mean_k,
 };
 use manifold_dp::privacy::guarantee::Neighbouring;
 use manifold_dp::privacy::{Grid, Guarantee, StatedGuarantee};
-use manifold_dp::registry::Space;
+use manifold_dp::registry::{Shown, Space, Spelling};
 use manifold_dp::space::representation::Representation;
 use manifold_dp::space::so3::Tolerance;
 use manifold_dp::space::spd::{DEFAULT_SYMMETRY_TOLERANCE, spd_from_row_major, to_row_major};
@@ -445,7 +446,10 @@ impl MeanPlan {
                 };
                 match metric {
                     SpdMetric::Affine => Geometry::SpdAffine { m: SpdAffine::new(k)?, center },
-                    SpdMetric::LogEuclidean => Geometry::SpdLogEuclidean { m: SpdLogEuclidean::new(k)?, center },
+                    // The log-Euclidean means (Laplace and Gaussian) are offered where (E) is measured, k ≤ 8.
+                    SpdMetric::LogEuclidean => {
+                        Geometry::SpdLogEuclidean { m: SpdLogEuclidean::new(check_log_euclidean_mean_k(k)?)?, center }
+                    }
                 }
             }
             Space::Real => {
@@ -1071,6 +1075,35 @@ impl MeanPlan {
         }
     }
 
+    /// [`MeanPlan::check_noise`] at the data's `rows`, before the Karcher iteration, with a refusal that says
+    /// what to change in the user's terms: the rows, the radius as the user gave it (`radius`) and the budget,
+    /// options written as `spell` writes them. One text for every front end.
+    pub fn check_rows(&self, rows: u64, noise: &MeanNoise, radius: &str, spell: &dyn Spelling) -> Result<(), Error> {
+        let Err(e) = self.check_noise(rows, noise) else { return Ok(()) };
+        let Error::Library(LibError::NumericalLimit(why)) = e else { return Err(e) };
+        let opt = |name: &str, value: Shown<'_>| spell.option(name, value);
+        let radius = opt("radius", Shown::Text(radius));
+        let advice = match *noise {
+            MeanNoise::Laplace { epsilon, .. } => format!(
+                "{rows} rows, {radius}, {}; the cost grows with the rows and shrinks as {} or {} grows",
+                opt("epsilon", Shown::Number(&manifold_dp::privacy::guarantee::short(epsilon))),
+                opt("epsilon", Shown::Bare),
+                opt("radius", Shown::Bare)
+            ),
+            MeanNoise::Gaussian { mu } => format!(
+                "no noise scale is certified for {} at {rows} rows and {radius}: the certificate reaches μ of about \
+                 6, and σ = Δ/μ down to about 1e-5 rad (below it the rounding's cost grows past what μ allows); a \
+                 smaller {}, a larger {} or a random subsample of the rows certifies",
+                opt("mu", Shown::Number(&manifold_dp::privacy::guarantee::short(mu))),
+                opt("mu", Shown::Bare),
+                opt("radius", Shown::Bare)
+            ),
+        };
+        Err(Error::Library(LibError::NumericalLimit(format!(
+            "{why}\nNothing was released (checked before computing the mean): {advice}"
+        ))))
+    }
+
     /// [`MeanPlan::release`] for either noise: the Gaussian draws once from the Riemannian Gaussian at the
     /// σ certified for μ ([`GaussianFrechetMean::release_mean`]), rounded onto its public grid.
     pub fn release_with<R: CryptoRng>(
@@ -1108,13 +1141,19 @@ impl MeanPlan {
         })
     }
 
-    /// Refuses a Gaussian mean on a space without the Riemannian Gaussian's sampler (SPD, the real line).
+    /// Refuses a Gaussian mean on a space without a Gaussian sampler (SPD under the affine-invariant metric, the
+    /// real line).
     fn gaussian_geometry(&self) -> Result<(), Error> {
         match self.geometry {
-            Geometry::So3 { .. } | Geometry::Sphere { .. } => Ok(()),
-            _ => Err(not_applicable(&format!(
-                "the Gaussian mean is on spheres (sphere:N, latlon, circle, timeofday) and so3, not {}: use the \
-                 Laplace mean (pure ε-DP) there",
+            Geometry::So3 { .. } | Geometry::Sphere { .. } | Geometry::SpdLogEuclidean { .. } => Ok(()),
+            Geometry::SpdAffine { .. } => Err(not_applicable(&format!(
+                "the Gaussian mean on {} is under the log-Euclidean metric only (exact in its flat log domain): \
+                 choose the log-Euclidean metric, or use the Laplace mean (pure ε-DP) under the affine-invariant one",
+                self.space
+            ))),
+            Geometry::Real { .. } => Err(not_applicable(&format!(
+                "the Gaussian mean is on spheres (sphere:N, latlon, circle, timeofday), so3 and spd:K \
+                 (log-Euclidean), not {}: use the Laplace mean (pure ε-DP) there",
                 self.space
             ))),
         }
@@ -1130,7 +1169,15 @@ impl MeanPlan {
             Geometry::Sphere { m, center } => {
                 Box::new(GaussianFrechetMean::with_options(*m, center.clone(), self.radius, n, mu, self.options)?)
             }
-            _ => return Err(not_applicable("the Gaussian mean is on spheres and so3 only")),
+            Geometry::SpdLogEuclidean { m, center } => Box::new(LogEuclideanGaussianMean::with_options(
+                m.k(),
+                center.clone(),
+                self.radius,
+                n,
+                mu,
+                self.options,
+            )?),
+            _ => return Err(not_applicable("the Gaussian mean is on spheres, so3 and spd:K (log-Euclidean) only")),
         })
     }
 
@@ -1186,6 +1233,31 @@ impl<M: GaussianManifold + Coordinates> GaussianRelease for GaussianFrechetMean<
     }
     fn rounding_cost(&self) -> f64 {
         self.certificate().additive_epsilon
+    }
+}
+
+impl GaussianRelease for LogEuclideanGaussianMean {
+    fn release_at(&self, mean: &[f64], rng: &mut dyn rand::CryptoRng) -> Result<Vec<f64>, Error> {
+        let m = self.manifold();
+        Ok(m.coordinates(&self.release_mean(&m.point_at(mean)?, rng)))
+    }
+    fn guarantee(&self) -> Guarantee {
+        LogEuclideanGaussianMean::guarantee(self)
+    }
+    fn sensitivity(&self) -> f64 {
+        LogEuclideanGaussianMean::sensitivity(self)
+    }
+    fn sigma(&self) -> f64 {
+        LogEuclideanGaussianMean::sigma(self)
+    }
+    fn expected_error(&self) -> f64 {
+        LogEuclideanGaussianMean::expected_error(self)
+    }
+    fn grid(&self) -> Grid {
+        LogEuclideanGaussianMean::grid(self)
+    }
+    fn rounding_cost(&self) -> f64 {
+        LogEuclideanGaussianMean::rounding_cost(self)
     }
 }
 
@@ -1614,6 +1686,42 @@ mod tests {
         }
     }
 
+    /// SPD(k) under the log-Euclidean metric, k ≤ 8: the Gaussian mean (μ-GDP, exact cells in the log domain, no
+    /// rounding cost) and the Laplace mean through the same plan; k = 9 refused for both.
+    #[test]
+    fn log_euclidean_means_up_to_k_8() {
+        let mut rng = seeded_rng_for_experiments(8);
+        let k = 4;
+        let names: Vec<String> = (1..=k).flat_map(|i| (1..=k).map(move |j| format!("m{i}{j}"))).collect();
+        let cols: Vec<(&str, Vec<f64>)> = names
+            .iter()
+            .enumerate()
+            .map(|(e, n)| (n.as_str(), vec![if e % (k + 1) == 0 { 1.5 } else { 0.0 }; 3]))
+            .collect();
+        let b = batch(&cols);
+        let p = MeanPlan::new(Space::Spd(k), None, None, None, 1.5, Outside::Error, SpdMetric::LogEuclidean).unwrap();
+        let fit = p.fit(std::slice::from_ref(&b)).unwrap();
+        let noise = MeanNoise::Gaussian { mu: 1e4 };
+        p.check_noise(3, &noise).unwrap();
+        let out = p.release_with(&fit.mean, 3, &noise, &mut rng).unwrap();
+        assert_eq!(out.guarantee, Guarantee::Gdp { mu: 1e4 });
+        assert_eq!(out.mu, Some(1e4));
+        assert_eq!(out.rounding_cost, 0.0);
+        assert_eq!(out.grid.map(|g| g.chart), Some(manifold_dp::space::grid::Chart::LogDomain));
+        assert!((out.sigma - out.sensitivity / 1e4).abs() <= 1e-15 * out.sigma, "{} {}", out.sigma, out.sensitivity);
+        assert!((out.sensitivity / (2.0 * 1.5 / 3.0) - 1.0).abs() < 1e-6, "{}", out.sensitivity);
+        assert_eq!(out.mean.len(), k * k);
+        for (e, v) in out.mean.iter().enumerate() {
+            let want = if e % (k + 1) == 0 { 1.5 } else { 0.0 };
+            assert!((v - want).abs() < 1e-2, "{:?}", out.mean);
+        }
+        let laplace = p.release(&fit.mean, 3, 1e4, Conditioning::Auto, &mut rng).unwrap();
+        assert!((laplace.mean[0] - 1.5).abs() < 1e-2, "{:?}", laplace.mean);
+        let err =
+            MeanPlan::new(Space::Spd(9), None, None, None, 1.5, Outside::Error, SpdMetric::LogEuclidean).unwrap_err();
+        assert!(err.to_string().contains("k ≤ 8"), "{err}");
+    }
+
     /// The Gaussian mean: planned, checked and released through the same plan as the Laplace, with a μ-GDP
     /// guarantee on spheres and SO(3) and refusals that name the arguments as the front end spells them.
     #[test]
@@ -1672,10 +1780,10 @@ mod tests {
         let fit = p.fit(std::slice::from_ref(&b)).unwrap();
         let q = p.release_with(&fit.mean, 2, &big, &mut rng).unwrap();
         assert!(q.mean[3] > 0.9, "{:?}", q.mean);
-        // Not on SPD; refused before any pass.
+        // Not on SPD under the affine-invariant metric; refused before any pass.
         let p = MeanPlan::new(Space::Spd(2), None, None, None, 2.0, Outside::Error, SpdMetric::Affine).unwrap();
         let err = p.check_noise(2, &big).unwrap_err().to_string();
-        assert!(err.contains("the Gaussian mean is on spheres"), "{err}");
+        assert!(err.contains("under the log-Euclidean metric only"), "{err}");
     }
 
     #[test]

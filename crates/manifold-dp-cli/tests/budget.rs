@@ -108,3 +108,34 @@ fn bad_values_exit_2() {
     budget(&["compose", "--notion", "pure", "1", "--times", "0"]).assert().code(2);
     budget(&["convert", "--from", "renyi", "1", "--to", "pure"]).assert().code(2);
 }
+
+#[test]
+fn local_releases_compose_by_their_renyi_curves() {
+    // 1000 SO(3) Laplace releases of one rotation at ε = 0.1 per rad: linear 100 per rad (314 between any two
+    // rotations); by the Rényi curve (docs/renyi_local.md) about 22 at δ = 1e-6.
+    let v = json(&[
+        "compose",
+        "--notion",
+        "metric",
+        "--metric",
+        "so3",
+        "--local-mechanism",
+        "laplace",
+        "0.1",
+        "--times",
+        "1000",
+    ]);
+    assert_eq!(v["renyi"]["total"]["notion"], "approx_dp");
+    assert_eq!(v["renyi"]["total"]["delta"].as_f64().unwrap(), 1e-6);
+    let eps = v["renyi"]["total"]["epsilon"].as_f64().unwrap();
+    assert!(eps > 15.0 && eps < 30.0, "{eps}");
+    // Without the flag nothing changes; a mechanism of another space, a non-metric notion and a metric that
+    // names no space are refused as bad input.
+    assert!(json(&["compose", "--notion", "metric", "--metric", "so3", "0.1"]).get("renyi").is_none());
+    budget(&["compose", "--notion", "metric", "--metric", "so3", "--local-mechanism", "vmf", "0.1"]).assert().code(2);
+    budget(&["compose", "--notion", "pure", "--local-mechanism", "laplace", "0.1"]).assert().code(2);
+    budget(&["compose", "--notion", "metric", "--metric", "so3_geodesic", "--local-mechanism", "laplace", "0.1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("space"));
+}

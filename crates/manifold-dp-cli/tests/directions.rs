@@ -386,7 +386,7 @@ fn auto_chooses_the_mechanism_and_a_poor_choice_warns() {
         c
     };
     run("auto").assert().success().stderr(
-        predicate::str::contains("mechanism auto: purkayastha (purkayastha: expected error 9.99")
+        predicate::str::contains("mechanism auto chose purkayastha (purkayastha: expected error 9.99")
             .and(predicate::str::contains("vmf: expected error 223")),
     );
     run("vmf").assert().success().stderr(predicate::str::contains("warning: vmf moves points 22."));

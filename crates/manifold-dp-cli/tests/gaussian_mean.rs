@@ -131,7 +131,7 @@ fn budgets_that_do_not_fit_the_mechanism_are_refused_naming_the_flag() {
     run(&[], "give --epsilon E");
     // A μ beyond what the certificate reaches: refused before the Karcher pass, in rows, radius and μ.
     run(&["--mechanism", "gaussian", "--mu", "50"], "checked before computing the mean): no noise scale is certified");
-    // A space without the Gaussian's sampler.
+    // SPD under the affine-invariant metric has no Gaussian mean (the log-Euclidean one has).
     let spd = dir.path().join("spd.csv");
     fs::write(&spd, "m11,m12,m21,m22\n1,0,0,1\n").unwrap();
     bin()
@@ -140,7 +140,7 @@ fn budgets_that_do_not_fit_the_mechanism_are_refused_naming_the_flag() {
         .arg(&spd)
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("the Gaussian mean is on spheres"));
+        .stderr(predicate::str::contains("under the log-Euclidean metric only"));
 }
 
 #[test]

@@ -453,34 +453,43 @@ fn real_means_take_each_columns_own_bounds() {
 /// A mean whose float-safe rounding would cost more than a tenth of ε is refused once the row count
 /// is known, before the Karcher iteration (a row outside the ball, which the iteration's pass would report, is
 /// not reached), in the user's terms (rows, --radius as given, --epsilon) and without the SPD clause; a mean at a
-/// large κ (beyond the sampler's old 1e6) is released. The refused case is conditioned on the ball (§4's absolute
-/// rounding): unconditioned, the relative-error release (`float_safety.md` §3i) plans it, and the pass then
-/// reaches the row outside the ball.
+/// large κ (beyond the sampler's old 1e6) is released. The refused case is on the circle (§4's absolute turn
+/// chart); on S², conditioned on the ball or not, the relative-error release (`float_safety.md` §3i) plans the
+/// same rows within 50 m at ε = 0.001, and the pass then reaches the row outside the ball.
 #[test]
 fn costly_roundings_are_refused_before_the_mean_in_the_users_terms() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.csv");
+    let mut csv = String::from("angle\n");
+    for _ in 0..999 {
+        csv.push_str("0\n");
+    }
+    // Far outside the ball: the pass would refuse this row, so a refusal that names it came too late.
+    csv.push_str("3\n");
+    fs::write(&input, &csv).unwrap();
+    let args = ["--space", "circle", "--center", "0", "--radius", "0.000001rad", "--epsilon", "0.001"];
+    let out = bin().args(["mean", "--input", s(&input), "--seed", "1"]).args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("before computing the mean") && err.contains("1000 rows"), "{err}");
+    assert!(err.contains("--radius 0.000001rad") && err.contains("--epsilon 0.001") && !err.contains("SPD"), "{err}");
+    assert!(!err.contains("row 1000"), "{err}");
     let mut csv = String::from("lat,lon\n");
     for _ in 0..999 {
         csv.push_str("45,10\n");
     }
-    // Far outside the 50 m ball: the pass would refuse this row, so a refusal that names it came too late.
     csv.push_str("50,10\n");
     fs::write(&input, &csv).unwrap();
     let args = ["--space", "latlon", "--center", "45,10", "--radius", "50m", "--epsilon", "0.001"];
-    let out = bin()
-        .args(["mean", "--input", s(&input), "--seed", "1", "--conditioning", "ball"])
-        .args(args)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("before computing the mean") && err.contains("1000 rows"), "{err}");
-    assert!(err.contains("--radius 50m") && err.contains("--epsilon 0.001") && !err.contains("SPD"), "{err}");
-    assert!(!err.contains("row 1000"), "{err}");
-    let out = bin().args(["mean", "--input", s(&input), "--seed", "1"]).args(args).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("row 1000") && !err.contains("before computing the mean"), "{err}");
+    for conditioning in ["ball", "none"] {
+        let out = bin()
+            .args(["mean", "--input", s(&input), "--seed", "1", "--conditioning", conditioning])
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("row 1000") && !err.contains("before computing the mean"), "{conditioning}: {err}");
+    }
     // 10⁴ rows within 1 km at ε = 100: κ ≈ 3·10⁹, refused on main by the sampler's cap of 1e6.
     let mut csv = String::from("lat,lon\n");
     for i in 0..10_000 {

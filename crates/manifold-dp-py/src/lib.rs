@@ -13,7 +13,7 @@ use arrow_schema::Schema;
 use manifold_dp::manifold::Outside;
 use manifold_dp::mechanism::Conditioning;
 use manifold_dp::privacy::Guarantee;
-use manifold_dp::registry::{Budget, MechanismChoice, PointMechanism, Space};
+use manifold_dp::registry::{PointMechanism, PointRequest, Shown, Space, Spelling};
 use manifold_dp::sample::rng::{StreamKey, os_rng, seeded_rng_for_experiments};
 use manifold_dp_arrow::NumberRows;
 use manifold_dp_arrow::{Codec, MeanPass, MeanStep, RowIds, SpdMetric};
@@ -76,6 +76,21 @@ fn stream_key(seed: Option<u64>, key: Option<&[u8]>) -> PyResult<StreamKey> {
 /// A row that is not a point: (row in the batch, column or None, reason).
 type Rejected = (usize, Option<String>, String);
 
+/// How Python writes a request's options in the core's messages: `keyword=value`.
+struct Keywords;
+
+impl Spelling for Keywords {
+    fn option(&self, name: &str, value: Shown<'_>) -> String {
+        match value {
+            Shown::Bare => format!("{name}="),
+            Shown::Number(v) => format!("{name}={v}"),
+            Shown::Text(v) => format!("{name}={v:?}"),
+            Shown::Pair(a, b) => format!("{name}=({a}, {b})"),
+            Shown::On => format!("{name}=True"),
+        }
+    }
+}
+
 /// A per-row mechanism built from the registry's names.
 #[pyclass(frozen, module = "manifold_dp._native")]
 struct Mechanism {
@@ -103,68 +118,37 @@ impl Mechanism {
         clamp_releases: bool,
     ) -> PyResult<Self> {
         let space: Space = space.parse().map_err(bad)?;
-        if bounds.is_some() != (space == Space::Real) {
-            return Err(bad("bounds=(lo, hi) goes with space real (and space real needs it)"));
-        }
-        if clamp_releases && bounds.is_none() {
-            return Err(bad("clamp_releases=True applies to space real with bounds=(lo, hi) only"));
-        }
-        if let Some((lo, hi)) = bounds {
-            let choice: MechanismChoice = mechanism.parse().map_err(bad)?;
-            if choice == MechanismChoice::Named(manifold_dp::registry::MechanismName::Laplace)
-                || choice == MechanismChoice::Auto
-            {
-                let budget = match (epsilon, protect, concentration) {
-                    (Some(e), None, None) => Budget::Epsilon(e),
-                    _ => {
-                        return Err(bad("space real takes epsilon= (pure DP per row), not protect= or concentration="));
-                    }
-                };
-                let inner = PointMechanism::bounded(lo, hi, values, budget).map_err(bad)?;
-                let inner = if clamp_releases { inner.clamping_releases().map_err(bad)? } else { inner };
-                return Ok(Mechanism { inner, space, note: None });
-            }
-            return Err(bad(format!("mechanism {choice}: space real has laplace only")));
-        }
-        let choice: MechanismChoice = mechanism.parse().map_err(bad)?;
-        let budget = match (epsilon, protect, level, concentration) {
-            (Some(e), None, None, None) => Budget::Epsilon(e),
-            (None, Some(r), Some(l), None) => {
-                Budget::Protect { radius: space.parse_distance(r).map_err(bad)?, level: l }
-            }
-            (None, Some(_), None, None) => return Err(bad("protect= needs level= (epsilon = level / distance)")),
-            (None, None, None, Some(k)) => Budget::Concentration(k),
-            (None, None, None, None) => {
-                return Err(bad("give a budget: epsilon=E (per radian) or protect=\"10deg\", level=L"));
-            }
-            _ => return Err(bad("give one budget: epsilon=, protect= with level=, or concentration=")),
+        let request = PointRequest {
+            epsilon,
+            protect,
+            level,
+            concentration,
+            bounds,
+            values,
+            clamp_releases,
+            snap,
+            ..PointRequest::new(space, mechanism.parse().map_err(bad)?)
         };
-        let chosen = PointMechanism::choose(space, choice, budget).map_err(bad)?;
-        let unit = space.natural_unit();
-        let note = if chosen.auto {
-            Some(format!("auto chose {} ({})", chosen.name, chosen.comparison(unit)))
-        } else {
-            chosen.much_better().map(|(better, times)| {
-                format!(
-                    "{} moves points {}× farther than {better} at this budget ({}); mechanism=\"{better}\" (or \"auto\") \
-                     gives the same guarantee with less noise",
-                    chosen.name,
-                    manifold_dp::privacy::guarantee::short(times),
-                    chosen.comparison(unit)
-                )
-            })
-        };
-        let mut inner = chosen.mechanism;
-        if let Some(step) = snap {
-            let radians = space.parse_distance(step).map_err(|e| bad(format!("snap={step:?}: {e}")))?;
-            inner = inner.with_output_step(radians).map_err(|e| bad(format!("snap={step:?}: {e}")))?;
-        }
+        let plan = request.plan(&Keywords).map_err(bad)?;
+        let (inner, note) = (plan.mechanism, plan.note.map(|n| n.render(&Keywords)));
         Ok(Mechanism { inner, space, note })
     }
 
     /// The guarantee of each released row, as JSON (the command line's keys).
     fn guarantee_json(&self) -> String {
         json(&self.inner.guarantee())
+    }
+
+    /// `times` releases of one point composed by the mechanism's Rényi curve and stated as (ε, `delta`), as
+    /// JSON (the keys of the command line's `budget compose --local-mechanism` `renyi` object).
+    fn renyi_json(&self, times: u64, delta: f64) -> PyResult<String> {
+        if times == 0 {
+            return Err(bad("times must be at least 1"));
+        }
+        let total = self.inner.renyi_curve().map_err(bad)?.repeated(times);
+        let report =
+            manifold_dp::privacy::renyi::RenyiReport::new(self.inner.name(), times, &total, delta).map_err(bad)?;
+        Ok(json(&report))
     }
 
     /// The space, as named in the registry.
@@ -338,31 +322,35 @@ fn mean_warnings(
 /// Audits `mechanism` on `space` at the claimed `epsilon` with `samples` draws per input: returns the
 /// auditor's report as JSON (verdict, epsilon_lower_bound, …). The GIL is released while it runs.
 #[pyfunction]
-#[pyo3(signature = (space, mechanism, epsilon=None, samples=200_000, alpha=1e-6, seed=None, concentration=None))]
+#[pyo3(signature = (space, mechanism, epsilon=None, samples=None, alpha=1e-6, seed=None, concentration=None, protect=None, level=None, delta=None, order=None))]
 #[allow(clippy::too_many_arguments)]
 fn audit(
     py: Python<'_>,
     space: &str,
     mechanism: &str,
     epsilon: Option<f64>,
-    samples: u64,
+    samples: Option<u64>,
     alpha: f64,
     seed: Option<u64>,
     concentration: Option<f64>,
+    protect: Option<String>,
+    level: Option<f64>,
+    delta: Option<f64>,
+    order: Option<u32>,
 ) -> PyResult<String> {
-    use manifold_dp::audit::catalog::{AuditRequest, AuditSpace, build};
-    // The library's own parsing, as the CLI's: every space it audits, `real` included (a hand-written map here
-    // once panicked on `real`).
-    let space: AuditSpace = space.parse().map_err(bad)?;
-    if !(1000..=1_000_000_000).contains(&samples) {
-        return Err(bad("samples must be between 1000 and 1e9 draws per input"));
-    }
-    if !(1e-100..1.0).contains(&alpha) {
-        return Err(bad("alpha must lie in [1e-100, 1)"));
-    }
-    let request = AuditRequest { concentration, ..AuditRequest::new(space, mechanism.trim(), epsilon) };
-    let target = build(&request).map_err(bad)?;
-    let config = manifold_dp::audit::AuditConfig::with_samples(samples, alpha);
+    use manifold_dp::audit::catalog::AuditRequest;
+    // The core's request and rules, as the command line's: every space it audits, its defaults and ranges.
+    let request = AuditRequest {
+        concentration,
+        protect,
+        level,
+        delta,
+        order,
+        samples,
+        alpha,
+        ..AuditRequest::named(space, mechanism.trim(), epsilon).map_err(bad)?
+    };
+    let (target, config) = request.plan(&Keywords).map_err(bad)?;
     let key = stream_key(seed, None)?;
     let report = py.detach(|| target.run(&config, &key, &|_| {})).map_err(bad)?;
     Ok(json(&report))
@@ -506,6 +494,19 @@ fn release_json(out: &manifold_dp_arrow::MeanRelease) -> String {
     .to_string()
 }
 
+/// The unit results on `space` are given in, as the command line reports them, and how many radians one unit
+/// is: km on latlon, h on timeofday, deg on so3, the circle and spheres, "unit" on real (the values' own), and
+/// "" with 1 on spd:K (its distances are numbers, not angles).
+#[pyfunction]
+fn natural_unit(space: &str) -> PyResult<(&'static str, f64)> {
+    let space: Space = space.parse().map_err(bad)?;
+    if let Space::Spd(_) = space {
+        return Ok(("", 1.0));
+    }
+    let u = space.natural_unit();
+    Ok((u.name, u.radians))
+}
+
 /// A private Fréchet mean over Arrow batches, in passes (one Karcher step per pass) that Spark executors can
 /// share: `start`, then `run_pass` on each part of the data, `merge`, `step` until converged, and `release`.
 #[pyclass(frozen, module = "manifold_dp._native")]
@@ -646,6 +647,12 @@ impl MeanPlan {
     /// parameters alone rule out (for the Gaussian: a space without its sampler, or no σ certified for μ).
     fn check_noise(&self, n: u64, noise: &MeanNoise) -> PyResult<()> {
         self.inner.check_noise(n, &noise.inner).map_err(bad)
+    }
+
+    /// The refusals that depend only on the row count `n`, the radius (as the user gave it) and the budget,
+    /// before the Karcher iteration, worded by the core for every front end.
+    fn check_rows(&self, n: u64, noise: &MeanNoise, radius: &str) -> PyResult<()> {
+        self.inner.check_rows(n, &noise.inner, radius, &Keywords).map_err(bad)
     }
 
     /// `release` for either noise: draws once at the converged `mean` of `n` rows; JSON as `release`'s, with
@@ -904,6 +911,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(extrinsic_mean, m)?)?;
     m.add_function(wrap_pyfunction!(clock_hours, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;
+    m.add_function(wrap_pyfunction!(natural_unit, m)?)?;
     m.add("BudgetRefused", m.py().get_type::<BudgetRefused>())?;
     m.add("DrawUnrepresentable", m.py().get_type::<DrawUnrepresentable>())?;
     Ok(())

@@ -6,8 +6,7 @@ use clap::Args;
 use manifold_dp::audit::auditor::{DEFAULT_LLR_RESOLUTION, MAX_AUDIT_SAMPLES};
 use manifold_dp::audit::catalog::AuditSpace;
 
-/// Default bound on the probability of flagging a mechanism that meets its claim.
-pub const DEFAULT_ALPHA: f64 = 1e-6;
+use manifold_dp::audit::catalog::DEFAULT_AUDIT_ALPHA as DEFAULT_ALPHA;
 
 /// `manifold-dp audit` arguments.
 #[derive(Debug, Args)]
@@ -17,8 +16,10 @@ pub struct AuditArgs {
     pub space: String,
     /// The mechanism: on so3 laplace, bingham, riemannian-laplace; on circle and sphere:N vmf, purkayastha,
     /// wrapped-laplace (circle only), planar-laplace, uniform, riemannian-laplace; on spd:K riemannian-laplace,
-    /// log-euclidean-laplace; on real laplace, and gaussian, generalized-gaussian ((epsilon, delta) claims, see
-    /// --delta). Negative controls (broken samplers that must be flagged):
+    /// log-euclidean-laplace, log-euclidean-gaussian-mean (K ≤ 8, an (epsilon, delta) claim); on real laplace,
+    /// and gaussian, generalized-gaussian ((epsilon, delta) claims, see --delta). Negative controls (broken
+    /// samplers that must be flagged): control:gaussian-mean-half-sigma (spheres and spd:K: the Gaussian mean
+    /// claimed, sampled with sigma/2),
     /// control:bingham-4eps, control:laplace-no-sin2, control:truncated-tail, control:paper-naive (so3),
     /// control:vmf-2eps (spheres), and control:NAME-xC for laplace, bingham, vmf, purkayastha claimed at
     /// epsilon but sampled at C·epsilon, control:gaussian-half-sigma (real: the analytic Gaussian claimed,
@@ -44,7 +45,9 @@ pub struct AuditArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub concentration: Option<f64>,
     /// The delta of an (epsilon, delta) claim: gaussian, generalized-gaussian and control:gaussian-half-sigma
-    /// on real only (default 0.01: an audit with n draws per input can refute only delta of order 1/n or
+    /// on real, the Gaussian means (riemannian-gaussian-mean on spheres, log-euclidean-gaussian-mean on
+    /// spd:K) and their control:gaussian-mean-half-sigma (default 0.01: an audit with n draws per input can
+    /// refute only delta of order 1/n or
     /// more). The Gaussian is calibrated analytically to (epsilon, delta), the generalized Gaussian to the
     /// largest scale whose exact (epsilon', delta) has epsilon' <= epsilon.
     #[arg(long, allow_hyphen_values = true)]

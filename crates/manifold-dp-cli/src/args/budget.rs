@@ -165,6 +165,12 @@ pub struct ComposeArgs {
     /// the slack of advanced composition for approx.
     #[arg(long, default_value_t = 1e-6)]
     pub delta: f64,
+    /// With --notion metric and --metric a space (so3, latlon, circle, timeofday, sphere:N): the values are
+    /// the budgets of local releases by this mechanism (vmf, purkayastha, laplace, bingham), each value in the
+    /// metric's unit; the total is also composed by the mechanism's Rényi curve and stated as
+    /// (epsilon, --delta), usually far below the linear total for many releases of one person's point.
+    #[arg(long, value_name = "MECHANISM")]
+    pub local_mechanism: Option<String>,
     #[command(flatten)]
     pub context: GuaranteeContext,
     /// Print one JSON object.

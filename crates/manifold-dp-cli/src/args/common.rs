@@ -1,7 +1,7 @@
 //! Flags and value parsers shared by several commands.
 
 use clap::Args;
-use manifold_dp::registry::{Budget, Chosen, MechanismChoice, MechanismName, PointMechanism, Space};
+use manifold_dp::registry::{ChoiceNote, MechanismChoice, MechanismName, PointMechanism, PointRequest, Space};
 
 /// The most worker threads `--threads` accepts: far more than any machine's useful parallelism, and few
 /// enough that starting them cannot exhaust the system (`--threads 100000` would spend minutes creating threads).
@@ -62,28 +62,22 @@ impl MechanismArgs {
     /// The mechanism for ε per radian on the chosen space (auto resolved); refuses a mechanism of another
     /// space. Says on stderr what auto chose and why, or warns when the named one is 2× or more less accurate.
     pub fn for_epsilon(&self, epsilon: f64) -> anyhow::Result<PointMechanism> {
-        let chosen = PointMechanism::choose(self.space, self.mechanism, Budget::Epsilon(epsilon))?;
-        self.announce(&chosen);
-        Ok(chosen.mechanism)
+        self.plan(Some(epsilon), None)
     }
 
     /// Builds the mechanism; `None` when neither --epsilon nor --concentration was given.
     pub fn build(&self) -> anyhow::Result<Option<PointMechanism>> {
-        let budget = match (self.epsilon, self.concentration) {
-            (Some(eps), _) => Budget::Epsilon(eps),
-            (None, Some(kappa)) => Budget::Concentration(kappa),
-            (None, None) => return Ok(None),
-        };
-        let chosen = PointMechanism::choose(self.space, self.mechanism, budget).map_err(|e| -> anyhow::Error {
-            match e {
-                manifold_dp::Error::NotApplicable(m) if self.concentration.is_some() => {
-                    crate::BadInput(format!("--concentration: {m}")).into()
-                }
-                e => e.into(),
-            }
-        })?;
-        self.announce(&chosen);
-        Ok(Some(chosen.mechanism))
+        if self.epsilon.is_none() && self.concentration.is_none() {
+            return Ok(None);
+        }
+        self.plan(self.epsilon, self.concentration).map(Some)
+    }
+
+    fn plan(&self, epsilon: Option<f64>, concentration: Option<f64>) -> anyhow::Result<PointMechanism> {
+        let request = PointRequest { epsilon, concentration, ..PointRequest::new(self.space, self.mechanism) };
+        let plan = request.plan(&Flags)?;
+        announce(plan.note.as_ref());
+        Ok(plan.mechanism)
     }
 
     /// The named mechanism, refusing auto where mechanisms cannot be compared (`why`: what needs a name).
@@ -91,21 +85,6 @@ impl MechanismArgs {
         match self.mechanism {
             MechanismChoice::Named(m) => Ok(m),
             MechanismChoice::Auto => Err(crate::BadInput(format!("--mechanism auto: {why}; name a mechanism")).into()),
-        }
-    }
-
-    fn announce(&self, chosen: &Chosen) {
-        let unit = self.space.natural_unit();
-        if chosen.auto {
-            eprintln!("mechanism auto: {} ({})", chosen.name, chosen.comparison(unit));
-        } else if let Some((better, times)) = chosen.much_better() {
-            eprintln!(
-                "warning: {} moves points {}× farther than {better} at this budget ({}); --mechanism {better} \
-                 (or auto) gives the same guarantee with less noise",
-                chosen.name,
-                manifold_dp::privacy::guarantee::short(times),
-                chosen.comparison(unit)
-            );
         }
     }
 }
@@ -121,5 +100,28 @@ pub fn parse_bounds(s: &str) -> Result<(f64, f64), String> {
         (Some(lo), Some(hi)) if lo < hi => Ok((lo, hi)),
         (Some(_), Some(_)) => Err(format!("{s:?}: LO must be below HI")),
         _ => Err(format!("{s:?}: LO and HI must be finite numbers")),
+    }
+}
+
+/// Says on stderr what `auto` chose and why, or warns that the named mechanism is much noisier than another.
+pub fn announce(note: Option<&ChoiceNote>) {
+    if let Some(note) = note {
+        let warning = if note.is_warning() { "warning: " } else { "" };
+        eprintln!("{warning}{}", note.render(&Flags));
+    }
+}
+
+/// How the command line writes a request's options in the core's messages: `--snake-case value`.
+pub struct Flags;
+
+impl manifold_dp::registry::Spelling for Flags {
+    fn option(&self, name: &str, value: manifold_dp::registry::Shown<'_>) -> String {
+        use manifold_dp::registry::Shown;
+        let flag = format!("--{}", name.replace('_', "-"));
+        match value {
+            Shown::Bare | Shown::On => flag,
+            Shown::Number(v) | Shown::Text(v) => format!("{flag} {v}"),
+            Shown::Pair(a, b) => format!("{flag} {a},{b}"),
+        }
     }
 }

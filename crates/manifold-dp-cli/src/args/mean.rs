@@ -100,7 +100,8 @@ pub enum EstimatorArg {
 pub enum SpdMetricArg {
     /// Affine-invariant: ρ(P, Q) = ‖log(P^-1/2 Q P^-1/2)‖_F (invariant under P ↦ G P Gᵀ).
     Affine,
-    /// Log-Euclidean: ‖log P − log Q‖_F (flat; the mean is exp of the mean logarithm).
+    /// Log-Euclidean: ‖log P − log Q‖_F (flat; the mean is exp of the mean logarithm). Means for K ≤ 8, by the
+    /// Laplace (--epsilon) or the Gaussian (--mechanism gaussian --mu M), both in the log domain.
     LogEuclidean,
 }
 
@@ -121,8 +122,8 @@ pub struct MeanArgs {
     /// The public radius: every point used lies within it of --center. An angle on so3, spheres and the
     /// circle (30deg, 0.5rad; below 90deg on so3 and the circle and 45deg on spheres, where the mean is
     /// unique), a distance on latlon (300km, 50mi), a duration on timeofday (2h, 90min; below 6h); a number on
-    /// spd:K (the affine-invariant distance √Σ ln²λ, λ the eigenvalues of C⁻¹X; e.g. 1.5 allows eigenvalue
-    /// ratios up to e^1.5 ≈ 4.5).
+    /// spd:K (the affine-invariant distance √Σ ln²λ, λ the eigenvalues of C⁻¹X, e.g. 1.5 allows eigenvalue
+    /// ratios up to e^1.5 ≈ 4.5; with --metric log-euclidean ‖log X − log C‖_F).
     /// Not used by --estimator extrinsic (refused there).
     #[arg(long, required_unless_present_any = ["bounds", "estimator"])]
     pub radius: Option<String>,
@@ -136,7 +137,8 @@ pub struct MeanArgs {
     #[arg(long, value_parser = parse_mean_bounds, allow_hyphen_values = true)]
     pub bounds: Option<MeanBounds>,
     /// The noise: laplace (the default: Riemannian Laplace, pure ε-DP, --epsilon E) or gaussian (Riemannian
-    /// Gaussian, μ-Gaussian DP, --mu M; on so3, sphere:N, latlon, circle and timeofday, --estimator frechet).
+    /// Gaussian, μ-Gaussian DP, --mu M; on so3, sphere:N, latlon, circle and timeofday, --estimator frechet; on
+    /// spd:K, K ≤ 8, with --metric log-euclidean: a Gaussian in the flat log domain, docs/spd_log_euclidean.md).
     /// μ-GDP composes as √(Σμ²) and is (ε, δ)-DP for every ε with δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2);
     /// at the same privacy the Gaussian's error is about half the Laplace's on S². Example:
     /// `mean --space latlon --center 48.86,2.34 --radius 200km --mechanism gaussian --mu 1 --input checkins.csv`

@@ -78,6 +78,12 @@ pub enum MeanCommand {
     ///       --input examples/checkins.csv
     ///   manifold-dp mean --space so3 --center identity --radius 30deg --mechanism gaussian --epsilon 1 \
     ///       --delta 1e-6 --input poses.csv --json
+    ///
+    /// SPD(K), K ≤ 8, under --metric log-euclidean: both means work in the flat log domain (isometric
+    /// coordinates of log X), Δ = 2r/n: the Laplace with l2 K-norm noise (pure ε-DP), the Gaussian with exact
+    /// per-coordinate Gaussian cells (μ-GDP, no rounding cost; docs/proofs/spd_log_euclidean_mean.md):
+    ///   manifold-dp mean --space spd:4 --metric log-euclidean --center identity --radius 1.5 \
+    ///       --mechanism gaussian --mu 1 --input covs.csv
     Mean(MeanArgs),
 }
 

@@ -5,13 +5,12 @@
 //! Exit codes: 0 no violation found; 3 VIOLATION (the privacy claim is refuted with confidence 1 − α) or LAW
 //! MISMATCH (the sampler does not follow the claimed mechanism's exact law); 2 bad arguments.
 
-use crate::BadInput;
+use crate::args::common::Flags;
 use crate::args::{AuditArgs, parse_space};
 use crate::render::progress::Progress;
 use anyhow::{Context, Result};
-use manifold_dp::audit::auditor::MIN_AUDIT_ALPHA;
-use manifold_dp::audit::catalog::{self, AuditRequest, AuditSpace};
-use manifold_dp::audit::{AuditConfig, AuditReport, TestOutcome, Verdict};
+use manifold_dp::audit::catalog::{AuditRequest, AuditSpace};
+use manifold_dp::audit::{AuditReport, TestOutcome, Verdict};
 use manifold_dp::privacy::Guarantee;
 use manifold_dp::privacy::guarantee::{short, short_down, short_up};
 use manifold_dp::sample::rng::StreamKey;
@@ -20,58 +19,24 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Default draws per input: every negative control is flagged at ε = 1 and ε = 8 with margin, and an audit on
-/// SO(3) or a sphere takes a few seconds on two cores.
-pub const DEFAULT_SAMPLES: u64 = 200_000;
-
-/// Default draws per input on spd:K, where each draw costs several eigendecompositions.
-pub const DEFAULT_SPD_SAMPLES: u64 = 20_000;
-
 /// Exit code of a flagged audit.
 pub const EXIT_FLAGGED: u8 = 3;
 
 /// Runs the audit and returns the exit code (0 or 3); errors are bad arguments or internal failures.
 pub fn run(args: AuditArgs) -> Result<ExitCode> {
     let space = parse_space(&args.space)?;
-    if !(args.alpha >= MIN_AUDIT_ALPHA && args.alpha < 1.0) {
-        return Err(BadInput(format!(
-            "--alpha {} must lie in [1e-100, 1) (a smaller false-alarm bound cannot be split over the tests)",
-            short(args.alpha)
-        ))
-        .into());
-    }
-    let samples = args.samples.unwrap_or(match space {
-        AuditSpace::Spd { .. } => DEFAULT_SPD_SAMPLES,
-        _ => DEFAULT_SAMPLES,
-    });
-    if samples < 1000 {
-        return Err(BadInput(format!("--samples {samples} is too small: use at least 1000 draws per input")).into());
-    }
-    if !(args.llr_resolution >= 0.0 && args.llr_resolution < 1.0) {
-        return Err(BadInput(format!("--llr-resolution {} must lie in [0, 1)", args.llr_resolution)).into());
-    }
-    let epsilon = match (&args.protect, args.level) {
-        (Some(distance), Some(level)) => {
-            let registry: manifold_dp::registry::Space = args.space.parse().map_err(BadInput::from)?;
-            let radius = registry.parse_distance(distance).map_err(BadInput::from)?;
-            manifold_dp::registry::Budget::Protect { radius, level }
-                .epsilon()
-                .map_err(|e| BadInput(format!("--protect {distance} --level {level}: {e}")))?
-        }
-        _ => args.epsilon,
-    };
     let request = AuditRequest {
         concentration: args.concentration,
         delta: args.delta,
         order: args.order,
-        ..AuditRequest::new(space, args.mechanism.trim(), epsilon)
+        protect: args.protect.clone(),
+        level: args.level,
+        samples: args.samples,
+        alpha: args.alpha,
+        llr_resolution: args.llr_resolution,
+        ..AuditRequest::named(&args.space, args.mechanism.trim(), args.epsilon)?
     };
-    if epsilon.is_none() && args.concentration.is_none() && request.mechanism != "uniform" {
-        return Err(BadInput("give the claimed --epsilon (or --concentration K for bingham)".into()).into());
-    }
-    let target = catalog::build(&request)?;
-    let mut config = AuditConfig::with_samples(samples, args.alpha);
-    config.llr_resolution = args.llr_resolution;
+    let (target, config) = request.plan(&Flags)?;
     let key = match args.seed {
         Some(seed) => StreamKey::from_seed_for_experiments(seed),
         None => StreamKey::from_os()?,

@@ -47,6 +47,10 @@ pub fn compose_cmd(args: ComposeArgs) -> Result<()> {
         _ => None,
     };
     let implied = manifold_dp::privacy::implied(&costs, args.parallel, args.delta);
+    let renyi = match &args.local_mechanism {
+        Some(name) => Some(local_renyi(&args, name, &one_each)?),
+        None => None,
+    };
     let mut out = std::io::stdout().lock();
     if args.json {
         let mut obj = json!({
@@ -61,6 +65,9 @@ pub fn compose_cmd(args: ComposeArgs) -> Result<()> {
         if let Some(a) = advanced {
             obj["advanced"] = json!(a);
         }
+        if let Some(report) = &renyi {
+            obj["renyi"] = json!(report);
+        }
         writeln!(out, "{obj}")?;
         return Ok(());
     }
@@ -72,6 +79,13 @@ pub fn compose_cmd(args: ComposeArgs) -> Result<()> {
     writeln!(out, "total:    {total}")?;
     if let Some(a) = advanced {
         writeln!(out, "advanced: {a} (slack delta' = {}; use whichever of the two suits you)", short_up(args.delta))?;
+    }
+    if let Some(r) = &renyi {
+        writeln!(
+            out,
+            "renyi:    {}   [the {} releases' Renyi curves composed, read at order {}]",
+            r.total, r.mechanism, r.order
+        )?;
     }
     for (name, g) in &implied {
         match g {
@@ -87,6 +101,37 @@ pub fn compose_cmd(args: ComposeArgs) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// The sequential total of local releases by `name` composed by their Rényi curves and converted at
+/// `--delta` (`docs/proofs/renyi_local.md` §5), and the order it was read at. Each value is a metric budget in
+/// the space's unit, restated per radian to build the mechanism as `privatize` does.
+fn local_renyi(
+    args: &ComposeArgs,
+    name: &str,
+    one_each: &[Guarantee],
+) -> Result<manifold_dp::privacy::renyi::RenyiReport> {
+    use manifold_dp::privacy::renyi::{RdpCurve, RenyiReport};
+    use manifold_dp::registry::{Budget, MechanismName, PointMechanism, Space};
+    if args.notion != NotionArg::Metric || args.parallel {
+        return Err(BadInput(
+            "--local-mechanism composes local releases: use it with --notion metric, sequential".into(),
+        )
+        .into());
+    }
+    let space = args.context.metric.trim().parse::<Space>().ok().filter(|s| s.local_metric().is_some()).ok_or_else(
+        || BadInput(format!("--local-mechanism needs --metric to name the space (so3, latlon, circle, timeofday, sphere:N), not {:?}", args.context.metric)),
+    )?;
+    let mechanism = name.trim().parse::<MechanismName>().map_err(|e| BadInput(format!("--local-mechanism: {e}")))?;
+    let metric = space.local_metric().expect("filtered above");
+    let mut curves = Vec::with_capacity(one_each.len());
+    for g in one_each {
+        let per_rad = convert(g, Target::Metric { metric, unit: "rad" })?.epsilon().expect("a metric guarantee");
+        let m = PointMechanism::new(space, mechanism, Budget::Epsilon(per_rad))?;
+        curves.push(m.renyi_curve()?.repeated(args.times));
+    }
+    let releases = one_each.len() as u64 * args.times;
+    Ok(RenyiReport::new(mechanism.as_str(), releases, &RdpCurve::compose(&curves), args.delta)?)
 }
 
 /// The public key of a parallel composition: required with `--parallel`, because the largest cost bounds the

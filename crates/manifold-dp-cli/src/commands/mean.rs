@@ -4,6 +4,7 @@
 //! reads the rows and prints. Nothing is written to disk; the result goes to stdout (text, or JSON with --json).
 
 use crate::BadInput;
+use crate::args::common::Flags;
 use crate::args::{ConditioningArg, EstimatorArg, MeanArgs, MeanBounds, OutsideArg, SpdMetricArg};
 use crate::io::stdout::outln;
 use crate::io::table::{FileFormat, InputBatch, TableReader};
@@ -282,28 +283,7 @@ pub fn run(args: MeanArgs) -> Result<()> {
     // --outside drop the count is known only after the pass; the release checks again).
     if outside != Outside::Drop {
         let total: u64 = batches.iter().map(|b| b.num_rows() as u64).sum();
-        if let Err(e) = plan.check_noise(total, &noise) {
-            return Err(match (e, noise) {
-                (manifold_dp_arrow::Error::Library(e @ LibError::NumericalLimit(_)), MeanNoise::Laplace { .. }) => {
-                    BadInput(format!(
-                        "{e}\nNothing was released (checked before computing the mean): {total} rows, --radius \
-                         {radius_text}, {budget_flags}; the cost grows with the rows and shrinks as --epsilon or \
-                         --radius grows"
-                    ))
-                    .into()
-                }
-                (manifold_dp_arrow::Error::Library(e @ LibError::NumericalLimit(_)), MeanNoise::Gaussian { mu }) => {
-                    BadInput(format!(
-                        "{e}\nNothing was released (checked before computing the mean): no noise scale is certified \
-                         for --mu {mu} at {total} rows and --radius {radius_text}: the certificate reaches μ of about \
-                         6, and σ = Δ/μ down to about 1e-5 rad (below it the rounding's cost grows past what μ \
-                         allows); a smaller --mu, a larger --radius or a random subsample of the rows certifies"
-                    ))
-                    .into()
-                }
-                (e, _) => plan_error(path, e),
-            });
-        }
+        plan.check_rows(total, &noise, radius_text, &Flags).map_err(|e| plan_error(path, e))?;
     }
     let fit = plan.fit(&batches).map_err(|e| plan_error(path, e))?;
     if let Some((i, problem)) = &fit.pass.problem {
@@ -454,12 +434,21 @@ pub fn run(args: MeanArgs) -> Result<()> {
         );
     }
     if let Some(mu) = released.mu {
-        outln!(
-            "Noise: Riemannian Gaussian (density ∝ exp(−d²/2σ²)), σ = {} (the smallest whose certified μ, rounding \
-             included, is at most {mu}; Δ/μ = {}).",
-            dist(released.sigma),
-            dist(released.sensitivity / mu)
-        );
+        if matches!(space, Space::Spd(_)) {
+            // The log-Euclidean Gaussian: flat, so σ = Δ/μ exactly and the cells are exact (no certificate).
+            outln!(
+                "Noise: Gaussian N(0, σ²) on each isometric log coordinate (the log domain is flat), σ = Δ/μ = {}, \
+                 each coordinate drawn as its exact grid cell.",
+                dist(released.sigma)
+            );
+        } else {
+            outln!(
+                "Noise: Riemannian Gaussian (density ∝ exp(−d²/2σ²)), σ = {} (the smallest whose certified μ, \
+                 rounding included, is at most {mu}; Δ/μ = {}).",
+                dist(released.sigma),
+                dist(released.sensitivity / mu)
+            );
+        }
         outln!("Expected error: {} between the release and the exact mean.", dist(released.expected_error));
         if let Some(grid) = released.grid {
             outln!(

@@ -7,6 +7,7 @@
 
 use crate::BadInput;
 use crate::args::PrivatizeArgs;
+use crate::args::common::Flags;
 use crate::io::output::{Output, Readers};
 use crate::io::table::{FileFormat, InputBatch, TableReader, TableWriter};
 use crate::render::progress::Progress;
@@ -14,7 +15,7 @@ use crate::render::report::{NoiseSummary, PrivatizeReport, Rejection};
 use anyhow::{Context, Result};
 use arrow_array::{Array, BooleanArray, RecordBatch, StringArray};
 use arrow_select::filter::filter_record_batch;
-use manifold_dp::registry::{Budget, MechanismChoice, MechanismName, PointMechanism, Space};
+use manifold_dp::registry::{PointMechanism, PointRequest, Space};
 use manifold_dp::sample::rng::StreamKey;
 use manifold_dp_arrow::{Codec, Problem, Released, RowIds, privatize_batch};
 use std::io::Write;
@@ -35,44 +36,25 @@ pub fn run(args: PrivatizeArgs) -> Result<()> {
     }
     crate::io::output::check_distinct(Some(&args.input), &outputs, args.ledger.ledger.as_deref())?;
     crate::commands::seeded(args.seed.is_some(), args.ledger.ledger.is_some())?;
-    let epsilon = budget(&args)?;
     let in_fmt = FileFormat::resolve(args.input_format, &args.input, "--input-format")?;
     let out_fmt = FileFormat::resolve(args.output_format, &args.output, "--output-format")?;
     let space = args.mechanism.space;
-    // Everything that can be refused without reading the data is checked before the file is opened.
-    if args.bounds.is_some() != (space == Space::Real) {
-        return Err(BadInput("--bounds LO,HI goes with --space real (and --space real needs it)".into()).into());
-    }
-    let mut mech = match (args.bounds, epsilon) {
-        (Some((lo, hi)), Some(eps)) if args.protect.is_none() => {
-            let k = args.columns.as_ref().map_or(1, Vec::len);
-            // The real line has one mechanism here, the Laplace: auto picks it, any other name is refused (a
-            // named mechanism was once ignored and the Laplace run in its place).
-            if let MechanismChoice::Named(m) = args.mechanism.mechanism
-                && m != MechanismName::Laplace
-            {
-                return Err(BadInput(format!(
-                    "--mechanism {m}: space real has one mechanism here, laplace; give --mechanism laplace (or auto)"
-                ))
-                .into());
-            }
-            let m = PointMechanism::bounded(lo, hi, k, Budget::Epsilon(eps))
-                .map_err(|e| BadInput(format!("--space real --bounds {lo},{hi}: {e}")))?;
-            if args.clamp_releases { m.clamping_releases()? } else { m }
-        }
-        (Some(_), _) => {
-            return Err(BadInput("--space real takes --epsilon (pure DP per row), not --protect".into()).into());
-        }
-        (None, Some(eps)) => args.mechanism.for_epsilon(eps)?,
-        (None, None) => args.mechanism.build()?.expect("budget() found --epsilon or --concentration"),
+    // Everything that can be refused without reading the data is checked before the file is opened; the rules
+    // are the core's, shared with Python.
+    let request = PointRequest {
+        epsilon: args.mechanism.epsilon,
+        protect: args.protect.as_deref(),
+        level: args.level,
+        concentration: args.mechanism.concentration,
+        bounds: args.bounds,
+        values: args.columns.as_ref().map_or(1, Vec::len),
+        clamp_releases: args.clamp_releases,
+        snap: args.snap.as_deref(),
+        ..PointRequest::new(space, args.mechanism.mechanism)
     };
-    if args.clamp_releases && args.bounds.is_none() {
-        return Err(BadInput("--clamp-releases applies to --space real with --bounds only".into()).into());
-    }
-    if let Some(step) = &args.snap {
-        let radians = space.parse_distance(step).map_err(|e| BadInput(format!("--snap: {e}")))?;
-        mech = mech.with_output_step(radians).map_err(|e| BadInput(format!("--snap {step}: {e}")))?;
-    }
+    let plan = request.plan(&Flags)?;
+    crate::args::common::announce(plan.note.as_ref());
+    let (mech, epsilon) = (plan.mechanism, plan.epsilon);
     if args.output_as.is_some() && space != Space::So3 {
         return Err(BadInput("--output-as applies to --space so3 only".into()).into());
     }
@@ -151,28 +133,6 @@ fn release_label(args: &PrivatizeArgs, mechanism: &str, epsilon: Option<f64>) ->
         "privatize {} {mechanism} {budget}{bounds}{columns}: {} -> {}",
         args.mechanism.space, args.input, args.output
     )
-}
-
-/// ε per radian from --protect and --level, or `None` when the mechanism's own options (--epsilon,
-/// --concentration) give the budget.
-fn budget(args: &PrivatizeArgs) -> Result<Option<f64>> {
-    if let Some(radius) = &args.protect {
-        let r = args.mechanism.space.parse_distance(radius).map_err(BadInput::from)?;
-        let level = args.level.expect("clap requires --level with --protect");
-        let eps = Budget::Protect { radius: r, level }
-            .epsilon()
-            .map_err(|e| BadInput(format!("--protect {radius} --level {level}: {e}")))?;
-        return Ok(eps);
-    }
-    if args.mechanism.epsilon.is_none() && args.mechanism.concentration.is_none() {
-        return Err(BadInput(
-            "give a budget: --epsilon E (per radian) or --protect DISTANCE --level L (epsilon = L / distance; \
-             DISTANCE like 10deg, 1h on timeofday, 2km on latlon)"
-                .into(),
-        )
-        .into());
-    }
-    Ok(args.mechanism.epsilon)
 }
 
 /// Where invalid rows go with --skip-invalid.

@@ -7,6 +7,7 @@ pub mod bingham_so3;
 pub mod gaussian_dp;
 pub mod laplace_so3;
 pub mod quadrature;
+pub mod renyi_local;
 pub mod riemannian_gdp;
 pub mod spd_radial;
 pub mod special;

@@ -7,7 +7,10 @@
 
 use crate::analysis::spd_radial::SpdRadialLaw;
 use crate::analysis::{AngularLaw, BinghamAngle, LaplaceAngle, SphereAngle, WrappedLaplaceAngle};
-use crate::audit::auditor::{AuditTarget, Auditable, CdfSorted, InputPair, ReferenceLaw};
+use crate::audit::auditor::{
+    AuditConfig, AuditTarget, Auditable, CdfSorted, DEFAULT_LLR_RESOLUTION, InputPair, MAX_AUDIT_SAMPLES,
+    MIN_AUDIT_ALPHA, ReferenceLaw,
+};
 use crate::audit::controls::{self, LaplaceWithoutSin2, Miscalibrated, PaperNaive, TruncatedTail};
 use crate::audit::pairs;
 use crate::error::{Error, Fallible};
@@ -17,7 +20,9 @@ use crate::mechanism::{
     BinghamSo3, LaplaceSo3, Mechanism, PurkayasthaSphere, RiemannianLaplace, TangentPlanarLaplace, UniformSphere,
     VmfSphere, WrappedLaplaceCircle,
 };
+use crate::numerics::format::short;
 use crate::privacy::{Guarantee, Metric};
+use crate::registry::{Budget, Shown, Space, Spelling};
 use crate::space::so3_metric::geodesic;
 use crate::space::spd::{affine_invariant_distance, log_euclidean_distance};
 use crate::space::sphere::{chordal_distance, surface_distance};
@@ -93,14 +98,145 @@ pub struct AuditRequest {
     pub delta: Option<f64>,
     /// The degree N of `generalized-gaussian` (default [`DEFAULT_GG_ORDER`]).
     pub order: Option<u32>,
+    /// Instead of `epsilon`: a distance with its unit (`10deg`, `2km`, `1h`) protected at `level`, so the ε
+    /// claimed is level / distance, as for a release.
+    pub protect: Option<String>,
+    /// The level of `protect`.
+    pub level: Option<f64>,
+    /// Counting draws per input, at least [`MIN_AUDIT_SAMPLES`] (default [`DEFAULT_AUDIT_SAMPLES`], or
+    /// [`DEFAULT_SPD_AUDIT_SAMPLES`] on spd:K).
+    pub samples: Option<u64>,
+    /// The bound on the probability of a false VIOLATION, in [`MIN_AUDIT_ALPHA`], 1).
+    pub alpha: f64,
+    /// The likelihood-ratio events' resolution relative to ε·d, in [0, 1) (0: raw, `docs/audit.md`).
+    pub llr_resolution: f64,
+    /// The space as the user named it, whose units `protect` is read in (km on latlon, h on timeofday).
+    pub units: Space,
 }
 
 impl AuditRequest {
     /// A request for `mechanism` on `space` at `epsilon`, without the mechanism-specific options.
     pub fn new(space: AuditSpace, mechanism: &str, epsilon: Option<f64>) -> Self {
-        AuditRequest { space, mechanism: mechanism.into(), epsilon, concentration: None, delta: None, order: None }
+        AuditRequest {
+            space,
+            mechanism: mechanism.into(),
+            epsilon,
+            concentration: None,
+            delta: None,
+            order: None,
+            protect: None,
+            level: None,
+            samples: None,
+            alpha: DEFAULT_AUDIT_ALPHA,
+            llr_resolution: DEFAULT_LLR_RESOLUTION,
+            units: match space {
+                AuditSpace::So3 => Space::So3,
+                AuditSpace::Sphere { dim: 2 } => Space::Circle,
+                AuditSpace::Sphere { dim } => Space::Sphere(dim),
+                AuditSpace::Spd { k } => Space::Spd(k),
+                AuditSpace::Real => Space::Real,
+            },
+        }
+    }
+
+    /// A request on the space named `space` as the registry spells it (`latlon`, `timeofday`, `sphere:4`, …),
+    /// so that `protect` is read in that space's units.
+    pub fn named(space: &str, mechanism: &str, epsilon: Option<f64>) -> Fallible<Self> {
+        let units: Space = space.parse().map_err(|e: crate::registry::UnknownName| Error::NotApplicable(e.0))?;
+        let audited: AuditSpace = space.parse().map_err(|e: crate::registry::UnknownName| Error::NotApplicable(e.0))?;
+        Ok(AuditRequest { units, ..AuditRequest::new(audited, mechanism, epsilon) })
+    }
+
+    /// Applies the audit's rules and builds what runs it: the ranges of `samples`, `alpha` and
+    /// `llr_resolution`, the default number of draws per space, `protect` with `level` resolved to ε in the
+    /// space's units, a claimed ε required except for `uniform` and a Bingham concentration, then [`build`].
+    /// A refusal names the options as `spell` writes them.
+    pub fn plan(&self, spell: &dyn Spelling) -> Fallible<(Box<dyn Auditable>, AuditConfig)> {
+        let opt = |name: &str, value: Shown<'_>| spell.option(name, value);
+        let refuse = |m: String| Error::NotApplicable(m);
+        if !(self.alpha >= MIN_AUDIT_ALPHA && self.alpha < 1.0) {
+            return Err(refuse(format!(
+                "{} must lie in [1e-100, 1) (a smaller false-alarm bound cannot be split over the tests)",
+                opt("alpha", Shown::Number(&short(self.alpha)))
+            )));
+        }
+        let samples = self.samples.unwrap_or(match self.space {
+            AuditSpace::Spd { .. } => DEFAULT_SPD_AUDIT_SAMPLES,
+            _ => DEFAULT_AUDIT_SAMPLES,
+        });
+        if !(MIN_AUDIT_SAMPLES..=MAX_AUDIT_SAMPLES).contains(&samples) {
+            return Err(refuse(format!(
+                "{} is out of range: use from 1000 to 1e9 draws per input",
+                opt("samples", Shown::Number(&samples.to_string()))
+            )));
+        }
+        if !(self.llr_resolution >= 0.0 && self.llr_resolution < 1.0) {
+            return Err(refuse(format!(
+                "{} must lie in [0, 1)",
+                opt("llr_resolution", Shown::Number(&short(self.llr_resolution)))
+            )));
+        }
+        let epsilon = self.claimed_epsilon(spell)?;
+        if epsilon.is_none() && self.concentration.is_none() && self.mechanism != "uniform" {
+            return Err(refuse(format!(
+                "give the claimed {} (or {} for bingham)",
+                opt("epsilon", Shown::Number("E")),
+                opt("concentration", Shown::Number("K"))
+            )));
+        }
+        let target = build(&AuditRequest { epsilon, ..self.clone() })?;
+        let mut config = AuditConfig::with_samples(samples, self.alpha);
+        config.llr_resolution = self.llr_resolution;
+        Ok((target, config))
+    }
+
+    /// The ε claimed: `epsilon`, or `level` / `protect` read in the named space's units.
+    pub fn claimed_epsilon(&self, spell: &dyn Spelling) -> Fallible<Option<f64>> {
+        let opt = |name: &str, value: Shown<'_>| spell.option(name, value);
+        Ok(match (&self.protect, self.level, self.epsilon) {
+            (Some(distance), Some(level), None) => {
+                let with = |e: Error| {
+                    Error::NotApplicable(format!(
+                        "{} {}: {e}",
+                        opt("protect", Shown::Text(distance)),
+                        opt("level", Shown::Number(&short(level)))
+                    ))
+                };
+                let radius = self.units.parse_distance(distance).map_err(|e| with(Error::NotApplicable(e.0)))?;
+                Budget::Protect { radius, level }.epsilon().map_err(with)?
+            }
+            (None, None, epsilon) => epsilon,
+            (Some(_), None, _) | (None, Some(_), _) => {
+                return Err(Error::NotApplicable(format!(
+                    "{} and {} go together (epsilon = level / distance)",
+                    opt("protect", Shown::Text("DISTANCE")),
+                    opt("level", Shown::Number("L"))
+                )));
+            }
+            (Some(_), Some(_), Some(_)) => {
+                return Err(Error::NotApplicable(format!(
+                    "give the claim once: {} or {} {}",
+                    opt("epsilon", Shown::Number("E")),
+                    opt("protect", Shown::Text("DISTANCE")),
+                    opt("level", Shown::Number("L"))
+                )));
+            }
+        })
     }
 }
+
+/// The false-alarm bound of an audit unless the request gives its own.
+pub const DEFAULT_AUDIT_ALPHA: f64 = 1e-6;
+
+/// Default draws per input: every negative control is flagged at ε = 1 and ε = 8 with margin, and an audit on
+/// SO(3) or a sphere takes a few seconds on two cores.
+pub const DEFAULT_AUDIT_SAMPLES: u64 = 200_000;
+
+/// Default draws per input on spd:K, where each draw costs several eigendecompositions.
+pub const DEFAULT_SPD_AUDIT_SAMPLES: u64 = 20_000;
+
+/// The fewest draws per input an audit accepts.
+pub const MIN_AUDIT_SAMPLES: u64 = 1000;
 
 /// The δ at which the (ε, δ) mechanisms are audited unless the request gives its own. An audit with n draws
 /// per input can only refute claims with δ of order 1/n or more (`docs/audit.md`), so the default is a δ
@@ -115,6 +251,9 @@ const APPROX_DP_NAMES: [&str; 3] = ["gaussian", "generalized-gaussian", "control
 
 /// The mechanisms of spheres that take `delta`: the Gaussian Fréchet mean's noise, audited as an (ε, δ) claim.
 const SPHERE_APPROX_DP_NAMES: [&str; 2] = ["riemannian-gaussian-mean", "control:gaussian-mean-half-sigma"];
+
+/// The mechanisms of spd:K that take `delta`: the log-Euclidean Gaussian mean's noise, an (ε, δ) claim.
+const SPD_APPROX_DP_NAMES: [&str; 2] = ["log-euclidean-gaussian-mean", "control:gaussian-mean-half-sigma"];
 
 /// The mechanisms that can be audited on `space` (controls included, as `control:NAME`; any of `laplace`,
 /// `bingham`, `vmf`, `purkayastha` can also be audited miscalibrated as `control:NAME-xC`, claimed at ε and
@@ -141,7 +280,11 @@ pub fn mechanism_names(space: AuditSpace) -> Vec<&'static str> {
             }
             v
         }
-        AuditSpace::Spd { .. } => vec!["riemannian-laplace", "log-euclidean-laplace"],
+        AuditSpace::Spd { .. } => {
+            let mut v = vec!["riemannian-laplace", "log-euclidean-laplace"];
+            v.extend(SPD_APPROX_DP_NAMES);
+            v
+        }
         AuditSpace::Real => {
             vec!["laplace", "gaussian", "generalized-gaussian", "control:gaussian-half-sigma", "control:unsnapped"]
         }
@@ -155,6 +298,18 @@ fn unknown(request: &AuditRequest) -> Error {
         request.space,
         mechanism_names(request.space).join(", ")
     ))
+}
+
+/// The (ε, δ) a Gaussian mean is audited at (δ by default [`DEFAULT_AUDIT_DELTA`]) and the largest μ whose GDP
+/// curve is (ε, δ)-DP there.
+fn claimed_gdp(request: &AuditRequest) -> Fallible<(f64, f64, f64)> {
+    let eps = need_epsilon(request)?;
+    crate::error::check_positive("epsilon", eps)?;
+    let delta = request.delta.unwrap_or(DEFAULT_AUDIT_DELTA);
+    if !(delta > 0.0 && delta < 1.0) {
+        return Err(Error::InvalidParameter { name: "delta", value: delta, reason: "must lie in (0, 1)" });
+    }
+    Ok((eps, delta, crate::analysis::riemannian_gdp::gdp_mu_for_approx(eps, delta)?))
 }
 
 fn need_epsilon(request: &AuditRequest) -> Fallible<f64> {
@@ -230,12 +385,15 @@ pub fn build(request: &AuditRequest) -> Fallible<Box<dyn Auditable>> {
     }
     let approx = (request.space == AuditSpace::Real && APPROX_DP_NAMES.contains(&request.mechanism.as_str()))
         || (matches!(request.space, AuditSpace::Sphere { .. })
-            && SPHERE_APPROX_DP_NAMES.contains(&request.mechanism.as_str()));
+            && SPHERE_APPROX_DP_NAMES.contains(&request.mechanism.as_str()))
+        || (matches!(request.space, AuditSpace::Spd { .. })
+            && SPD_APPROX_DP_NAMES.contains(&request.mechanism.as_str()));
     if request.delta.is_some() && !approx {
         return Err(Error::NotApplicable(format!(
-            "a delta applies to {} on the real line and {} on spheres only",
+            "a delta applies to {} on the real line, {} on spheres and {} on spd:K only",
             APPROX_DP_NAMES.join(", "),
-            SPHERE_APPROX_DP_NAMES.join(", ")
+            SPHERE_APPROX_DP_NAMES.join(", "),
+            SPD_APPROX_DP_NAMES.join(", ")
         )));
     }
     if request.order.is_some() && !(request.space == AuditSpace::Real && request.mechanism == "generalized-gaussian") {
@@ -791,13 +949,7 @@ impl Mechanism for GaussianMeanNoise {
 /// setting (n = 10 points in a ball of radius π/8) at the largest μ that is (ε, δ)-DP, audited at that (ε, δ)
 /// on footpoints at most its Δ apart.
 fn build_gaussian_mean(request: &AuditRequest, dim: usize, name: &str, label: String) -> Fallible<Box<dyn Auditable>> {
-    let eps = need_epsilon(request)?;
-    crate::error::check_positive("epsilon", eps)?;
-    let delta = request.delta.unwrap_or(DEFAULT_AUDIT_DELTA);
-    if !(delta > 0.0 && delta < 1.0) {
-        return Err(Error::InvalidParameter { name: "delta", value: delta, reason: "must lie in (0, 1)" });
-    }
-    let mu = crate::analysis::riemannian_gdp::gdp_mu_for_approx(eps, delta)?;
+    let (eps, delta, mu) = claimed_gdp(request)?;
     let sphere = Sphere::new(dim)?;
     let radius = (PI / 8.0).min(0.9 * crate::manifold::max_radius(&sphere));
     let mut north = DVector::zeros(dim);
@@ -918,7 +1070,48 @@ fn build_sphere(request: &AuditRequest, dim: usize, name: &str, label: String) -
 /// The public ball the affine-invariant SPD Laplace is audited in (around I).
 const SPD_AUDIT_RADIUS: f64 = 2.0;
 
+/// `log-euclidean-gaussian-mean` (and its control with σ halved) on SPD(k), k ≤ 8: the log-Euclidean Gaussian
+/// mean of n = 40 rows within 1.5 of I at the largest μ that is (ε, δ)-DP, audited at that (ε, δ) on footpoints
+/// at most its Δ apart.
+fn build_log_euclidean_gaussian(
+    request: &AuditRequest,
+    k: usize,
+    name: &str,
+    label: String,
+) -> Fallible<Box<dyn Auditable>> {
+    use super::log_euclidean_gaussian::{LogEuclideanGaussianNoise, audited_mean, neighbour_pairs};
+    if k < 2 {
+        return Err(Error::NotApplicable(format!("{name} is audited on spd:K for 2 ≤ K ≤ 8 (its pairs need K ≥ 2)")));
+    }
+    let (eps, delta, mu) = claimed_gdp(request)?;
+    let mean = audited_mean(k, mu)?;
+    // μ-GDP exactly (no rounding cost): the (ε, δ) on its curve.
+    let claim = Guarantee::ApproxDp { epsilon: crate::analysis::gaussian_dp::gdp_epsilon(mu, delta)?, delta };
+    let grid = mean.grid().spacing_log2;
+    let claimed = LogEuclideanGaussianNoise::new(k, mean.sigma(), grid, claim)?;
+    let pairs = neighbour_pairs(k, mean.sensitivity());
+    let short = crate::numerics::format::short;
+    let what = format!(
+        "for footpoints at most Delta = {} apart (the log-Euclidean Gaussian mean of 40 matrices within 1.5 of I), \
+         sigma = {} in the log coordinates, {}-GDP",
+        short(mean.sensitivity()),
+        short(mean.sigma()),
+        short(mu)
+    );
+    Ok(match name {
+        "log-euclidean-gaussian-mean" => target(claimed, label, eps, format!("{claim} {what}"), pairs, None),
+        _ => {
+            let actual = LogEuclideanGaussianNoise::new(k, 0.5 * mean.sigma(), grid - 1, claim)?;
+            let m = controls::Miscalibrated::new(claimed, actual);
+            target(m, label, eps, format!("{claim} {what}, sampled with sigma/2"), pairs, None)
+        }
+    })
+}
+
 fn build_spd(request: &AuditRequest, k: usize, name: &str, label: String) -> Fallible<Box<dyn Auditable>> {
+    if SPD_APPROX_DP_NAMES.contains(&name) {
+        return build_log_euclidean_gaussian(request, k, name, label);
+    }
     let eps = need_epsilon(request)?;
     crate::error::check_positive("epsilon", eps)?;
     let sigma = 1.0 / eps;
@@ -962,6 +1155,43 @@ fn build_spd(request: &AuditRequest, k: usize, name: &str, label: String) -> Fal
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Writes options as `<name|value>`.
+    struct Marked;
+
+    impl Spelling for Marked {
+        fn option(&self, name: &str, value: Shown<'_>) -> String {
+            match value {
+                Shown::Number(v) | Shown::Text(v) => format!("<{name}|{v}>"),
+                _ => format!("<{name}>"),
+            }
+        }
+    }
+
+    #[test]
+    fn an_audit_request_applies_the_front_ends_common_rules() {
+        let refusal = |r: AuditRequest| r.plan(&Marked).err().map(|e| e.to_string()).unwrap_or_default();
+        let so3 = AuditRequest::named("so3", "laplace", Some(1.0)).unwrap();
+        assert!(refusal(AuditRequest { samples: Some(500), ..so3.clone() }).contains("<samples|500> is out of range"));
+        assert!(refusal(AuditRequest { alpha: 0.0, ..so3.clone() }).contains("<alpha|0> must lie in"));
+        assert!(refusal(AuditRequest { llr_resolution: 1.0, ..so3.clone() }).contains("<llr_resolution|1>"));
+        let bare = AuditRequest::named("so3", "laplace", None).unwrap();
+        assert!(refusal(bare.clone()).contains("give the claimed <epsilon|E>"));
+        let half = AuditRequest { protect: Some("10deg".into()), ..bare.clone() };
+        assert!(refusal(half).contains("go together"));
+        // protect is read in the named space's units: 2 km on latlon is ε = R/2 per radian.
+        let latlon = AuditRequest {
+            protect: Some("2km".into()),
+            level: Some(1.0),
+            ..AuditRequest::named("latlon", "purkayastha", None).unwrap()
+        };
+        let eps = latlon.claimed_epsilon(&Marked).unwrap().unwrap();
+        assert!((eps / (crate::space::sphere::EARTH_RADIUS_KM / 2.0) - 1.0).abs() < 1e-12, "{eps}");
+        assert_eq!(latlon.plan(&Marked).map(|(_, c)| c.samples).ok(), Some(DEFAULT_AUDIT_SAMPLES));
+        let spd = AuditRequest::named("spd:2", "log-euclidean-laplace", Some(1.0)).unwrap();
+        assert_eq!(spd.plan(&Marked).map(|(_, c)| c.samples).ok(), Some(DEFAULT_SPD_AUDIT_SAMPLES));
+        assert!(AuditRequest::named("torus", "laplace", Some(1.0)).is_err());
+    }
 
     #[test]
     fn audit_spaces_are_the_registry_s_and_real() {
@@ -1015,6 +1245,17 @@ mod tests {
         }
         let r = AuditRequest::new(AuditSpace::So3, "control:laplace-x1.5", Some(1.0));
         assert!(build(&r).is_ok());
+        // The log-Euclidean Gaussian mean: 2 ≤ K ≤ 8, with or without a delta.
+        for k in [2, 5, 8] {
+            let mut r = AuditRequest::new(AuditSpace::Spd { k }, "log-euclidean-gaussian-mean", Some(1.0));
+            assert!(build(&r).is_ok(), "{k}");
+            r.delta = Some(1e-3);
+            assert!(build(&r).is_ok(), "{k}");
+        }
+        for k in [1, 9] {
+            let r = AuditRequest::new(AuditSpace::Spd { k }, "log-euclidean-gaussian-mean", Some(1.0));
+            assert!(build(&r).is_err(), "{k}");
+        }
         // --delta and --order only where they mean something.
         let mut r = AuditRequest::new(AuditSpace::Real, "laplace", Some(1.0));
         r.delta = Some(1e-3);

@@ -9,6 +9,7 @@
 //! - [`controls`]: negative controls (broken samplers the auditor must flag), outside [`crate::mechanism`].
 //! - [`catalog`]: every mechanism and control as a target chosen by name (the command line's `audit`).
 //! - [`gof`]: Kolmogorov–Smirnov goodness of fit with exact (DKW–Massart) critical values.
+//! - [`log_euclidean_gaussian`]: the log-Euclidean Gaussian mean of SPD(k) as an audit target, and its pairs.
 
 pub mod auditor;
 pub mod catalog;
@@ -16,6 +17,7 @@ pub mod clopper_pearson;
 pub mod controls;
 pub mod events;
 pub mod gof;
+pub mod log_euclidean_gaussian;
 pub mod pairs;
 
 pub use auditor::{

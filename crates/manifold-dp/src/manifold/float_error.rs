@@ -7,7 +7,7 @@
 //! [`SLACK`] (every bound is ≤ 10⁻³ where it is used, so the neglected terms are below 10⁻³ of it).
 
 use super::Manifold;
-use crate::numerics::EIGEN_BACKWARD_ERROR;
+use crate::numerics::eigen_backward_error;
 use crate::numerics::rounding::{add_up, fn_up, mul_up};
 use nalgebra::{DMatrix, DVector};
 
@@ -134,7 +134,7 @@ pub fn spd_condition_bound(p: &DMatrix<f64>) -> f64 {
     let values = nalgebra::SymmetricEigen::new(p.clone()).eigenvalues;
     let hi = values.iter().fold(0.0f64, |a, &v| a.max(v.abs()));
     let lo = values.iter().fold(f64::INFINITY, |a, &v| a.min(v));
-    let e = EIGEN_BACKWARD_ERROR * U * (k as f64).sqrt() * hi * SLACK;
+    let e = eigen_backward_error(k) * U * (k as f64).sqrt() * hi * SLACK;
     if (lo - e).is_nan() || lo - e <= 0.0 || !hi.is_finite() {
         return f64::INFINITY;
     }
@@ -148,8 +148,8 @@ pub fn spd_condition_bound(p: &DMatrix<f64>) -> f64 {
 pub fn spd_logm_error(k: usize, log_norm: f64) -> f64 {
     let kf = k as f64;
     let cond = (std::f64::consts::SQRT_2 * log_norm).exp() * SLACK;
-    let eigen = spd_moved(k, EIGEN_BACKWARD_ERROR * U * kf.sqrt() * cond);
-    let assemble = U * (2.0 * EIGEN_BACKWARD_ERROR + 2.0 * kf + 8.0) * kf.sqrt() * (log_norm + 1.0);
+    let eigen = spd_moved(k, eigen_backward_error(k) * U * kf.sqrt() * cond);
+    let assemble = U * (2.0 * eigen_backward_error(k) + 2.0 * kf + 8.0) * kf.sqrt() * (log_norm + 1.0);
     fn_up(add_up(eigen, assemble) * SLACK)
 }
 
@@ -160,7 +160,7 @@ pub fn spd_logm_error(k: usize, log_norm: f64) -> f64 {
 /// √cond(P)). Returns (ρ(P, Q), cond(Q)).
 fn spd_affine_base(k: usize, cond_base: f64) -> (f64, f64) {
     let kf = k as f64;
-    let delta = (EIGEN_BACKWARD_ERROR + 2.0 * kf * kf + 8.0) * kf.sqrt() * U * cond_base * SLACK;
+    let delta = (eigen_backward_error(k) + 2.0 * kf * kf + 8.0) * kf.sqrt() * U * cond_base * SLACK;
     let rho = 2.0 * spd_moved(k, delta);
     (fn_up(rho), fn_up(cond_base * (1.0 + 3.0 * delta)))
 }
@@ -174,7 +174,7 @@ fn spd_affine_chain(k: usize, cond_base: f64, reach: f64) -> (f64, f64, f64) {
     let cond_y = (std::f64::consts::SQRT_2 * (reach + base)).exp() * SLACK;
     // fl(Ŵ·X·Ŵ): |E| ≤ γ_2k·|Ŵ||X||Ŵ|, ‖E‖₂ ≤ γ_2k·k^{3/2}·‖Ŵ‖²‖X‖ ≤ γ_2k·k^{3/2}·cond(Q)·cond(Y)·λ_min(Y).
     let whitened = spd_moved(k, gamma(2.0 * kf) * kf.powf(1.5) * cond_q * cond_y);
-    let eigen = spd_moved(k, EIGEN_BACKWARD_ERROR * U * kf.sqrt() * cond_y);
+    let eigen = spd_moved(k, eigen_backward_error(k) * U * kf.sqrt() * cond_y);
     (base, fn_up(add_up(whitened, eigen) * SLACK), cond_y)
 }
 
@@ -193,7 +193,7 @@ pub fn spd_affine_distance_error(k: usize, cond_base: f64, reach: f64) -> f64 {
 pub fn spd_affine_log_error(k: usize, cond_base: f64, reach: f64) -> LogError {
     let kf = k as f64;
     let (base, chain, _) = spd_affine_chain(k, cond_base, reach);
-    let assemble = U * (2.0 * EIGEN_BACKWARD_ERROR + 2.0 * kf + 8.0) * kf.sqrt() * (reach + base + 1.0);
+    let assemble = U * (2.0 * eigen_backward_error(k) + 2.0 * kf + 8.0) * kf.sqrt() * (reach + base + 1.0);
     let moved = (1.0 + (reach + base) * std::f64::consts::FRAC_1_SQRT_2) * base;
     let per_log = fn_up(add_up(add_up(chain, assemble), moved) * SLACK);
     LogError { per_log, term: add_up(reach, per_log) }

@@ -11,6 +11,7 @@
 
 use super::Manifold;
 use super::float_error::{certified_gradient_bound, public_depth, sum_log_pairwise};
+use super::sensitivity::{check_radius, frechet_sensitivity, h_factor};
 use crate::Fallible;
 use crate::error::{Error, check_positive};
 use crate::numerics::rounding::add_up;
@@ -63,6 +64,29 @@ pub struct KarcherStop<P> {
     tolerance: f64,
     requested: f64,
     max_iterations: usize,
+}
+
+/// The stopping rule for `n` rows within `radius` of `center`, and the sensitivity Δ of the mean it certifies:
+/// Theorem 2's bound at the widened radius r′ (a row accepted by its computed distance ≤ r lies within r′), plus
+/// 2τ/h(r′) for the computed mean's distance from the exact one (`docs/proofs/frechet_mean_sensitivity.md`, "The
+/// computed mean is not the exact mean"). One rule for every private mean (Laplace, Gaussian, log-Euclidean).
+pub fn certified_mean_sensitivity<M: Manifold + ?Sized>(
+    manifold: &M,
+    center: &M::Point,
+    radius: f64,
+    n: usize,
+    options: KarcherOptions,
+) -> Fallible<(KarcherStop<M::Point>, f64)>
+where
+    M::Point: Clone,
+{
+    let radius = check_radius(manifold, radius)?;
+    check_positive("tolerance", options.tolerance)?;
+    let stop = KarcherStop::in_ball(manifold, center, radius, n, options)?;
+    let widened = check_radius(manifold, stop.radius())?;
+    let h = h_factor(widened, manifold.curvature_bound());
+    let sensitivity = frechet_sensitivity(manifold, widened, n)? + 2.0 * stop.tolerance() / h;
+    Ok((stop, sensitivity))
 }
 
 impl<P: Clone> KarcherStop<P> {

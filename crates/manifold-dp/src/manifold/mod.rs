@@ -19,8 +19,8 @@ pub mod sphere;
 pub use ball::{Outside, Placed};
 pub use float_error::LogError;
 pub use frechet::{
-    FrechetMean, KarcherOptions, KarcherStep, KarcherStop, StepLengths, check_ball, frechet_mean, frechet_mean_within,
-    karcher_newton_step, karcher_step, karcher_step_of_length,
+    FrechetMean, KarcherOptions, KarcherStep, KarcherStop, StepLengths, certified_mean_sensitivity, check_ball,
+    frechet_mean, frechet_mean_within, karcher_newton_step, karcher_step, karcher_step_of_length,
 };
 pub use sensitivity::{empirical_log_spread, frechet_sensitivity, h_factor, max_radius};
 pub use so3::So3;

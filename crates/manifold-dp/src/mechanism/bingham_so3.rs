@@ -77,6 +77,17 @@ impl BinghamSo3 {
     pub fn angle_law(&self) -> BinghamAngle {
         BinghamAngle::new(self.kappa()).expect("kappa validated at construction")
     }
+
+    /// The release's Rényi DP curve between any two inputs (the local model's neighbours), its float-safety
+    /// term included: [`crate::privacy::renyi::RdpCurve::of_release`] with the diameter π
+    /// (`docs/proofs/renyi_local.md`).
+    pub fn renyi_curve(&self) -> Fallible<crate::privacy::renyi::RdpCurve> {
+        crate::privacy::renyi::RdpCurve::of_release(
+            crate::analysis::renyi_local::LocalFamily::BinghamSo3 { kappa: self.kappa() },
+            &self.guarantee(),
+            std::f64::consts::PI,
+        )
+    }
 }
 
 impl Mechanism for BinghamSo3 {

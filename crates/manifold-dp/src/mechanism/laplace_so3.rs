@@ -53,6 +53,17 @@ impl LaplaceSo3 {
     pub fn angle_law(&self) -> LaplaceAngle {
         LaplaceAngle::new(self.epsilon()).expect("epsilon validated at construction")
     }
+
+    /// The release's Rényi DP curve between any two inputs (the local model's neighbours), its float-safety
+    /// term included: [`crate::privacy::renyi::RdpCurve::of_release`] with the diameter π
+    /// (`docs/proofs/renyi_local.md`).
+    pub fn renyi_curve(&self) -> Fallible<crate::privacy::renyi::RdpCurve> {
+        crate::privacy::renyi::RdpCurve::of_release(
+            crate::analysis::renyi_local::LocalFamily::LaplaceSo3 { epsilon: self.epsilon() },
+            &self.guarantee(),
+            std::f64::consts::PI,
+        )
+    }
 }
 
 impl Mechanism for LaplaceSo3 {

@@ -57,6 +57,17 @@ impl PurkayasthaSphere {
     pub fn angle_law(&self) -> SphereAngle {
         SphereAngle::purkayastha(self.dim(), self.epsilon()).expect("parameters validated at construction")
     }
+
+    /// The release's Rényi DP curve between any two inputs (the local model's neighbours), its float-safety
+    /// term included: [`crate::privacy::renyi::RdpCurve::of_release`] with the diameter π
+    /// (`docs/proofs/renyi_local.md`).
+    pub fn renyi_curve(&self) -> Fallible<crate::privacy::renyi::RdpCurve> {
+        crate::privacy::renyi::RdpCurve::of_release(
+            crate::analysis::renyi_local::LocalFamily::Purkayastha { dim: self.dim(), kappa: self.epsilon() },
+            &self.guarantee(),
+            std::f64::consts::PI,
+        )
+    }
 }
 
 impl Mechanism for PurkayasthaSphere {

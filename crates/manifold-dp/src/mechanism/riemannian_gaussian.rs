@@ -13,8 +13,10 @@ use crate::Fallible;
 use crate::analysis::quadrature::integrate_peaked;
 use crate::analysis::riemannian_gdp::{CertifiedMu, GaussianSpace, sigma_for_mu};
 use crate::error::{Error, check_positive};
-use crate::manifold::sensitivity::{check_radius, h_factor};
-use crate::manifold::{KarcherOptions, KarcherStop, So3, Sphere, check_ball, frechet_mean_within, frechet_sensitivity};
+use crate::manifold::sensitivity::check_radius;
+use crate::manifold::{
+    KarcherOptions, KarcherStop, So3, Sphere, certified_mean_sensitivity, check_ball, frechet_mean_within,
+};
 use crate::mechanism::riemannian_laplace::LaplaceManifold;
 use crate::privacy::Guarantee;
 use crate::privacy::float_safety::{MEAN_SPACING_BELOW_NOISE_LOG2, Rounding};
@@ -120,11 +122,7 @@ impl<M: GaussianManifold> GaussianFrechetMean<M> {
     ) -> Fallible<Self> {
         let mu = check_positive("mu", mu)?;
         let radius = check_radius(&manifold, radius)?;
-        check_positive("tolerance", options.tolerance)?;
-        let stop = KarcherStop::in_ball(&manifold, &center, radius, n, options)?;
-        let widened = check_radius(&manifold, stop.radius())?;
-        let h = h_factor(widened, manifold.curvature_bound());
-        let sensitivity = frechet_sensitivity(&manifold, widened, n)? + 2.0 * stop.tolerance() / h;
+        let (stop, sensitivity) = certified_mean_sensitivity(&manifold, &center, radius, n, options)?;
         let space = manifold.gaussian_space();
         let cost = |sigma: f64| -> Fallible<f64> {
             Ok(release_cost(&manifold.gaussian_rounding(&GaussianNoise::new(space, sigma)?)))

@@ -27,10 +27,10 @@ use crate::analysis::quadrature::integrate_peaked;
 use crate::analysis::spd_radial::SpdRadialLaw;
 use crate::analysis::{AngularLaw, LaplaceAngle, SphereAngle};
 use crate::error::{Error, check_positive};
-use crate::manifold::sensitivity::{check_radius, h_factor};
+use crate::manifold::sensitivity::check_radius;
 use crate::manifold::{
-    KarcherOptions, KarcherStop, Manifold, So3, SpdAffine, SpdLogEuclidean, Sphere, check_ball, frechet_mean_within,
-    frechet_sensitivity,
+    KarcherOptions, KarcherStop, Manifold, So3, SpdAffine, SpdLogEuclidean, Sphere, certified_mean_sensitivity,
+    check_ball, frechet_mean_within,
 };
 use crate::mechanism::Mechanism;
 use crate::privacy::float_safety::{
@@ -308,13 +308,15 @@ impl LaplaceManifold for Sphere {
         rounding.snap_direction(y.as_mut_slice())
     }
 
-    /// On S², unconditioned: the relative-error release of `docs/proofs/float_safety.md` §3i. The release is
-    /// m + δ summed exactly and rounded in double-double ([`crate::space::grid::snap_cube_map_dd`]), kept only within the
-    /// public ball of radius R = r + Δ/2 + τ + margin around the centre (τ the angle's 1 − p quantile, for the
-    /// tail p ∈ {10⁻¹⁰, …, 10⁻²} whose ε₀ + ln 1/(1 − p) is smallest); draws with θ > T = R + r + Δ/2 + margin
-    /// are drawn again. Its η is relative to the noise's reach T ([`s2_mean_release_error`]), not
-    /// [`crate::privacy::float_safety::PIPELINE_ERROR`]. Conditioned on the data ball, and on S^{n−1} for
-    /// n ≠ 3, `None`: the absolute-error rounding of [`LaplaceManifold::rounding_in_ball`].
+    /// On S^{n−1}, n ≥ 3: the relative-error release of `docs/proofs/float_safety.md` §3i. The release is
+    /// m + δ summed exactly and rounded in double-double ([`crate::space::grid::snap_cube_map_dd`]), kept only
+    /// within the public ball of radius R around the centre: unconditioned, R = r + Δ/2 + τ + margin (τ the
+    /// angle's 1 − p quantile, for the tail p ∈ {10⁻¹⁰, …, 10⁻²} whose ε₀ + ln 1/(1 − p) is smallest);
+    /// conditioned on the data ball, R = r (§3b's public set of cells). Draws with θ > T = R + r + Δ/2 + margin
+    /// are drawn again. Its η is relative to the noise's reach T ([`s2_mean_release_error`] on S²,
+    /// [`sphere_mean_release_error`] for n ≥ 4), not [`crate::privacy::float_safety::PIPELINE_ERROR`]. `None`
+    /// (the absolute-error rounding of [`LaplaceManifold::rounding_in_ball`]) on the circle, where T > π/2, or
+    /// where that costs no more.
     fn ball_chart(
         &self,
         noise: &PurkayasthaNoise,
@@ -323,34 +325,41 @@ impl LaplaceManifold for Sphere {
         sensitivity: f64,
         conditioned: bool,
     ) -> Fallible<Option<BallChart<DVector<f64>>>> {
-        if conditioned || self.ambient() != 3 {
+        let n = self.ambient();
+        if n < 3 {
             return Ok(None);
         }
         let sigma = 1.0 / noise.kappa();
         let lipschitz = noise.kappa();
-        let law = SphereAngle::purkayastha(3, noise.kappa())?;
+        let law = SphereAngle::purkayastha(n, noise.kappa())?;
         // The exact mean lies within r′ = r + e_ρ (e_ρ ≤ 1e-12 here) of the centre, the computed one within
         // Δ/2 of it.
         let footpoint_radius = radius * (1.0 + 1e-12) + 1e-12 + 0.5 * sensitivity;
-        // The coarsest cell allowed has chord diameter ≤ √2·2^fine; the margin holds four of them.
+        // The coarsest cell allowed has chord diameter ≤ √(n − 1)·2^fine (a cube of side 2^fine in n − 1 chart
+        // coordinates, mapped 1-Lipschitz onto the sphere); the margin holds four of them.
         let fine = -(MEAN_SPACING_BELOW_NOISE_LOG2 + lipschitz.max(1.0).log2().ceil() as i32);
-        let margin = 0.25 * sensitivity + 4.0 * std::f64::consts::SQRT_2 * 2f64.powi(fine);
+        let diameter = if n == 3 { std::f64::consts::SQRT_2 } else { ((n - 1) as f64).sqrt() * (1.0 + 1e-15) };
+        let margin = 0.25 * sensitivity + 4.0 * diameter * 2f64.powi(fine);
         let alpha = noise.gamma_acceptance_error();
         let angle_error = noise.gamma_angle_relative_error();
-        let tail_cost = |tail: f64| if tail > 0.0 { crate::numerics::rounding::fn_up(-(-tail).ln_1p()) } else { 0.0 };
         let chart = |tau: f64, tail: f64| -> Result<BallChart<DVector<f64>>, &'static str> {
-            let ball = footpoint_radius + tau + margin;
+            // Conditioned (τ < 0): the data ball itself, as `PrivateFrechetMean::keeps` checks it.
+            let ball = if tau < 0.0 { radius } else { footpoint_radius + tau + margin };
             let noise_radius = ball + footpoint_radius + margin;
             if noise_radius > 0.5 * PI {
                 return Err("the ball is too wide for the relative-error release");
             }
-            let eta = s2_mean_release_error(noise_radius, angle_error);
+            let eta = if n == 3 {
+                s2_mean_release_error(noise_radius, angle_error)
+            } else {
+                sphere_mean_release_error(n, noise_radius, angle_error)
+            };
             // Kept draws' exact points lie within R + margin of the centre: their face coordinate is at least
             // max|cᵢ| − (R + margin).
             let face = face_floor(center.as_slice(), ball + margin);
-            let chart_error = cube_chart_error(3, eta, face);
+            let chart_error = cube_chart_error(n, eta, face);
             let rounding =
-                Rounding::for_directions_with_error(3, lipschitz, chart_error, MEAN_SPACING_BELOW_NOISE_LOG2)
+                Rounding::for_directions_with_error(n, lipschitz, chart_error, MEAN_SPACING_BELOW_NOISE_LOG2)
                     .with_acceptance_error(alpha);
             Ok(BallChart {
                 rounding,
@@ -359,32 +368,16 @@ impl LaplaceManifold for Sphere {
                 footpoint_radius,
                 ball,
                 noise_radius,
-                tail_cost: tail_cost(tail),
+                tail_cost: keep_ball_tail_cost(tail),
                 footpoint_cost: 0.0,
             })
         };
-        let cost = |c: &BallChart<DVector<f64>>| c.rounding.additive_epsilon() + c.tail_cost;
-        let levels = [1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2];
-        let found = cheapest_over_levels(
-            &levels,
-            |level| tail_cost(level + 1e-11),
-            cost,
-            |level| {
-                // The angle's CDF is accurate to ~1e-12: the mass beyond τ is below level + 1e-11.
-                let tau = law.quantile(1.0 - level)? * 1.001;
-                Ok(chart(tau, level + 1e-11))
-            },
-        )?;
-        // Where the relative-error release does not apply (wide balls), or costs more, the absolute one does.
-        Ok(match (found, self.rounding_in_ball(sigma, center, radius)) {
-            (Ok(c), Some(old)) if cost(&c) < old.additive_epsilon() => Some(c),
-            (Ok(c), None) => Some(c),
-            _ => None,
-        })
+        cheapest_relative_chart(&law, conditioned, chart, self.rounding_in_ball(sigma, center, radius))
     }
 
-    /// The relative-error release on S² (`docs/proofs/float_safety.md` §3i): θ by the Gamma proposal (drawn
-    /// again beyond T), the tangent direction v̂ from Duff's frame at the (renormalised) footpoint m,
+    /// The relative-error release on S^{n−1} (`docs/proofs/float_safety.md` §3i): θ by the Gamma proposal (drawn
+    /// again beyond T), the tangent direction v̂ at the (renormalised) footpoint m (Duff's frame on S², the
+    /// Householder tangent for n ≥ 4),
     /// δ = sin θ·v̂ − 2 sin²(θ/2)·m in f64, m + δ exactly (TwoSum), rounded in double-double onto the cube map,
     /// and kept if its cell's point lies within R of the centre.
     fn sample_in_chart<R: Rng + ?Sized>(
@@ -398,9 +391,13 @@ impl LaplaceManifold for Sphere {
         if theta > chart.noise_radius {
             return Ok(None);
         }
-        let dir = crate::sample::sphere::uniform_circle(rng);
-        let out = s2_relative_release(footpoint.as_slice(), theta, dir, chart.rounding.float_safe_grid().spacing_log2);
-        let mut y = DVector::from_column_slice(&out);
+        let spacing_log2 = chart.rounding.float_safe_grid().spacing_log2;
+        let mut y = if self.ambient() == 3 {
+            let dir = crate::sample::sphere::uniform_circle(rng);
+            DVector::from_column_slice(&s2_relative_release(footpoint.as_slice(), theta, dir, spacing_log2))
+        } else {
+            DVector::from_vec(sphere_relative_release(footpoint.as_slice(), theta, spacing_log2, rng))
+        };
         if let Some(coarse) = chart.rounding.coarse_grid() {
             crate::space::grid::snap_direction(coarse, y.as_mut_slice());
         }
@@ -477,6 +474,93 @@ pub fn s2_mean_release_error(reach: f64, angle_error: f64) -> f64 {
     let u = f64::EPSILON / 2.0;
     let per_unit =
         angle_error + 2.0 * u + 16.5 * u + 27.0 * u + 6.0 * u + 3.0 * u + (2.0 * angle_error + 6.0 * u) * 0.5 * reach;
+    1.01 * per_unit * reach + 2f64.powi(-100)
+}
+
+/// e_m on S^{n−1}: a bound on |‖m‖ − 1| for the footpoint as [`sphere_footpoint`] leaves it, (5 + n/2)·2^-53 (the
+/// computed ‖m‖² is within γ_n of the exact: n products and n − 1 additions; kept when within 4 ulps of 1, so
+/// |‖m‖² − 1| ≤ 8u + γ_n(1 + 8u); renormalised, the square root, the reciprocal and the products add 3u).
+fn sphere_footpoint_norm_error(n: usize) -> f64 {
+    (5.0 + 0.5 * n as f64) * (f64::EPSILON / 2.0)
+}
+
+/// The footpoint m on S^{n−1}, n ≥ 4, as the relative-error release uses it: divided by its norm unless its
+/// computed ‖m‖² is within 4 ulps of 1 (then |‖m‖ − 1| ≤ [`sphere_footpoint_norm_error`] either way).
+fn sphere_footpoint(m: &[f64]) -> Vec<f64> {
+    let m2: f64 = m.iter().map(|x| x * x).sum();
+    if (m2 - 1.0).abs() <= 4.0 * f64::EPSILON {
+        m.to_vec()
+    } else {
+        let g = 1.0 / m2.sqrt();
+        m.iter().map(|x| x * g).collect()
+    }
+}
+
+/// The footpoint m ([`sphere_footpoint`]) and δ = sin θ·v̂ − 2 sin²(θ/2)·m in f64 on S^{n−1}, n ≥ 4, with v̂ the
+/// Householder tangent at m drawn from `rng`: the release's offset, with an error relative to θ (§3i).
+fn sphere_offset<R: Rng + ?Sized>(footpoint: &[f64], theta: f64, rng: &mut R) -> (Vec<f64>, Vec<f64>) {
+    let m = sphere_footpoint(footpoint);
+    let mut v = vec![0.0; m.len()];
+    crate::sample::sphere::householder_tangent_into(&m, &mut v, rng);
+    let (sin, half) = (theta.sin(), (0.5 * theta).sin());
+    let versine = 2.0 * (half * half);
+    let d = v.iter().zip(&m).map(|(v, m)| sin * v - versine * m).collect();
+    (m, d)
+}
+
+/// The S^{n−1} release of §3i, n ≥ 4: δ = sin θ·v̂ − 2 sin²(θ/2)·m in f64 with v̂ the Householder tangent at the
+/// (renormalised) footpoint m ([`crate::sample::sphere::householder_tangent_into`]), m + δ exactly (TwoSum) and
+/// its cube-map cell in double-double ([`crate::space::grid::snap_cube_map_dd`]), on the grid of spacing
+/// 2^`spacing_log2`.
+pub(crate) fn sphere_relative_release<R: Rng + ?Sized>(
+    footpoint: &[f64],
+    theta: f64,
+    spacing_log2: i32,
+    rng: &mut R,
+) -> Vec<f64> {
+    let (m, d) = sphere_offset(footpoint, theta, rng);
+    let n = m.len();
+    let (mut hi, mut lo) = (vec![0.0; n], vec![0.0; n]);
+    for i in 0..n {
+        let h = m[i] + d[i];
+        let bb = h - m[i];
+        hi[i] = h;
+        lo[i] = (m[i] - (h - bb)) + (d[i] - bb);
+    }
+    let mut out = vec![0.0; n];
+    crate::space::grid::snap_cube_map_dd(&hi, &lo, spacing_log2, &mut out);
+    out
+}
+
+/// η of the S^{n−1} relative-error release, n ≥ 4 (§3i): a bound on the distance between m + δ̂ (computed) and
+/// ‖m‖·z* (z* the exact release of the same uniforms at m/‖m‖) for every draw with θ ≤ `reach` ≤ π/2, where θ̂
+/// errs by at most `angle_error` of itself. Per unit of θ: the angle (angle_error + 2u for libm's sine); the
+/// Gaussians' direction (32u, Lemma N); the Householder tangent's arithmetic B(1 + β) + β, with
+/// B = √2(T + (1 + T)γ₃) + γ₂ (§4a's steps 1–4, T = λ₁ + α₁(1 + λ₁)) and β the reciprocal 1/fl(√Ĝ)'s relative
+/// error; the tangent at m instead of m/‖m‖ (2.5·e_m) and ‖m‖'s own factor (e_m), e_m = (5 + n/2)·2^-53
+/// (`sphere_footpoint_norm_error`); three roundings ((2 + θ_max)u: the products S·v̂ and V·m, of sizes θ and
+/// θ²/2, and their difference); and the versine's relative (2·angle_error + 6u) times θ/2; plus 2^-100 for the
+/// double-double sum. Rounded up by 1 %.
+pub fn sphere_mean_release_error(n: usize, reach: f64, angle_error: f64) -> f64 {
+    let u = f64::EPSILON / 2.0;
+    let gamma = |k: f64| k * u / (1.0 - k * u);
+    let m = (n - 1) as f64;
+    let alpha1 = 2.0 * u + u * u + (1.0 + u) * gamma(m - 1.0).powi(2);
+    let omega1 = 2.0 * u / (1.0 - u);
+    let lambda1 = (1.0 + omega1) * (1.0 + u) - 1.0;
+    let t = lambda1 + alpha1 * (1.0 + lambda1);
+    let b = std::f64::consts::SQRT_2 * (t + (1.0 + t) * gamma(3.0)) + gamma(2.0);
+    let beta = (1.0 + u) / ((1.0 - u) * (1.0 - alpha1).sqrt()) - 1.0;
+    let tangent = b * (1.0 + beta) + beta;
+    let e_m = sphere_footpoint_norm_error(n);
+    let roundings = (2.0 + reach) * u;
+    let per_unit = angle_error
+        + 2.0 * u
+        + 32.0 * u
+        + tangent
+        + 3.5 * e_m
+        + roundings
+        + (2.0 * angle_error + 6.0 * u) * 0.5 * reach;
     1.01 * per_unit * reach + 2f64.powi(-100)
 }
 
@@ -574,9 +658,9 @@ impl LaplaceManifold for So3 {
         rounding.snap_rotation(y)
     }
 
-    /// Unconditioned: the relative-error release of `docs/proofs/float_safety.md` §3i, as on S² (keep-ball of
-    /// radius R = r + Δ/2 + τ + margin in rotation angle, redraw beyond T = R + r + Δ/2 + margin, η relative to
-    /// T/2 on S³: [`so3_mean_release_error`]). Conditioned: `None`.
+    /// The relative-error release of `docs/proofs/float_safety.md` §3i, as on S² (keep-ball of radius
+    /// R = r + Δ/2 + τ + margin in rotation angle, or R = r conditioned on the data ball; redraw beyond
+    /// T = R + r + Δ/2 + margin, η relative to T/2 on S³: [`so3_mean_release_error`]).
     fn ball_chart(
         &self,
         noise: &LaplaceSo3Noise,
@@ -585,9 +669,6 @@ impl LaplaceManifold for So3 {
         sensitivity: f64,
         conditioned: bool,
     ) -> Fallible<Option<BallChart<UnitQuaternion<f64>>>> {
-        if conditioned {
-            return Ok(None);
-        }
         let lipschitz = noise.epsilon();
         let sigma = 1.0 / lipschitz;
         let law = LaplaceAngle::new(lipschitz)?;
@@ -598,10 +679,10 @@ impl LaplaceManifold for So3 {
         let alpha = noise.acceptance_error();
         // §3f: θ̂ = (Ê₁ + Ê₂ + Ê₃)/ε within (15 + 2 + 1)u of itself; one unit more.
         let angle_error = 19.0 * (f64::EPSILON / 2.0);
-        let tail_cost = |tail: f64| if tail > 0.0 { crate::numerics::rounding::fn_up(-(-tail).ln_1p()) } else { 0.0 };
         let c = center.quaternion().coords;
         let chart = |tau: f64, tail: f64| -> Result<BallChart<UnitQuaternion<f64>>, &'static str> {
-            let ball = footpoint_radius + tau + margin;
+            // Conditioned (τ < 0): the data ball itself, as `PrivateFrechetMean::keeps` checks it.
+            let ball = if tau < 0.0 { radius } else { footpoint_radius + tau + margin };
             let noise_radius = ball + footpoint_radius + margin;
             if noise_radius > 0.5 * PI {
                 return Err("the ball is too wide for the relative-error release");
@@ -619,26 +700,11 @@ impl LaplaceManifold for So3 {
                 footpoint_radius,
                 ball,
                 noise_radius,
-                tail_cost: tail_cost(tail),
+                tail_cost: keep_ball_tail_cost(tail),
                 footpoint_cost: 0.0,
             })
         };
-        let cost = |c: &BallChart<UnitQuaternion<f64>>| c.rounding.additive_epsilon() + c.tail_cost;
-        let levels = [1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2];
-        let found = cheapest_over_levels(
-            &levels,
-            |level| tail_cost(level + 1e-11),
-            cost,
-            |level| {
-                let tau = law.quantile(1.0 - level)? * 1.001;
-                Ok(chart(tau, level + 1e-11))
-            },
-        )?;
-        Ok(match (found, self.rounding_in_ball(sigma, center, radius)) {
-            (Ok(c), Some(old)) if cost(&c) < old.additive_epsilon() => Some(c),
-            (Ok(c), None) => Some(c),
-            _ => None,
-        })
+        cheapest_relative_chart(&law, conditioned, chart, self.rounding_in_ball(sigma, center, radius))
     }
 
     /// The relative-error release on SO(3) (§3i): the half angle by the Gamma proposal (drawn again beyond
@@ -925,7 +991,7 @@ impl LaplaceManifold for SpdAffine {
 
 /// The symmetric matrix with isometric coordinates `v`: diagonal entries, then √2 times each entry above
 /// the diagonal, row by row, so that ‖v‖ = ‖matrix‖_F.
-fn coords_to_sym(v: &DVector<f64>, k: usize) -> DMatrix<f64> {
+pub(crate) fn coords_to_sym(v: &DVector<f64>, k: usize) -> DMatrix<f64> {
     let mut m = DMatrix::zeros(k, k);
     let mut it = v.iter();
     for i in 0..k {
@@ -994,7 +1060,8 @@ impl LaplaceManifold for SpdLogEuclidean {
     /// is the Euclidean one between them); one unit of slack covers the mean's and the logarithm's f64 error.
     fn rounding_in_ball(&self, sigma: f64, center: &DMatrix<f64>, radius: f64) -> Option<Rounding> {
         let bound = self.log_coordinates(center).amax() + radius + 1.0;
-        let rounding = Rounding::for_log_domain(self.dimension(), sigma, bound.min(any_log_coordinate_bound(self.k())));
+        let rounding =
+            Rounding::for_log_domain_by_shell(self.dimension(), sigma, bound.min(any_log_coordinate_bound(self.k())));
         // The truncated radius's acceptance test may run here (float_safety.md §3f, Lemma R).
         Some(rounding.with_acceptance_error(EuclideanLaplace::truncated_acceptance_error(self.dimension())))
     }
@@ -1323,11 +1390,7 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
     ) -> Fallible<Self> {
         let epsilon = check_positive("epsilon", epsilon)?;
         let radius = check_radius(&manifold, radius)?;
-        check_positive("tolerance", options.tolerance)?;
-        let stop = KarcherStop::in_ball(&manifold, &center, radius, n, options)?;
-        let widened = check_radius(&manifold, stop.radius())?;
-        let h = h_factor(widened, manifold.curvature_bound());
-        let sensitivity = frechet_sensitivity(&manifold, widened, n)? + 2.0 * stop.tolerance() / h;
+        let (stop, sensitivity) = certified_mean_sensitivity(&manifold, &center, radius, n, options)?;
         let free = manifold.footpoint_independent_normaliser();
         let unconditioned = |epsilon: f64| -> Fallible<(f64, M::Noise)> {
             if !free {
@@ -1344,7 +1407,7 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         // truncating the proposal to that ball before rejecting is exact.
         let ball = |epsilon: f64| -> Fallible<(f64, M::Noise)> {
             let sigma = 2.0 * sensitivity / epsilon;
-            Ok((sigma, manifold.laplace_noise(sigma, Some(2.0 * widened + sensitivity))?))
+            Ok((sigma, manifold.laplace_noise(sigma, Some(2.0 * stop.radius() + sensitivity))?))
         };
         // One way to draw: the noise, and the float-safe rounding with its cost (`rounding_cost`).
         let plan = |conditioned: bool, epsilon: f64| -> Fallible<Plan<M>> {
@@ -1597,6 +1660,49 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
 /// fits): `build(level)` makes a level's candidate, whose `cost` includes `tail_cost(level)`. A level whose tail
 /// cost alone is no less than the best cost so far is skipped without being built, since its candidate could
 /// not be strictly cheaper: the same choice as building every level, at a fraction of the set-up.
+/// ln 1/(1 − p), rounded up: what keeping an unconditioned release in a public ball costs when the noise puts
+/// mass at most p beyond it (`docs/proofs/float_safety.md` §3i); 0 for p = 0.
+fn keep_ball_tail_cost(tail: f64) -> f64 {
+    if tail > 0.0 { crate::numerics::rounding::fn_up(-(-tail).ln_1p()) } else { 0.0 }
+}
+
+/// The relative-error release's keep-ball (`docs/proofs/float_safety.md` §3i). Unconditioned: at the cheapest
+/// tail level p ∈ {10⁻¹⁰, …, 10⁻²}, `chart`(τ, p + 10⁻¹¹) with τ = 1.001 × the angle law's 1 − p quantile (its
+/// CDF is accurate to ~10⁻¹², so the mass beyond τ is below p + 10⁻¹¹), costing ε₀ + ln 1/(1 − p − 10⁻¹¹).
+/// Conditioned on the data ball (`conditioned`): the one chart `chart`(−1, 0) whose keep-ball is the data ball,
+/// costing 2ε₀ like the absolute rounding it replaces (§3b). `None` where no chart fits (wide balls) or the
+/// `absolute`-error rounding costs no more.
+fn cheapest_relative_chart<P>(
+    law: &dyn AngularLaw,
+    conditioned: bool,
+    chart: impl Fn(f64, f64) -> Result<BallChart<P>, &'static str>,
+    absolute: Option<Rounding>,
+) -> Fallible<Option<BallChart<P>>> {
+    let cost = |c: &BallChart<P>| c.rounding.additive_epsilon() + c.tail_cost;
+    if conditioned {
+        return Ok(match (chart(-1.0, 0.0), absolute) {
+            (Ok(c), Some(old)) if c.rounding.additive_epsilon() < old.additive_epsilon() => Some(c),
+            (Ok(c), None) => Some(c),
+            _ => None,
+        });
+    }
+    let levels = [1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2];
+    let found = cheapest_over_levels(
+        &levels,
+        |level| keep_ball_tail_cost(level + 1e-11),
+        cost,
+        |level| {
+            let tau = law.quantile(1.0 - level)? * 1.001;
+            Ok(chart(tau, level + 1e-11))
+        },
+    )?;
+    Ok(match (found, absolute) {
+        (Ok(c), Some(old)) if cost(&c) < old.additive_epsilon() => Some(c),
+        (Ok(c), None) => Some(c),
+        _ => None,
+    })
+}
+
 fn cheapest_over_levels<C>(
     levels: &[f64],
     tail_cost: impl Fn(f64) -> f64,
@@ -1717,6 +1823,54 @@ mod tests {
                     let old_rot = So3.rounding_in_ball(rot.sigma(), &UnitQuaternion::identity(), deg20).unwrap();
                     assert!(old_ll > 0.03 * eps && old_rot.additive_epsilon() > 0.03 * eps, "{old_ll}");
                 }
+            }
+        }
+    }
+
+    /// S^{n−1} means of 10⁶ rows within 20° (n = 4, 10) pay at most 1 % of ε for the rounding at every ε from
+    /// 0.01 to 5 (§3i, "S^{n−1}, n ≥ 4"), as do the ball-conditioned S² (300 km) and SO(3) (20°) means; the
+    /// costs up to n = 100 are printed. Control: §4's absolute grids at S³'s and S⁹'s noise scales cost more
+    /// than 1 % at ε = 0.01.
+    #[test]
+    fn sphere_and_conditioned_means_of_a_million_rows_pay_at_most_one_percent() {
+        let deg20 = 20f64.to_radians();
+        let center = |n: usize| {
+            let mut c = DVector::zeros(n);
+            c[0] = 1.0;
+            c
+        };
+        for eps in [0.01, 0.1, 1.0, 5.0] {
+            for n in [4usize, 5, 10, 20, 50, 100] {
+                let sphere = Sphere::new(n).unwrap();
+                let m = PrivateFrechetMean::new(sphere, center(n), deg20, 1_000_000, eps, Conditioning::Auto);
+                let Ok(m) = m else {
+                    eprintln!("sphere:{n} eps {eps}: refused");
+                    assert!(n > 10);
+                    continue;
+                };
+                let share = 100.0 * m.rounding_cost() / eps;
+                eprintln!("sphere:{n} eps {eps}: cost {:.3e} ({share:.2} %)", m.rounding_cost());
+                if n <= 10 {
+                    assert!(m.ball_chart.is_some() && share <= 1.0, "sphere:{n} ε {eps}: {share} %");
+                }
+                if n <= 10 && eps == 0.01 {
+                    let old = sphere.rounding_in_ball(m.sigma(), &center(n), deg20).unwrap().additive_epsilon();
+                    assert!(old > 0.01 * eps, "the control: sphere:{n} {old}");
+                }
+            }
+            let paris = DVector::from_vec(vec![0.6580, 0.0270, 0.7525]).normalize();
+            let s2 = Sphere::new(3).unwrap();
+            let ll = PrivateFrechetMean::new(s2, paris, 300.0 / 6371.0088, 1_000_000, eps, Conditioning::Ball).unwrap();
+            let rot =
+                PrivateFrechetMean::new(So3, UnitQuaternion::identity(), deg20, 1_000_000, eps, Conditioning::Ball)
+                    .unwrap();
+            for (name, m_cost, chart) in [
+                ("latlon, conditioned", ll.rounding_cost(), ll.ball_chart.is_some()),
+                ("so3, conditioned", rot.rounding_cost(), rot.ball_chart.is_some()),
+            ] {
+                let share = 100.0 * m_cost / eps;
+                eprintln!("{name} eps {eps}: cost {m_cost:.3e} ({share:.2} %)");
+                assert!(chart && share <= 1.0, "{name} ε {eps}: {share} %");
             }
         }
     }
@@ -1863,8 +2017,9 @@ mod tests {
             s2.snap_point(&rounding, &mut again);
             assert_eq!(again, y);
         }
-        // The guarantee counts the rounding's ε₀ twice, conditioned.
-        let eps0 = rounding.additive_epsilon();
+        // The guarantee counts the rounding's ε₀ twice, conditioned (the relative-error chart's where it is
+        // cheaper, float_safety.md §3i).
+        let eps0 = mech.rounding().unwrap().additive_epsilon();
         assert!(eps0 > 0.0 && mech.rounding_cost() == 2.0 * eps0);
         let unconditioned = PrivateFrechetMean::new(s2, north, radius, 2, 1.0, Conditioning::Unconditioned).unwrap();
         let eps0_unconditioned = s2.rounding(unconditioned.sigma()).unwrap().additive_epsilon();
@@ -2651,5 +2806,232 @@ mod relative_release_tests {
         );
         assert!(worst_s2 <= 54.5 && worst_so3 <= 25.5, "{worst_s2} {worst_so3}");
         assert!(worst_plain > 1e3, "the control: {worst_plain}");
+    }
+
+    /// A centre of S^{n−1} with no zero coordinate (so every face and sign is exercised), and the mean of 10⁶
+    /// rows within 20° of it.
+    fn sphere_center(n: usize) -> DVector<f64> {
+        DVector::from_iterator(n, (0..n).map(|i| if i == 0 { 1.0 } else { (-0.5f64).powi(i as i32) })).normalize()
+    }
+
+    fn sphere_mean(n: usize, eps: f64, conditioning: Conditioning) -> PrivateFrechetMean<Sphere> {
+        PrivateFrechetMean::new(
+            Sphere::new(n).unwrap(),
+            sphere_center(n),
+            20f64.to_radians(),
+            1_000_000,
+            eps,
+            conditioning,
+        )
+        .unwrap()
+    }
+
+    /// A point `angle` from `c` towards e₂'s tangent part.
+    fn towards(c: &DVector<f64>, angle: f64) -> DVector<f64> {
+        let mut t = DVector::zeros(c.len());
+        t[1] = 1.0;
+        let t = (&t - c * c[1]).normalize();
+        (c * angle.cos() + t * angle.sin()).normalize()
+    }
+
+    /// S^{n−1} for n = 4 and 10, unconditioned, and the ball-conditioned mode on S^{n−1}, S² and SO(3): releases
+    /// at footpoints at the centre and at the ball's edge (r + Δ/2) are grid points (the f64 snap of the release
+    /// gives the same bits) and lie in the keep-ball (the data ball when conditioned). Control: raw draws are no
+    /// grid points.
+    #[test]
+    fn sphere_and_conditioned_relative_releases_are_grid_points_in_their_ball() {
+        let mut rng = seeded_rng_for_experiments(344);
+        let check_sphere = |mean: &PrivateFrechetMean<Sphere>, rng: &mut crate::sample::rng::ReleaseRng| {
+            let chart = mean.ball_chart.as_ref().expect("the relative-error release is planned");
+            if mean.conditioned {
+                assert_eq!(chart.ball, mean.radius());
+            }
+            let spacing = chart.rounding.float_safe_grid().spacing_log2;
+            let c = mean.center().clone();
+            let sphere = *mean.manifold();
+            for foot in [c.clone(), towards(&c, mean.radius() + 0.5 * mean.sensitivity())] {
+                for _ in 0..1000 {
+                    let y = mean.release_mean(&foot, rng).unwrap();
+                    let mut again = y.clone();
+                    snap_cube_map(again.as_mut_slice(), spacing);
+                    assert_eq!(again.map(f64::to_bits), y.map(f64::to_bits));
+                    assert!(sphere.distance(&c, &y) <= chart.ball);
+                }
+                let raw = mean.privatize_mean(&foot, rng);
+                let mut snapped = raw.clone();
+                snap_cube_map(snapped.as_mut_slice(), spacing);
+                assert_ne!(raw, snapped, "the control: a raw draw is no grid point");
+            }
+        };
+        for eps in [0.01, 1.0] {
+            for n in [4, 10] {
+                check_sphere(&sphere_mean(n, eps, Conditioning::Unconditioned), &mut rng);
+            }
+            check_sphere(&sphere_mean(4, eps, Conditioning::Ball), &mut rng);
+            let ll = PrivateFrechetMean::new(
+                Sphere::new(3).unwrap(),
+                paris(),
+                300.0 / 6371.0088,
+                1_000_000,
+                eps,
+                Conditioning::Ball,
+            )
+            .unwrap();
+            check_sphere(&ll, &mut rng);
+            let rot = PrivateFrechetMean::new(
+                So3,
+                UnitQuaternion::identity(),
+                20f64.to_radians(),
+                1_000_000,
+                eps,
+                Conditioning::Ball,
+            )
+            .unwrap();
+            let chart = rot.ball_chart.as_ref().unwrap();
+            assert_eq!(chart.ball, rot.radius());
+            let spacing = chart.rounding.float_safe_grid().spacing_log2;
+            let edge = rot.radius() + 0.5 * rot.sensitivity();
+            for foot in
+                [UnitQuaternion::identity(), UnitQuaternion::from_scaled_axis(nalgebra::Vector3::new(0.0, edge, 0.0))]
+            {
+                for _ in 0..1000 {
+                    let y = rot.release_mean(&foot, &mut rng).unwrap();
+                    assert_eq!(snap_quaternion(&y, spacing).coords.map(f64::to_bits), y.coords.map(f64::to_bits));
+                    assert!(So3.distance(&UnitQuaternion::identity(), &y) <= rot.radius());
+                }
+            }
+        }
+    }
+
+    /// Released distances from the footpoint (the centre) follow the exact angle law truncated at the keep-ball,
+    /// DKW at false failure 10⁻⁶ with 2·10⁴ draws: S³ and S⁹ unconditioned at ε = 0.01 and 1, and the
+    /// ball-conditioned S^{n−1} (n = 3, 4) and SO(3) at ε = 0.01; a law 10 % wider is rejected (the control).
+    #[test]
+    fn sphere_and_conditioned_releases_follow_the_exact_law() {
+        let mut rng = seeded_rng_for_experiments(345);
+        let mut check = |mean: &PrivateFrechetMean<Sphere>, label: &str| {
+            let n = mean.manifold().ambient();
+            let c = mean.center().clone();
+            let ts: Vec<f64> =
+                (0..20_000).map(|_| mean.manifold().distance(&c, &mean.release_mean(&c, &mut rng).unwrap())).collect();
+            let kappa = mean.noise.kappa();
+            let exact = SphereAngle::purkayastha(n, kappa).unwrap();
+            let wider = SphereAngle::purkayastha(n, kappa / 1.1).unwrap();
+            let top = exact.cdf(mean.ball_chart.as_ref().unwrap().ball);
+            let out = ks_test(&mut ts.clone(), |x| x.iter().map(|&t| (exact.cdf(t) / top).min(1.0)).collect(), 1e-6);
+            assert!(out.passed(), "{label}: KS {} > {}", out.statistic, out.critical);
+            assert!(!ks_test(&mut ts.clone(), |x| x.iter().map(|&t| wider.cdf(t)).collect(), 1e-6).passed());
+        };
+        for eps in [0.01, 1.0] {
+            for n in [4, 10] {
+                check(&sphere_mean(n, eps, Conditioning::Unconditioned), &format!("S^{} ε {eps}", n - 1));
+            }
+        }
+        check(&sphere_mean(4, 0.01, Conditioning::Ball), "S³ conditioned");
+        let ll = PrivateFrechetMean::new(
+            Sphere::new(3).unwrap(),
+            paris(),
+            300.0 / 6371.0088,
+            1_000_000,
+            0.01,
+            Conditioning::Ball,
+        )
+        .unwrap();
+        check(&ll, "S² conditioned");
+        let rot = PrivateFrechetMean::new(
+            So3,
+            UnitQuaternion::identity(),
+            20f64.to_radians(),
+            1_000_000,
+            0.01,
+            Conditioning::Ball,
+        )
+        .unwrap();
+        let id = UnitQuaternion::identity();
+        let ts: Vec<f64> = (0..20_000).map(|_| So3.distance(&id, &rot.release_mean(&id, &mut rng).unwrap())).collect();
+        let exact = LaplaceAngle::new(rot.noise.epsilon()).unwrap();
+        let wider = LaplaceAngle::new(rot.noise.epsilon() / 1.1).unwrap();
+        let top = exact.cdf(rot.radius());
+        let out = ks_test(&mut ts.clone(), |x| x.iter().map(|&t| (exact.cdf(t) / top).min(1.0)).collect(), 1e-6);
+        assert!(out.passed(), "SO(3) conditioned: KS {} > {}", out.statistic, out.critical);
+        assert!(!ks_test(&mut ts.clone(), |x| x.iter().map(|&t| wider.cdf(t)).collect(), 1e-6).passed());
+    }
+
+    /// The S^{n−1} offset (n = 4, 5, 10, 100) is within its relative bound: m + δ̂ against the exact ‖m‖·z*
+    /// (double-double: the Householder tangent at m/‖m‖ from the same Gaussians, cos θ and sin θ of the drawn θ),
+    /// over θ from 10⁻⁹ to 0.5 and footpoints all over the sphere, some off unit norm by up to 3 ulps (kept) and
+    /// by 10⁻⁸ (renormalised). The bound's arithmetic part, [`sphere_mean_release_error`] at angle error 0
+    /// without the Gaussians' 32u, is asserted. Control: the absolute form fl(cos θ·m + sin θ·v̂) − m is off by
+    /// far more at small θ.
+    #[test]
+    fn the_sphere_offset_is_within_its_relative_bound() {
+        use rand::RngExt;
+        let u = f64::EPSILON / 2.0;
+        let mut rng = seeded_rng_for_experiments(346);
+        for n in [4usize, 5, 10, 100] {
+            let (mut worst, mut worst_plain, mut worst_allowed) = (0.0f64, 0.0f64, f64::INFINITY);
+            for i in 0..5000 {
+                let theta = 10f64.powf(-9.0 + 8.7 * rng.random::<f64>());
+                let g: Vec<f64> = (0..n).map(|_| crate::sample::normal::normal_pair(&mut rng).0).collect();
+                let norm = g.iter().map(|x| x * x).sum::<f64>().sqrt();
+                let scale = match i % 3 {
+                    0 => 1.0,
+                    1 => 1.0 + 3.0 * f64::EPSILON * (rng.random::<f64>() - 0.5),
+                    _ => 1.0 + 1e-8,
+                };
+                let foot: Vec<f64> = g.iter().map(|x| x / norm * scale).collect();
+                // The same Gaussians as the tangent draws: a twin generator, drawn in the same pattern.
+                let seed = rng.random::<u64>();
+                let mut twin = seeded_rng_for_experiments(seed);
+                let (m, d) = sphere_offset(&foot, theta, &mut seeded_rng_for_experiments(seed));
+                let mut gs = vec![0.0; n];
+                let mut j = 0;
+                while j + 1 < n - 1 {
+                    (gs[j], gs[j + 1]) = crate::sample::normal::normal_pair(&mut twin);
+                    j += 2;
+                }
+                if j < n - 1 {
+                    gs[j] = crate::sample::normal::normal_pair(&mut twin).0;
+                }
+                // Reference: m̂ = m/‖m‖, v = s(t·w − g)/‖g‖, t = (m̂·g)/(1 + |m̂_n|), w = m̂ + s·e_n.
+                let md: Vec<Dd> = m.iter().map(|&x| Dd::new(x)).collect();
+                let len = crate::sample::double_double::norm(&md);
+                let mh: Vec<Dd> = md.iter().map(|x| x.div(len)).collect();
+                let gd: Vec<Dd> = gs.iter().map(|&x| Dd::new(x)).collect();
+                let gnorm = crate::sample::double_double::norm(&gd);
+                let p = (0..n).fold(Dd::new(0.0), |a, k| a.add(mh[k].mul(gd[k])));
+                let s = Dd::new(1f64.copysign(m[n - 1]));
+                let a = Dd::new(1.0).add(mh[n - 1].mul(s));
+                let t = p.div(a);
+                let (sin, cos) = Dd::new(theta).sin_cos();
+                let (mut err, mut plain) = (0.0, 0.0);
+                let vhat: Vec<f64> = {
+                    let sn = theta.sin();
+                    let half = (0.5 * theta).sin();
+                    let ver = 2.0 * (half * half);
+                    (0..n).map(|k| (d[k] + ver * m[k]) / sn).collect()
+                };
+                for k in 0..n {
+                    let w = if k == n - 1 { mh[k].add(s) } else { mh[k] };
+                    let v = s.mul(t.mul(w).sub(gd[k])).div(gnorm);
+                    let exact = cos.mul(md[k]).add(len.mul(sin).mul(v));
+                    err += Dd::sum(m[k], d[k]).sub(exact).hi.powi(2);
+                    let absolute = (theta.cos() * m[k] + theta.sin() * vhat[k]) - m[k];
+                    plain += Dd::sum(m[k], absolute).sub(exact).hi.powi(2);
+                }
+                let allowed = ((sphere_mean_release_error(n, theta, 0.0) - 2f64.powi(-100)) / 1.01 - 32.0 * u * theta)
+                    / (u * theta);
+                worst_allowed = worst_allowed.min(allowed);
+                worst = worst.max(err.sqrt() / (u * theta));
+                worst_plain = worst_plain.max(plain.sqrt() / (u * theta));
+            }
+            eprintln!(
+                "S^{}: offset error per unit of angle {worst:.2}u (bound's arithmetic {worst_allowed:.2}u); absolute \
+                 form {worst_plain:.3e}u",
+                n - 1
+            );
+            assert!(worst <= worst_allowed, "n {n}: {worst} > {worst_allowed}");
+            assert!(worst_plain > 1e3, "the control: {worst_plain}");
+        }
     }
 }

@@ -26,6 +26,14 @@ pub enum So3Mechanism {
 }
 
 impl So3Mechanism {
+    /// The release's Rényi DP curve between any two rotations (`docs/proofs/renyi_local.md`).
+    pub fn renyi_curve(&self) -> Fallible<crate::privacy::renyi::RdpCurve> {
+        match self {
+            So3Mechanism::Laplace(m) => m.renyi_curve(),
+            So3Mechanism::Bingham(m) => m.renyi_curve(),
+        }
+    }
+
     /// The same mechanism with releases rounded again onto a coarser grid of step at most `radians` of
     /// rotation angle (post-processing; see [`LaplaceSo3::with_output_step`]).
     pub fn with_output_step(self, radians: f64) -> Fallible<Self> {

@@ -43,6 +43,18 @@ pub enum SphereMechanism {
 }
 
 impl SphereMechanism {
+    /// The release's Rényi DP curve between any two directions (`docs/proofs/renyi_local.md`); the wrapped
+    /// Laplace has none yet.
+    pub fn renyi_curve(&self) -> Fallible<crate::privacy::renyi::RdpCurve> {
+        match self {
+            SphereMechanism::Vmf(m) => m.renyi_curve(),
+            SphereMechanism::Purkayastha(m) => m.renyi_curve(),
+            SphereMechanism::WrappedLaplace(_) => Err(Error::NotApplicable(
+                "no Rényi curve is computed for the wrapped Laplace; its pure guarantee composes linearly".into(),
+            )),
+        }
+    }
+
     /// The same mechanism with releases rounded again onto a coarser grid of step at most `radians` of
     /// great-circle angle (post-processing; see [`VmfSphere::with_output_step`]).
     pub fn with_output_step(self, radians: f64) -> Fallible<Self> {

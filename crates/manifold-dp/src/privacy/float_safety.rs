@@ -8,7 +8,7 @@
 //! output density (§3 of the proof).
 
 use crate::error::{Error, Fallible};
-use crate::numerics::rounding::{add_up, fn_up, mul_up};
+use crate::numerics::rounding::{add_up, div_up, fn_up, mul_up};
 use crate::privacy::guarantee::{Chart, Grid, Guarantee, Metric, short};
 use crate::space::grid::{round_tangent, round_to_grid, snap_direction, snap_quaternion};
 use nalgebra::UnitQuaternion;
@@ -74,11 +74,12 @@ const SPACING_BELOW_NOISE_LOG2: i32 = 20;
 /// [`SPD_ROUNDING_OF_ERROR`]).
 pub const RIEMANNIAN_SPACING_BELOW_NOISE_LOG2: i32 = 14;
 
-/// The private Fréchet means on spheres and SO(3): cells up to 2^-10 of the noise scale, so rounding moves a
-/// release by less than 1e-3 of its expected error. At 2^-14 the rotations' mean of 10⁶ rows within 20° at ε = 1
+/// The private Fréchet means on spheres, SO(3) and (log-Euclidean) SPD(k): cells up to 2^-10 of the noise
+/// scale, so rounding moves a release by less than 1e-3 of its expected error. At 2^-14 the rotations' mean of 10⁶ rows within 20° at ε = 1
 /// paid 1.8 % of ε, where the cheapest spacing, 2^-10 of the noise, pays 0.39 % with §4's absolute η
-/// (`docs/proofs/float_safety.md` §4). The unconditioned means on S² and SO(3) use the same cap with §3i's η,
-/// relative to the noise ([`Rounding::for_directions_with_error`]): 0.089 % there, 0.88 % at ε = 0.01.
+/// (`docs/proofs/float_safety.md` §4). The means on S^{n−1} and SO(3) use the same cap with §3i's η, relative
+/// to the noise, and the shell lemma's ε₀ ([`Rounding::for_directions_with_error`]), where the cap is the
+/// cheapest spacing: 10⁶ rows within 300 km at ε = 0.01 pay 0.018 % of ε, within 20° on SO(3) 0.007 %.
 pub const MEAN_SPACING_BELOW_NOISE_LOG2: i32 = 10;
 
 /// The default grid of `chart` on S^{`dim`−1} (`dim` = 4 for quaternions) for a mechanism with ε per radian of
@@ -99,6 +100,20 @@ fn grid_below(chart: Chart, dim: usize, epsilon_per_rad: f64, lipschitz: f64, be
 /// Among the spacings 2^s of `chart` from the finest at least four pipeline errors `eta` wide up to 2^`fine`
 /// (or that finest one, if coarser), the one with the smallest `cost`; ties go to the finer grid. At most
 /// ~1100 candidates (the f64 exponent range).
+/// The shell lemma's ε₀ (`docs/proofs/float_safety.md` §3i, "The cost"): ln(1 + (e^`volume` − 1)·e^`spread`),
+/// rounded up, for cells whose enlargement and erosion have chart volumes in the ratio μ(C⁺)/μ(C⁻) ≤ e^`volume`
+/// and over which the law's density in chart coordinates varies by at most a factor e^`spread`. Since
+/// P*(C⁺)/P*(C⁻) = 1 + P*(C⁺ ∖ C⁻)/P*(C⁻), the spread weighs only the thin shell C⁺ ∖ C⁻; §3's
+/// `spread + volume` is never smaller.
+fn shell_epsilon(volume: f64, spread: f64) -> f64 {
+    let shell = fn_up(volume.exp_m1());
+    if shell == 0.0 {
+        // No error: C⁺ = C⁻ = C.
+        return 0.0;
+    }
+    fn_up(mul_up(shell, fn_up(spread.exp())).ln_1p())
+}
+
 fn cheapest_grid(chart: Chart, eta: f64, fine: i32, cost: impl Fn(Grid) -> f64) -> Grid {
     let finest = (4.0 * eta).log2().ceil() as i32 + 1;
     (finest..=fine.max(finest))
@@ -391,13 +406,14 @@ impl Rounding {
         let cost = |grid: Grid| {
             let h = grid.spacing();
             let (wide, narrow) = (add_up(h, 2.0 * eta), (h - 2.0 * eta).next_down());
-            let volume = mul_up(m, fn_up((wide / narrow).ln()));
+            // ln μ(C⁺)/μ(C⁻) in chart (Lebesgue) measure: m·ln(1 + 4η/(h − 2η)), each step rounded up.
+            let volume = mul_up(m, fn_up(div_up(4.0 * eta, narrow).ln_1p()));
             let chord = mul_up(m.sqrt(), wide);
             let angle = if chord < 2.0 { fn_up(2.0 * (0.5 * chord).asin()) } else { std::f64::consts::PI };
             let angle = mul_up(per_angle, angle);
             let jacobian =
                 if chart == Chart::QuaternionCubeMap { mul_up(2.0, chord) } else { mul_up(dim as f64 / 2.0, chord) };
-            add_up(add_up(mul_up(lipschitz, angle), jacobian), volume)
+            shell_epsilon(volume, add_up(mul_up(lipschitz, angle), jacobian))
         };
         let fine = -(below_log2 + lipschitz.max(1.0).log2().ceil() as i32);
         let grid = cheapest_grid(chart, eta, fine, cost);
@@ -435,6 +451,19 @@ impl Rounding {
     /// B = the smallest power of two ≥ max(4, `input_bound` + (80 + 2·`coords`)σ) (`docs/proofs/float_safety.md`
     /// §3d). Public parameters only.
     pub fn for_log_domain(coords: usize, sigma: f64, input_bound: f64) -> Self {
+        Self::log_domain(coords, sigma, input_bound, false)
+    }
+
+    /// [`Rounding::for_log_domain`] with ε₀ by the shell lemma (`docs/proofs/float_safety.md` §3i, "The cost",
+    /// applied face by face on the clamped cube as §3c's lemma is): ln(1 + (((h + 2η)/(h − 2η))^D − 1)·
+    /// e^{√D(h + 2η)/σ}), never above the additive form, and cells up to 2^-10 of the noise scale
+    /// ([`MEAN_SPACING_BELOW_NOISE_LOG2`], the private means' policy). Used by the private log-Euclidean mean
+    /// (§3d).
+    pub fn for_log_domain_by_shell(coords: usize, sigma: f64, input_bound: f64) -> Self {
+        Self::log_domain(coords, sigma, input_bound, true)
+    }
+
+    fn log_domain(coords: usize, sigma: f64, input_bound: f64, shell: bool) -> Self {
         let d = coords as f64;
         let clamp = 2f64.powi((input_bound + (80.0 + 2.0 * d) * sigma).max(4.0).log2().ceil() as i32);
         // One sum of an input coordinate and a noise coordinate t·w: (2B + C + 8)·2^-53 (§3d); and the noise
@@ -445,12 +474,19 @@ impl Rounding {
         let cost = |grid: Grid| {
             let h = grid.spacing();
             let (wide, narrow) = (add_up(h, 2.0 * fn_up(eta)), (h - 2.0 * fn_up(eta)).next_down());
-            let volume = mul_up(d, fn_up((wide / narrow).ln()));
-            add_up(mul_up(lipschitz, mul_up(d.sqrt(), wide)), volume)
+            if shell {
+                let volume = mul_up(d, fn_up(div_up(4.0 * fn_up(eta), narrow).ln_1p()));
+                shell_epsilon(volume, mul_up(lipschitz, mul_up(d.sqrt(), wide)))
+            } else {
+                let volume = mul_up(d, fn_up((wide / narrow).ln()));
+                add_up(mul_up(lipschitz, mul_up(d.sqrt(), wide)), volume)
+            }
         };
         // The Riemannian Laplace's policy (cells up to 2^-14 of the noise scale): the noise coordinate's own
-        // relative error, paid at the clamp, makes η some 30 times the arithmetic's alone (§3f, Lemma N).
-        let fine = -(RIEMANNIAN_SPACING_BELOW_NOISE_LOG2 + lipschitz.max(1.0).log2().ceil() as i32);
+        // relative error, paid at the clamp, makes η some 30 times the arithmetic's alone (§3f, Lemma N). The
+        // private mean's (by the shell lemma): cells up to 2^-10 of it, as on spheres and SO(3).
+        let below = if shell { MEAN_SPACING_BELOW_NOISE_LOG2 } else { RIEMANNIAN_SPACING_BELOW_NOISE_LOG2 };
+        let fine = -(below + lipschitz.max(1.0).log2().ceil() as i32);
         let grid = cheapest_grid(Chart::LogDomain, eta, fine, cost);
         Rounding { grid, additive_epsilon: cost(grid), coarse: None, clamp }
     }
@@ -469,7 +505,8 @@ impl Rounding {
     /// `sigma` (density 1/σ-log-Lipschitz in ρ), chart error `eta` ([`spd_log_chart_error`]), releases kept
     /// only within `ball` of the centre and an expected error `mean_error`: a uniform grid of the isometric log
     /// coordinates, no clamp (cells outside the ball are never released), no coarser than moving a release by
-    /// [`SPD_ROUNDING_OF_ERROR`] of its expected error, and otherwise the spacing with the smallest ε₀. ε₀ = (1/σ)·s(R′)·√D·(h + 2η) + D·ln((h + 2η)/(h − 2η)) +
+    /// [`SPD_ROUNDING_OF_ERROR`] of its expected error, and otherwise the spacing with the smallest ε₀. By the
+    /// shell lemma (§3i, "The cost"), ε₀ = ln(1 + (((h + 2η)/(h − 2η))^D − 1)·e^b), b = (1/σ)·s(R′)·√D·(h + 2η) +
     /// (m/√2)·√D·(h + 2η), with s(x) = sinh(x/√2)/(x/√2) the log chart's largest stretch within R′ = ball +
     /// √D·(h + 2η) of the centre and m/√2 the Lipschitz constant of its log volume density (§3e).
     pub fn for_spd_log_chart(k: usize, sigma: f64, eta: f64, ball: f64, mean_error: f64) -> Self {
@@ -482,9 +519,9 @@ impl Rounding {
             let diameter = mul_up(d.sqrt(), wide);
             let x = add_up(ball, diameter) / std::f64::consts::SQRT_2;
             let stretch = fn_up(if x > 0.0 { x.sinh() / x } else { 1.0 });
-            let volume = mul_up(d, fn_up((wide / narrow).ln()));
+            let volume = mul_up(d, fn_up(div_up(4.0 * eta, narrow).ln_1p()));
             let jacobian = mul_up(m / std::f64::consts::SQRT_2, diameter);
-            add_up(add_up(mul_up(lipschitz, mul_up(stretch, diameter)), volume), jacobian)
+            shell_epsilon(volume, add_up(mul_up(lipschitz, mul_up(stretch, diameter)), jacobian))
         };
         // Cells no wider than rounding by SPD_ROUNDING_OF_ERROR of the expected error allows: a cell moves a
         // release by at most s(R′)·√D·h/2 in ρ, s(R′) ≤ s(ball + 1).

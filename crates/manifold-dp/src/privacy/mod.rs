@@ -5,6 +5,7 @@ pub mod accounting;
 pub mod calibration;
 pub mod float_safety;
 pub mod guarantee;
+pub mod renyi;
 pub use crate::numerics::rounding;
 pub mod rules;
 pub mod stated;

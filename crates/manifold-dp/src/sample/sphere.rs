@@ -100,6 +100,14 @@ fn point_at_angle_by_reflection<R: Rng + ?Sized>(mu: &[f64], cos: f64, sin: f64,
     let (last, out_head) = out.split_last_mut().expect("out has the length of mu");
     // Depends on μ only: divided while the Gaussians are drawn.
     let inv_w = 1.0 / (1.0 + mu_n.abs());
+    let sums = gaussians_and_sums(head, out_head, rng);
+    reflect(head, mu_n, inv_w, cos, sin, sums.gg(), sums.gm(), out_head, last);
+}
+
+/// n − 1 Gaussians g written into `out_head` (the length of `head`, μ's first n − 1 coordinates), with their
+/// compensated sums ‖g‖² and μ·g; g = 0 (probability 0) is drawn again rather than divided by.
+#[inline(always)]
+fn gaussians_and_sums<R: Rng + ?Sized>(head: &[f64], out_head: &mut [f64], rng: &mut R) -> Sums {
     loop {
         let mut sums = Sums::default();
         // Pairs of Gaussians with relative accuracy in each coordinate (Lemma N, §3f); an odd last one uses one
@@ -117,12 +125,30 @@ fn point_at_angle_by_reflection<R: Rng + ?Sized>(mu: &[f64], cos: f64, sin: f64,
             out_head[i] = g;
             sums.add(g, head[i]);
         }
-        // g = 0 has probability 0; redraw rather than divide by it.
         if sums.gg() > 0.0 {
-            reflect(head, mu_n, inv_w, cos, sin, sums.gg(), sums.gm(), out_head, last);
-            return;
+            return sums;
         }
     }
+}
+
+/// The unit tangent v = s·(t·w − g)/‖g‖ of [`point_at_angle_into`]'s construction on S^{n−1}, n ≥ 4 (uniform
+/// on the unit sphere of μ^⊥ for a unit `mu`), written into `out`: from the same Gaussians and sums, as
+/// v̂_j = fl(fl(fl(t̂·μ_j) − g_j)·q̂) and v̂_n = fl(fl(t̂·fl(μ_n + s))·q̂) with q̂ = s·fl(1/fl(√‖g‖²)). The
+/// private means' relative-error release adds sin θ·v̂ to its footpoint as an offset, so the error of 1/‖g‖
+/// is bounded here rather than absorbed by a ray (`docs/proofs/float_safety.md` §3i).
+pub(crate) fn householder_tangent_into<R: Rng + ?Sized>(mu: &[f64], out: &mut [f64], rng: &mut R) {
+    debug_assert!(mu.len() >= 4 && mu.len() == out.len());
+    let (&mu_n, head) = mu.split_last().expect("n ≥ 4");
+    let (last, out_head) = out.split_last_mut().expect("out has the length of mu");
+    let s = 1.0f64.copysign(mu_n);
+    let inv_w = 1.0 / (1.0 + mu_n.abs());
+    let sums = gaussians_and_sums(head, out_head, rng);
+    let t = sums.gm() * inv_w;
+    let q = s * (1.0 / sums.gg().sqrt());
+    for (o, &m) in out_head.iter_mut().zip(head) {
+        *o = (t * m - *o) * q;
+    }
+    *last = (t * (mu_n + s)) * q;
 }
 
 /// ‖g‖² and μ·g accumulated by Ogita, Rump and Oishi's Sum2 (2005; Neumaier's compensation with a branch-free

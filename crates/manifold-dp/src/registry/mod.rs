@@ -1,7 +1,8 @@
 //! The one registry of spaces and mechanisms that every front end (command line, Python, Spark) parses its
 //! names with: [`Space`] (`so3`, `circle`, `timeofday`, `latlon`, `sphere:N`, `spd:K`), [`MechanismName`]
 //! (`laplace`, `bingham`, `vmf`, `purkayastha`, `wrapped-laplace`), the budget as ε or as "protect a distance
-//! at a level" with units ([`Budget`]), and the mechanism they build ([`PointMechanism`]).
+//! at a level" with units ([`Budget`]), and the mechanism they build ([`PointMechanism`]) from one
+//! [`PointRequest`] that every front end fills in the same way.
 
 use crate::error::{Error, Fallible};
 use crate::mechanism::scalar::BoundedLaplace;
@@ -11,6 +12,9 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use crate::space::kind::{DistanceUnit, MAX_SPD_DIM, Space, UnknownName};
+pub use request::{ChoiceNote, PointPlan, PointRequest, Shown, Spelling};
+
+pub mod request;
 
 /// How a private mean estimates where the data lie.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -260,6 +264,18 @@ pub enum PointMechanism {
 }
 
 impl PointMechanism {
+    /// The Rényi DP curve of one release between any two inputs (vmf, purkayastha, laplace and bingham;
+    /// `docs/proofs/renyi_local.md`); refused for the others.
+    pub fn renyi_curve(&self) -> Fallible<crate::privacy::renyi::RdpCurve> {
+        match self {
+            PointMechanism::So3(m) => m.renyi_curve(),
+            PointMechanism::Sphere(m) => m.renyi_curve(),
+            PointMechanism::Real(_) => Err(Error::NotApplicable(
+                "no Rényi curve is computed for bounded real values; their pure guarantee composes linearly".into(),
+            )),
+        }
+    }
+
     /// The same mechanism with releases rounded again onto a coarser public grid whose step is the largest
     /// power of two no larger than `radians` (per chart coordinate): post-processing of the float-safe
     /// release, so the guarantee and its ε₀ are unchanged; the guarantee names the coarser grid. Errors if the
