@@ -94,11 +94,10 @@ impl Mechanism for BinghamSo3 {
     type Point = UnitQuaternion<f64>;
 
     fn guarantee(&self) -> Guarantee {
-        // δ of the proposal's negligible events at SO(3)'s diameter, π rad (`float_safety.md` §6).
+        // δ_B of the proposal's negligible events, per pair δ_B·(1 + e^{ε·d + ε₀}) (`float_safety.md` §6).
         crate::privacy::float_safety::with_negligible_events(
             self.rounding.guarantee(self.epsilon(), Metric::So3Geodesic),
             self.noise.negligible_event_probability(),
-            std::f64::consts::PI,
         )
     }
 

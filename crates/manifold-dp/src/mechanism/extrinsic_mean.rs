@@ -359,7 +359,6 @@ impl ExtrinsicMean {
         crate::privacy::float_safety::with_negligible_events(
             Guarantee::pure(self.epsilon),
             self.noise.negligible_event_probability(),
-            1.0,
         )
     }
 

@@ -173,13 +173,11 @@ impl Mechanism for TangentPlanarLaplace {
     const EXACT_RELEASE: bool = true;
 
     fn guarantee(&self) -> Guarantee {
-        // δ_N of the direction (n − 1 ≥ 2 coordinates) at the inputs' tangent diameter: the log map's
-        // coordinates have norm ≤ π (+ its error), so any two lie within 2π < 7 (`float_safety.md` §6).
+        // δ_N of the direction (n − 1 ≥ 2 coordinates), per pair δ_N·(1 + e^{ε·d + ε₀}) (`float_safety.md` §6).
         let events = if self.reference.len() >= 3 { crate::sample::normal::DIRECTION_EVENT_PROBABILITY } else { 0.0 };
         crate::privacy::float_safety::with_negligible_events(
             self.rounding.guarantee(self.epsilon, Metric::TangentPlane),
             events,
-            7.0,
         )
     }
 

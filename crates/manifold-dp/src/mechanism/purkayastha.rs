@@ -74,11 +74,10 @@ impl Mechanism for PurkayasthaSphere {
     type Point = DVector<f64>;
 
     fn guarantee(&self) -> Guarantee {
-        // δ of the sampler's negligible events at the sphere's diameter, π rad (`float_safety.md` §6).
+        // δ_B of the sampler's negligible events, per pair δ_B·(1 + e^{ε·d + ε₀}) (`float_safety.md` §6).
         crate::privacy::float_safety::with_negligible_events(
             self.rounding.guarantee(self.epsilon(), Metric::SphereSurface),
             self.noise.negligible_event_probability(),
-            std::f64::consts::PI,
         )
     }
 

@@ -152,13 +152,6 @@ pub trait LaplaceManifold: Manifold {
         0.0
     }
 
-    /// The largest distance between two inputs, in the guarantee's unit, for the δ of those events: π rad on
-    /// spheres; unbounded (∞: no δ printed, `docs/proofs/float_safety.md` §6) where the space is not compact and
-    /// no ball chart bounds it.
-    fn input_diameter(&self) -> f64 {
-        f64::INFINITY
-    }
-
     /// The metric a release's metric-DP guarantee is stated in: the manifold's own, except where the proof
     /// bounds the loss per unit of coordinates computed in f64 (SPD(k), log-Euclidean:
     /// [`Metric::SpdComputedLogCoordinates`], `docs/proofs/float_safety.md` §3d).
@@ -289,10 +282,6 @@ impl Sphere {
 impl LaplaceManifold for Sphere {
     fn negligible_event_probability(&self, noise: &PurkayasthaNoise) -> f64 {
         noise.negligible_event_probability()
-    }
-
-    fn input_diameter(&self) -> f64 {
-        std::f64::consts::PI
     }
 
     fn rounding(&self, sigma: f64) -> Option<Rounding> {
@@ -1221,39 +1210,23 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
         }
     }
 
-    /// ε = 1/σ per unit plus the rounding's ε₀ (and, in a public ball, what keeping the release in it costs).
-    ///
-    /// Where the sampler has negligible events, their δ (`docs/proofs/float_safety.md` §6) at the inputs'
-    /// diameter ([`LaplaceManifold::input_diameter`]: π rad on spheres); 2(R_P + e_F) between the SPD ball
-    /// chart's computed footpoints (§3e), with e_F = `footpoint_cost`·σ/2.
+    /// ε = 1/σ per unit plus the rounding's ε₀ (and, in a public ball, what keeping the release in it costs),
+    /// with the sampler's negligible events as δ_B (per pair δ_B·(1 + e^{ε·d + ε₀}), `float_safety.md` §6).
     fn guarantee(&self) -> Guarantee {
-        use crate::numerics::rounding::{add_up, mul_up};
-        let (g, diameter) = match (self.rounding, &self.ball_chart) {
-            (Some(r), Some(chart)) => (
-                Guarantee::snapped_metric_dp(
-                    1.0 / self.sigma,
-                    self.manifold.guarantee_metric(),
-                    add_up(add_up(r.additive_epsilon(), chart.tail_cost), chart.footpoint_cost),
-                    r.grid(),
+        let g = match (self.rounding, &self.ball_chart) {
+            (Some(r), Some(chart)) => Guarantee::snapped_metric_dp(
+                1.0 / self.sigma,
+                self.manifold.guarantee_metric(),
+                crate::numerics::rounding::add_up(
+                    crate::numerics::rounding::add_up(r.additive_epsilon(), chart.tail_cost),
+                    chart.footpoint_cost,
                 ),
-                add_up(2.0 * chart.footpoint_radius, mul_up(chart.footpoint_cost, self.sigma)),
+                r.grid(),
             ),
-            (Some(r), None) => {
-                (r.guarantee(1.0 / self.sigma, self.manifold.guarantee_metric()), self.manifold.input_diameter())
-            }
-            (None, _) => (
-                Guarantee::metric_dp(1.0 / self.sigma, self.manifold.guarantee_metric()),
-                self.manifold.input_diameter(),
-            ),
+            (Some(r), None) => r.guarantee(1.0 / self.sigma, self.manifold.guarantee_metric()),
+            (None, _) => Guarantee::metric_dp(1.0 / self.sigma, self.manifold.guarantee_metric()),
         };
-        let events = self.manifold.negligible_event_probability(&self.noise);
-        // With no finite diameter (log-Euclidean inputs anywhere) the δ would be 1 for far pairs: not printed,
-        // stated in `float_safety.md` §6.
-        if events > 0.0 && diameter.is_finite() {
-            crate::privacy::float_safety::with_negligible_events(g, events, diameter)
-        } else {
-            g
-        }
+        crate::privacy::float_safety::with_negligible_events(g, self.manifold.negligible_event_probability(&self.noise))
     }
 
     fn snap(&self, z: &mut M::Point) {
@@ -1520,7 +1493,6 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         crate::privacy::float_safety::with_negligible_events(
             Guarantee::pure(self.epsilon),
             self.manifold.negligible_event_probability(&self.noise),
-            1.0,
         )
     }
 

@@ -74,11 +74,10 @@ impl Mechanism for VmfSphere {
     type Point = DVector<f64>;
 
     fn guarantee(&self) -> Guarantee {
-        // δ of the sampler's negligible events at the sphere's chordal diameter, 2 (`float_safety.md` §6).
+        // δ_B of the sampler's negligible events, per pair δ_B·(1 + e^{ε·d + ε₀}) (`float_safety.md` §6).
         crate::privacy::float_safety::with_negligible_events(
             self.rounding.guarantee(self.epsilon(), Metric::SphereChordal),
             self.noise.negligible_event_probability(),
-            2.0,
         )
     }
 

@@ -105,7 +105,7 @@ impl Guarantee {
             }
         }
         match *self {
-            Guarantee::MetricDp { epsilon, additive_epsilon, delta, .. } => {
+            Guarantee::MetricDp { epsilon, additive_epsilon, delta_base: delta, .. } => {
                 nonneg("epsilon", epsilon)?;
                 nonneg("additive epsilon", additive_epsilon)?;
                 delta_in_range(delta)?;
@@ -143,8 +143,8 @@ impl Guarantee {
             // A metric budget bounds ε per unit; it bounds the float-safety term ε₀ too when it states one
             // (a budget typed as "ε per km" states none, and the totals show ε₀ beside ε).
             (
-                Guarantee::MetricDp { epsilon, additive_epsilon, delta, .. },
-                Guarantee::MetricDp { epsilon: eb, additive_epsilon: ab, delta: db, .. },
+                Guarantee::MetricDp { epsilon, additive_epsilon, delta_base: delta, .. },
+                Guarantee::MetricDp { epsilon: eb, additive_epsilon: ab, delta_base: db, .. },
             ) => epsilon <= eb && (ab == 0.0 || additive_epsilon <= ab) && (db == 0.0 || delta <= db),
             (Guarantee::PureDp { epsilon, delta, .. }, Guarantee::PureDp { epsilon: eb, delta: db, .. }) => {
                 epsilon <= eb && (db == 0.0 || delta <= db)
@@ -233,7 +233,8 @@ fn narrowest(costs: &[Guarantee]) -> crate::privacy::guarantee::Neighbouring {
 /// quadrature, √(Σμᵢ²) (Dong, Roth & Su 2022, Cor. 3.3) and √(Σθᵢ²) (the Fisher–Rao distance in the product
 /// family). All costs must be the same notion (metric DP: the same metric and unit); otherwise
 /// [`Error::Incompatible`]. The negligible δ's of metric and pure guarantees add, Σδᵢ (basic composition of
-/// (ε, δ)-DP, valid for adaptively chosen releases and as a filter: Rogers, Roth, Ullman & Vadhan 2016).
+/// (ε, δ)-DP, valid for adaptively chosen releases and as a filter: Rogers, Roth, Ullman & Vadhan 2016); for
+/// metric DP the bases δ_B add, since Σᵢ δ_Bᵢ(1 + e^{εᵢd + ε₀ᵢ}) ≤ (Σᵢ δ_Bᵢ)(1 + e^{(Σεᵢ)d + Σε₀ᵢ}).
 /// Proofs: `docs/proofs/accounting.md`.
 pub fn compose(costs: &[Guarantee]) -> Fallible<Guarantee> {
     let first = check_all(costs)?;
@@ -454,7 +455,7 @@ pub fn convert(g: &Guarantee, to: Target) -> Fallible<Guarantee> {
     let to_notion = to.notion();
     match (g, to) {
         (
-            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, delta, .. },
+            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, delta_base: delta, .. },
             Target::Metric { metric: m, unit: u },
         ) => {
             if metric == m && unit == u {
@@ -473,11 +474,10 @@ pub fn convert(g: &Guarantee, to: Target) -> Fallible<Guarantee> {
                 }
             }
         }
-        // The metric δ holds for every pair of inputs, so for every pair of records too.
-        (Guarantee::MetricDp { epsilon, additive_epsilon, delta, .. }, Target::Pure { diameter }) => match diameter {
-            Some(d) if d.is_finite() && d > 0.0 => {
-                Ok(Guarantee::pure(add_up(mul_up(epsilon, d), additive_epsilon)).with_delta(delta))
-            }
+        // Two records are at most the diameter apart, where the metric δ is δ_B·(1 + e^{ε·D + ε₀}).
+        (Guarantee::MetricDp { epsilon, additive_epsilon, .. }, Target::Pure { diameter }) => match diameter {
+            Some(d) if d.is_finite() && d > 0.0 => Ok(Guarantee::pure(add_up(mul_up(epsilon, d), additive_epsilon))
+                .with_delta(g.metric_delta_at(d).unwrap_or(0.0))),
             Some(d) => Err(Error::InvalidParameter { name: "diameter", value: d, reason: "must be finite and > 0" }),
             None => Err(refuse(&g, to_notion, "needs the diameter of the input space (ε·d ≤ ε·diameter)")),
         },

@@ -23,14 +23,13 @@ use std::f64::consts::{FRAC_PI_2, TAU};
 /// coordinate for its division.
 pub const PIPELINE_ERROR: f64 = 3.552713678800501e-15;
 
-/// The δ a release states for noise-only events of probability at most `event_probability` where its float
-/// bounds are not claimed (`docs/proofs/float_safety.md` §6, "What they mean for a release"): off the event
-/// the release is within e^{L} of its twin, on it nothing is claimed, so
-/// P[C | x] ≤ e^{L}(P[C | x′] + δ_B) + δ_B, i.e. δ = δ_B·(1 + e^{L}), where `loss` L bounds the loss between
-/// any two inputs the guarantee covers (ε·D + ε₀ for a space of diameter D; ε for a pure guarantee). Rounded
-/// up (libm's exp raised by `fn_up`, far above its one ulp, then `mul_up`/`add_up`), raised to the smallest
-/// normal double (a δ below it would print as 0) and capped at 1 (a δ ≥ 1 is vacuous and true): a larger δ is
-/// a weaker, still true claim. 0 when `event_probability` is 0.
+/// The δ a pure (or approximate) release states for noise-only events of probability at most
+/// `event_probability` where its float bounds are not claimed (`docs/proofs/float_safety.md` §6, "What they
+/// mean for a release"): off the event the release is within e^{L} of its twin, on it nothing is claimed, so
+/// P[C | x] ≤ e^{L}(P[C | x′] + δ_B) + δ_B, i.e. δ = δ_B·(1 + e^{L}), where `loss` L bounds the loss between the
+/// two inputs (ε for a pure guarantee). Rounded up (libm's exp raised by `fn_up`, far above its one ulp, then
+/// `mul_up`/`add_up`), raised to the smallest normal double (a δ below it would print as 0) and capped at 1 (a
+/// δ ≥ 1 is vacuous and true): a larger δ is a weaker, still true claim. 0 when `event_probability` is 0.
 pub fn negligible_delta(event_probability: f64, loss: f64) -> f64 {
     if event_probability <= 0.0 {
         return 0.0;
@@ -40,13 +39,21 @@ pub fn negligible_delta(event_probability: f64, loss: f64) -> f64 {
     if delta.is_finite() { delta.clamp(f64::MIN_POSITIVE, 1.0) } else { 1.0 }
 }
 
-/// `guarantee` with the δ of [`negligible_delta`] added for events of probability `event_probability`, its loss
-/// bounded at `diameter` (the largest distance between two inputs, in the guarantee's unit: π rad on spheres
-/// and SO(3), 2 in chordal units; 1 for a pure guarantee, whose ε is per pair of neighbours):
-/// L = ε·`diameter` + ε₀, rounded up.
-pub fn with_negligible_events(guarantee: Guarantee, event_probability: f64, diameter: f64) -> Guarantee {
-    let loss = add_up(mul_up(guarantee.epsilon().unwrap_or(0.0), diameter), guarantee.additive_epsilon());
-    guarantee.with_delta(negligible_delta(event_probability, loss))
+/// `guarantee` with the samplers' events of probability at most `event_probability` (under every input) stated:
+/// a metric guarantee adds it to its base δ_B, whose δ between inputs d apart is δ_B·(1 + e^{ε·d + ε₀})
+/// (printed in that form, never at a diameter); a pure or approximate one adds
+/// [`negligible_delta`]`(event_probability, ε)`, its δ between neighbours. Other notions are returned unchanged.
+pub fn with_negligible_events(guarantee: Guarantee, event_probability: f64) -> Guarantee {
+    if event_probability <= 0.0 {
+        return guarantee;
+    }
+    match guarantee {
+        Guarantee::MetricDp { .. } => guarantee.with_delta(event_probability),
+        Guarantee::PureDp { epsilon, .. } | Guarantee::ApproxDp { epsilon, .. } => {
+            guarantee.with_delta(negligible_delta(event_probability, epsilon))
+        }
+        other => other,
+    }
 }
 
 /// Bound, in the chart's chordal units, on the distance between a noise sampler's computed draw and the exact

@@ -116,10 +116,12 @@ pub enum Guarantee {
         /// The public grid every release lies on, when the guarantee is a release's.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         grid: Option<Grid>,
-        /// Additive slack δ ≥ 0 for every pair of inputs: the probability of the samplers' negligible events,
-        /// where the float bounds are not claimed (`docs/proofs/float_safety.md` §6); serialised only when > 0.
+        /// δ_B ≥ 0, a bound, under every input, on the probability of the samplers' negligible events, where
+        /// the float bounds are not claimed (`docs/proofs/float_safety.md` §6). Between inputs d apart the
+        /// additive slack is δ_B·(1 + e^{ε·d + ε₀}): `P[M(x) ∈ Z] ≤ e^{ε·d + ε₀}·P[M(x′) ∈ Z] +
+        /// δ_B·(1 + e^{ε·d + ε₀})` ([`Guarantee::metric_delta_at`]). Serialised (key `delta_base`) only when > 0.
         #[serde(default, skip_serializing_if = "is_zero")]
-        delta: f64,
+        delta_base: f64,
     },
     /// Pure ε-differential privacy: `P[M(D) ∈ Z] ≤ exp(ε)·P[M(D′) ∈ Z]` for data sets D, D′ that differ in
     /// one record (replacing it), or the narrower pairs `neighbouring` names. ε = 0 is perfect privacy (output
@@ -130,7 +132,9 @@ pub enum Guarantee {
         /// Which pairs of data sets the bound holds for (serialised only when narrower than any record).
         #[serde(default, skip_serializing_if = "Neighbouring::is_replace_one_row")]
         neighbouring: Neighbouring,
-        /// Additive slack δ ≥ 0, as on [`Guarantee::MetricDp`]; serialised only when > 0.
+        /// Additive slack δ ≥ 0 between neighbours, `P[M(D) ∈ Z] ≤ e^ε·P[M(D′) ∈ Z] + δ`: for a release, the
+        /// samplers' negligible events, δ = δ_B·(1 + e^ε) (`docs/proofs/float_safety.md` §6); serialised only
+        /// when > 0.
         #[serde(default, skip_serializing_if = "is_zero")]
         delta: f64,
     },
@@ -167,17 +171,24 @@ pub enum Guarantee {
 impl Guarantee {
     /// Metric DP with `epsilon` per unit of `metric` (no additive term, no grid).
     pub fn metric_dp(epsilon: f64, metric: Metric) -> Self {
-        Guarantee::MetricDp { epsilon, metric, unit: metric.unit(), additive_epsilon: 0.0, grid: None, delta: 0.0 }
+        Guarantee::MetricDp { epsilon, metric, unit: metric.unit(), additive_epsilon: 0.0, grid: None, delta_base: 0.0 }
     }
 
     /// Metric DP per `unit` of `metric` with an additive term and no grid (a budget or a total).
     pub fn metric_dp_in(epsilon: f64, metric: Metric, unit: UnitName, additive_epsilon: f64) -> Self {
-        Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid: None, delta: 0.0 }
+        Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid: None, delta_base: 0.0 }
     }
 
     /// The float-safe release guarantee: ε per unit of `metric` plus `additive_epsilon`, outputs on `grid`.
     pub fn snapped_metric_dp(epsilon: f64, metric: Metric, additive_epsilon: f64, grid: Grid) -> Self {
-        Guarantee::MetricDp { epsilon, metric, unit: metric.unit(), additive_epsilon, grid: Some(grid), delta: 0.0 }
+        Guarantee::MetricDp {
+            epsilon,
+            metric,
+            unit: metric.unit(),
+            additive_epsilon,
+            grid: Some(grid),
+            delta_base: 0.0,
+        }
     }
 
     /// The additive ε₀ of a metric guarantee (0 for other notions).
@@ -188,26 +199,41 @@ impl Guarantee {
         }
     }
 
-    /// The additive δ of a metric or pure guarantee (the samplers' negligible events), or an approximate
-    /// guarantee's δ; 0 for the other notions.
+    /// The δ field: the additive δ of a pure or approximate guarantee; for a metric guarantee its base δ_B,
+    /// whose δ between inputs d apart is [`Guarantee::metric_delta_at`]; 0 for the other notions. Sums of
+    /// these are what composition adds (`docs/proofs/accounting.md`, "The negligible δ").
     pub fn delta(&self) -> f64 {
         match *self {
-            Guarantee::MetricDp { delta, .. } | Guarantee::PureDp { delta, .. } | Guarantee::ApproxDp { delta, .. } => {
-                delta
-            }
+            Guarantee::MetricDp { delta_base: delta, .. }
+            | Guarantee::PureDp { delta, .. }
+            | Guarantee::ApproxDp { delta, .. } => delta,
             _ => 0.0,
         }
     }
 
-    /// This guarantee with `delta` added to its δ (rounded up: a larger δ is a weaker, still true claim), for a
-    /// mechanism that draws through events of probability at most `delta` where its bound is not claimed
-    /// (`docs/proofs/float_safety.md` §6). Notions without a δ field are returned unchanged; a caller with such
-    /// a notion states its δ elsewhere.
+    /// The additive δ of a metric guarantee between inputs `distance` apart (in its unit):
+    /// δ_B·(1 + e^{ε·d + ε₀}), rounded up and capped at 1 (`docs/proofs/float_safety.md` §6, "Per pair");
+    /// `None` for other notions.
+    pub fn metric_delta_at(&self, distance: f64) -> Option<f64> {
+        use crate::numerics::rounding::{add_up, fn_up, mul_up};
+        let Guarantee::MetricDp { epsilon, additive_epsilon, delta_base, .. } = *self else { return None };
+        if delta_base <= 0.0 {
+            return Some(0.0);
+        }
+        let loss = add_up(mul_up(epsilon, distance.max(0.0)), additive_epsilon);
+        let delta = mul_up(delta_base, add_up(1.0, fn_up(loss.exp())));
+        Some(if delta.is_finite() { delta.min(1.0) } else { 1.0 })
+    }
+
+    /// This guarantee with `extra` added to its δ field ([`Guarantee::delta`]; rounded up: a larger δ is a
+    /// weaker, still true claim). For a metric guarantee `extra` is a base δ_B (an event's probability); for
+    /// a pure or approximate one, an additive δ (`float_safety::with_negligible_events` converts an event's
+    /// probability into one). Notions without a δ field are returned unchanged.
     pub fn with_delta(self, extra: f64) -> Guarantee {
         let add = |d: f64| crate::numerics::rounding::add_up(d, extra).min(1.0);
         match self {
-            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid, delta } => {
-                Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid, delta: add(delta) }
+            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid, delta_base } => {
+                Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid, delta_base: add(delta_base) }
             }
             Guarantee::PureDp { epsilon, neighbouring, delta } => {
                 Guarantee::PureDp { epsilon, neighbouring, delta: add(delta) }
@@ -246,7 +272,7 @@ impl Guarantee {
                 metric: Metric::SphereSurface | Metric::SphereChordal,
                 additive_epsilon,
                 grid,
-                delta,
+                delta_base,
                 ..
             } => Guarantee::MetricDp {
                 epsilon: epsilon * radians_per_unit,
@@ -254,7 +280,7 @@ impl Guarantee {
                 unit,
                 additive_epsilon,
                 grid,
-                delta,
+                delta_base,
             },
             g => g,
         }
@@ -265,9 +291,22 @@ fn is_zero(x: &f64) -> bool {
     *x == 0.0
 }
 
-/// The δ of a metric or pure guarantee, as an upper bound ("+ delta ≤ 1e-300"); nothing when it is 0.
+/// The δ of a pure guarantee, as an upper bound ("+ delta ≤ 1e-300"); nothing when it is 0.
 fn write_delta(f: &mut fmt::Formatter<'_>, delta: f64) -> fmt::Result {
     if delta > 0.0 { write!(f, " + delta ≤ {}", short_up(delta)) } else { Ok(()) }
+}
+
+/// The δ of a metric guarantee, per pair of inputs d apart ("+ delta(d) ≤ 1e-300·(1 + exp(epsilon·d + 0.001))"),
+/// never a number taken at a diameter; nothing when δ_B is 0.
+pub fn write_metric_delta(f: &mut impl fmt::Write, delta_base: f64, additive_epsilon: f64) -> fmt::Result {
+    if delta_base <= 0.0 {
+        return Ok(());
+    }
+    write!(f, " + delta(d) ≤ {}·(1 + exp(epsilon·d", short_up(delta_base))?;
+    if additive_epsilon > 0.0 {
+        write!(f, " + {}", short_up(additive_epsilon))?;
+    }
+    f.write_str("))")
 }
 
 pub use crate::numerics::format::{Rounding, SHORT_DIGITS, short, short_down, short_rounded, short_up};
@@ -276,7 +315,7 @@ pub use crate::space::grid::{Chart, Grid};
 impl fmt::Display for Guarantee {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid, delta } => {
+            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid, delta_base } => {
                 write!(f, "metric DP, epsilon = {} per {unit} of {}", short_up(epsilon), metric.describe())?;
                 if additive_epsilon > 0.0 {
                     write!(f, " + {}", short_up(additive_epsilon))?;
@@ -284,7 +323,7 @@ impl fmt::Display for Guarantee {
                 if let Some(grid) = grid {
                     write!(f, " (outputs on the {grid})")?;
                 }
-                write_delta(f, delta)
+                write_metric_delta(f, delta_base, additive_epsilon)
             }
             Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRow, delta } => {
                 write!(f, "pure DP, epsilon = {}", short_up(epsilon))?;

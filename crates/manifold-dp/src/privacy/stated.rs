@@ -31,8 +31,8 @@ impl StatedGuarantee {
     /// the noise scale σ = Δ(kept)/ε reveals (as do Δ and n).
     pub fn dropped_outside(guarantee: Guarantee, kept: u64, domain: String) -> Self {
         let guarantee = match guarantee {
-            Guarantee::PureDp { epsilon, .. } => {
-                Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRowInBall, delta: 0.0 }
+            Guarantee::PureDp { epsilon, delta, .. } => {
+                Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRowInBall, delta }
             }
             other => other,
         };
