@@ -170,16 +170,16 @@ impl PurkayasthaNoise {
     pub fn negligible_event_probability(&self) -> f64 {
         let mut p = 0.0;
         if self.strips.is_some() {
-            p += crate::sample::log_concave::END_EVENT_PROBABILITY;
+            p = crate::numerics::rounding::add_up(p, crate::sample::log_concave::END_EVENT_PROBABILITY);
         }
         if self.gamma.is_some() {
-            p += GAMMA_FAR_EVENT_PROBABILITY;
+            p = crate::numerics::rounding::add_up(p, GAMMA_FAR_EVENT_PROBABILITY);
         }
         if self.dim >= 4 {
-            p += crate::sample::normal::DIRECTION_EVENT_PROBABILITY;
+            p = crate::numerics::rounding::add_up(p, crate::sample::normal::DIRECTION_EVENT_PROBABILITY);
         }
-        // Rounded up: the terms differ in size, so the sum's rounding is at most one ulp of the largest.
-        if p > 0.0 { p.next_up() } else { p }
+        // Rounded up at each sum (exact for one term).
+        p
     }
 
     /// One draw of the angle θ ∈ [0, π].

@@ -172,12 +172,13 @@ impl VmfNoise {
     pub fn negligible_event_probability(&self) -> f64 {
         let mut p = 0.0;
         if matches!(self.radial, Radial::Table(_)) {
-            p += crate::sample::log_concave::END_EVENT_PROBABILITY;
+            p = crate::numerics::rounding::add_up(p, crate::sample::log_concave::END_EVENT_PROBABILITY);
         }
         if self.dim >= 4 {
-            p += crate::sample::normal::DIRECTION_EVENT_PROBABILITY;
+            p = crate::numerics::rounding::add_up(p, crate::sample::normal::DIRECTION_EVENT_PROBABILITY);
         }
-        if p > 0.0 { p.next_up() } else { p }
+        // Rounded up at each sum (exact for one term).
+        p
     }
 
     /// The ambient dimension n.
