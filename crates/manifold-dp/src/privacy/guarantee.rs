@@ -133,7 +133,9 @@ pub enum Guarantee {
         #[serde(default, skip_serializing_if = "Neighbouring::is_replace_one_row")]
         neighbouring: Neighbouring,
         /// Additive slack δ ≥ 0 between neighbours, `P[M(D) ∈ Z] ≤ e^ε·P[M(D′) ∈ Z] + δ`: for a release, the
-        /// samplers' negligible events, δ = δ_B·(1 + e^ε) (`docs/proofs/float_safety.md` §6); serialised only
+        /// samplers' negligible events, δ = δ_B·(1 + e^ε) (`docs/proofs/float_safety.md` §6): the release equals
+        /// an ε-DP one except on events of probability ≤ δ under every input, which is how the ledger's zCDP and
+        /// GDP accounts read it (a general (ε, δ)-DP claim is an [`Guarantee::ApproxDp`]). Serialised only
         /// when > 0.
         #[serde(default, skip_serializing_if = "is_zero")]
         delta: f64,
