@@ -23,12 +23,16 @@ class Guarantee(TypedDict, total=False):
     of the others are: ``pure_dp`` (``epsilon``, and ``neighbouring`` when narrower than any one row),
     ``approx_dp`` (``epsilon``, ``delta``), ``zcdp`` (``rho``), ``gdp`` (``mu``), ``rao_dp`` (``theta``,
     ``family``), ``metric_dp`` (``epsilon`` per ``unit`` of ``metric``, plus the rounding's ``additive_epsilon``
-    and the public ``grid`` a release lies on). A mean with ``outside="drop"`` adds ``rows``, ``domain`` and
-    ``not_protected``: what the guarantee does not cover."""
+    and the public ``grid`` a release lies on). ``pure_dp`` carries ``delta`` only when it is above 0: the
+    samplers' negligible events (about 1e-300 for most releases), added to the probability bound between
+    neighbours. ``metric_dp`` carries ``delta_base`` δ_B only when it is above 0: the probability of those
+    events, whose δ between inputs d apart is δ_B·(1 + e^(ε·d + ε₀)). A mean with ``outside="drop"`` adds
+    ``rows``, ``domain`` and ``not_protected``: what the guarantee does not cover."""
 
     notion: str
     epsilon: float
     delta: float
+    delta_base: float
     rho: float
     mu: float
     theta: float

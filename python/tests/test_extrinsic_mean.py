@@ -27,7 +27,10 @@ def test_a_rotation_in_gives_a_rotation_out_with_a_stated_guarantee():
     assert isinstance(res.mean, Rotation)
     assert res.estimator == "extrinsic" and res.stable and res.confidence == 0.95
     # Replace-one neighbours, the default relation (not written out).
-    assert res.guarantee == {"notion": "pure_dp", "epsilon": 2.0, "rows": 400, "domain": "rows anywhere on SO(3)"}
+    # Plus the K-norm direction's negligible δ_N·(1 + e^ε) (float_safety.md §6), stated, never hidden.
+    g = dict(res.guarantee)
+    assert 0 < g.pop("delta") < 1e-290
+    assert g == {"notion": "pure_dp", "epsilon": 2.0, "rows": 400, "domain": "rows anywhere on SO(3)"}
     assert 2 * np.sqrt(2) / 400 <= res.sensitivity < 2 * np.sqrt(2) / 400 * (1 + 1e-6)
     assert res.grid["chart"] == "embedding" and res.noise_epsilon + res.rounding_cost <= 2.0
     # The exact extrinsic mean: the nearest rotation to the mean matrix (SVD); the release lies within its bound.

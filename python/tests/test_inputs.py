@@ -161,6 +161,15 @@ def test_guarantee_radius_and_sample():
     assert c.shape == (10,)
 
 
+def test_the_negligible_delta_is_in_the_guarantee_only_where_a_sampler_has_one():
+    # The Bingham proposal's normals have Lemma N's negligible event (float_safety.md §6); the Laplace has none.
+    # A metric guarantee states the base δ_B, its δ per pair d apart being δ_B·(1 + e^(ε·d + ε₀)).
+    bingham = mdp.Mechanism("so3", "bingham", epsilon=1.0).guarantee
+    assert bingham["delta_base"] == 1e-300 and "delta" not in bingham
+    laplace = mdp.Mechanism("so3", "laplace", epsilon=1.0).guarantee
+    assert "delta" not in laplace and "delta_base" not in laplace
+
+
 def test_fresh_keys_give_independent_releases():
     x = np.zeros(100)
     mech = mdp.Mechanism("circle", "purkayastha", epsilon=1.0)

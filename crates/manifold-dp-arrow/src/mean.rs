@@ -572,7 +572,7 @@ impl MeanPlan {
             Outside::Drop => Neighbouring::ReplaceOneRowInBall,
             Outside::Error | Outside::Clip => Neighbouring::ReplaceOneRow,
         };
-        Guarantee::PureDp { epsilon, neighbouring }
+        Guarantee::PureDp { epsilon, neighbouring, delta: 0.0 }
     }
 
     /// A start for a mean computed in passes, from the exact means of parts of the data (each part's
@@ -1031,7 +1031,9 @@ impl MeanPlan {
             let private = mech.release_mean(&m.point_at(mean)?, rng)?;
             let domain =
                 format!("rows within {} (the public radius, in the space's distance unit) of the centre", self.radius);
-            let guarantee = self.guarantee(mech.guarantee().epsilon().unwrap_or(epsilon));
+            // The mechanism's δ of its sampler's negligible events travels with the release.
+            let guarantee =
+                self.guarantee(mech.guarantee().epsilon().unwrap_or(epsilon)).with_delta(mech.guarantee().delta());
             Ok(MeanRelease {
                 mean: self.table_form(&m.coordinates(&private))?,
                 stated: self.stated_if_dropped(guarantee, n, domain),

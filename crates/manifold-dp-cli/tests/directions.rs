@@ -119,6 +119,27 @@ fn latitude_longitude_round_trip_and_km_budget() {
     assert_eq!(r["guarantee_in_unit"]["metric"], "sphere_surface");
 }
 
+/// A fine local release (latlon at 2 km) states its negligible δ per pair of inputs, never the vacuous
+/// "delta ≤ 1" of the diameter (`docs/proofs/float_safety.md` §6, "Per pair").
+#[test]
+fn a_fine_location_release_states_its_delta_per_pair() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("geo.csv");
+    fs::write(&input, "lat,lon\n48.85,2.35\n").unwrap();
+    let (output, report) = (dir.path().join("out.csv"), dir.path().join("r.json"));
+    let assert = bin()
+        .args(["privatize", "--space", "latlon", "--mechanism", "purkayastha", "--protect", "2km", "--level", "1"])
+        .args(["--input", s(&input), "--output", s(&output), "--report", s(&report)])
+        .assert()
+        .success();
+    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains("per km") && stderr.contains("delta(d) ≤ 1e-300·(1 + exp(epsilon·d"), "{stderr}");
+    assert!(!stderr.contains("delta ≤ 1\n") && !stderr.contains("delta ≤ 1 "), "{stderr}");
+    let r = read_report(&report);
+    let base = r["guarantee"]["delta_base"].as_f64().unwrap();
+    assert!(base > 0.0 && base < 1.01e-300 && r["guarantee"].get("delta").is_none(), "{r}");
+}
+
 #[test]
 fn parquet_and_csv_agree_on_directions() {
     let dir = tempfile::tempdir().unwrap();

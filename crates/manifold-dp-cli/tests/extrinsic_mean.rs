@@ -62,6 +62,8 @@ fn an_extrinsic_so3_mean_needs_no_ball_and_states_its_guarantee() {
     assert_eq!((g["notion"].as_str(), g["epsilon"].as_f64()), (Some("pure_dp"), Some(5.0)));
     assert_eq!((g.get("neighbouring"), g["rows"].as_u64()), (None, Some(n as u64)), "replace-one, the default");
     assert_eq!(g["domain"], "rows anywhere on SO(3)");
+    // The K-norm direction's negligible δ_N·(1 + e^ε), stated (float_safety.md §6).
+    assert!(g["delta"].as_f64().is_some_and(|d| d > 0.0 && d < 1e-290), "{g}");
     // Δ = 2√2/n plus twice a float error far below it.
     let delta = v["sensitivity"].as_f64().unwrap();
     assert!(delta >= 2.0 * 2f64.sqrt() / n as f64 && delta < 2.0 * 2f64.sqrt() / n as f64 * (1.0 + 1e-6));

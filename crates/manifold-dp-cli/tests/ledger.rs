@@ -34,6 +34,29 @@ fn account<'a>(spent: &'a Value, name: &str) -> &'a Value {
 const POSES: &str = "w,x,y,z\n1,0,0,0\n0.9950041652780258,0.09983341664682815,0,0\n\
                      0.9950041652780258,0,0.09983341664682815,0\n0.9950041652780258,0,0,0.09983341664682815\n";
 
+/// A mean with the samplers' negligible δ is admitted by a zCDP and a GDP budget, and its δ is shown beside the
+/// totals (`docs/proofs/accounting.md`, "The negligible δ").
+#[test]
+fn a_mean_with_a_negligible_delta_is_admitted_by_zcdp_and_gdp_budgets() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("privacy.sqlite");
+    ledger(&db).args(["init", "--dataset", "d", "--zcdp", "1", "--gdp", "2"]).assert().success();
+    let mean = r#"{"notion":"pure_dp","epsilon":0.5,"delta":1e-300}"#;
+    for _ in 0..2 {
+        ledger(&db).args(["add", "--dataset", "d", "--mechanism", "mean s2", "--guarantee", mean]).assert().success();
+    }
+    let s = spent(&db, "d");
+    for name in ["zcdp", "gdp"] {
+        let a = account(&s, name);
+        assert!(a["total"].is_object(), "{a}");
+        assert!(a["negligible_delta"].as_f64().is_some_and(|d| (2e-300..2.1e-300).contains(&d)), "{a}");
+    }
+    assert!((account(&s, "zcdp")["total"]["rho"].as_f64().unwrap() - 0.25).abs() < 1e-12);
+    let out = ledger(&db).args(["show", "--dataset", "d"]).assert().success().get_output().stdout.clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("spent rho = 0.25, delta ≤ 2e-300"), "{text}");
+}
+
 #[test]
 fn init_add_show_export_round_trip() {
     let dir = tempfile::tempdir().unwrap();

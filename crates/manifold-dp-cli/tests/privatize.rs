@@ -886,6 +886,10 @@ fn report_states_the_release_and_never_the_seed() {
     assert_eq!(r2["randomness"], "os");
     assert_eq!(r2["mechanism"], "bingham");
     assert_eq!(r2["concentration"], 8.0);
+    // The Bingham proposal draws through Lemma N's negligible event: its base δ_B is in the guarantee (its δ
+    // per pair d apart δ_B·(1 + e^{ε·d + ε₀})); the SO(3) Laplace draws through none: no key (float_safety.md §6).
+    assert_eq!(r2["guarantee"]["delta_base"].as_f64(), Some(1e-300), "{r2}");
+    assert!(r["guarantee"].get("delta_base").is_none() && r["guarantee"].get("delta").is_none(), "{r}");
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -229,23 +229,25 @@ fn with_implied_metrics(release: &[Guarantee]) -> Vec<Guarantee> {
 }
 
 /// A local release's pure ε between data sets that differ in one row: the smallest ε·diameter + ε₀ over its
-/// metric-DP guarantees in spaces of bounded diameter.
+/// metric-DP guarantees in spaces of bounded diameter, with that guarantee's δ at the diameter.
 fn local_as_pure(release: &[Guarantee]) -> Result<Guarantee, String> {
-    let mut best: Option<f64> = None;
+    let mut best: Option<Guarantee> = None;
     let mut why = String::from("it states metric DP in no metric of finite diameter (tangent plane, SPD)");
     for g in release {
         if let Guarantee::MetricDp { metric, unit, .. } = *g {
             match diameter(metric, unit).map(|d| convert(g, Target::Pure { diameter: Some(d) })) {
                 Some(Ok(p)) => {
-                    let e = p.epsilon().unwrap_or(f64::INFINITY);
-                    best = Some(best.map_or(e, |b: f64| b.min(e)));
+                    let e = |g: &Guarantee| g.epsilon().unwrap_or(f64::INFINITY);
+                    if best.as_ref().is_none_or(|b| e(&p) < e(b)) {
+                        best = Some(p);
+                    }
                 }
                 Some(Err(e)) => why = e.to_string(),
                 None => {}
             }
         }
     }
-    best.map(Guarantee::pure).ok_or(why)
+    best.ok_or(why)
 }
 
 /// Why a total cannot be formed: which release (its index in the list) cannot be expressed, and why.
@@ -273,12 +275,44 @@ pub(crate) fn cost(account: Account, release: &[Guarantee]) -> Result<Option<Gua
         Account::Overall => Target::Pure { diameter: None },
         Account::Notion(_) if kind == ReleaseKind::Local => return Ok(None),
         Account::Notion(Notion::Approx) => return approx_cost(release).map(Some),
-        Account::Notion(Notion::Zcdp) => Target::Zcdp,
-        Account::Notion(Notion::Gdp) => Target::Gdp,
+        // The pure part of a release with a negligible δ (its ideal law's ε) is charged here; its δ, a bound
+        // on the distance to that law, is summed beside ([`negligible_delta`]).
+        Account::Notion(Notion::Zcdp) => return express(&ideal(release), Target::Zcdp).map(Some).map_err(s),
+        Account::Notion(Notion::Gdp) => return express(&ideal(release), Target::Gdp).map(Some).map_err(s),
         Account::Notion(Notion::Rao) => Target::Rao,
         Account::Notion(_) => Target::Pure { diameter: None },
     };
     express(release, target).map(Some).map_err(s)
+}
+
+/// The release's guarantees with the negligible δ of its pure ones set to 0: the guarantees of the ideal
+/// mechanism its computed one equals except on events of probability at most that δ under every input
+/// (`docs/proofs/float_safety.md` §6). Only for the zCDP and GDP accounts, which sum that δ beside their total.
+fn ideal(release: &[Guarantee]) -> Vec<Guarantee> {
+    release
+        .iter()
+        .map(|g| match *g {
+            Guarantee::PureDp { epsilon, neighbouring, .. } => Guarantee::PureDp { epsilon, neighbouring, delta: 0.0 },
+            other => other,
+        })
+        .collect()
+}
+
+/// The negligible δ a zCDP or GDP account states beside its total: Σ over the releases it holds of the largest
+/// δ of their pure guarantees (each ≥ the δ_B of its events, so ≥ the total-variation distance between the
+/// computed release and its ideal one), rounded up and capped at 1. The whole view is then within total
+/// variation of this sum from a view the account's own rule bounds (a union bound over the releases' events,
+/// valid adaptively: `docs/proofs/accounting.md`, "The negligible δ"). 0 for other accounts, whose totals
+/// carry their δ's themselves.
+pub(crate) fn negligible_delta(account: Account, releases: &[&[Guarantee]]) -> f64 {
+    if !matches!(account, Account::Notion(Notion::Zcdp | Notion::Gdp)) {
+        return 0.0;
+    }
+    let per_release = releases
+        .iter()
+        .filter(|r| ReleaseKind::of(r) == ReleaseKind::Central)
+        .map(|r| r.iter().filter(|g| matches!(g, Guarantee::PureDp { .. })).map(Guarantee::delta).fold(0.0, f64::max));
+    per_release.fold(0.0, add_up).min(1.0)
 }
 
 /// A release's (εᵢ, δᵢ) for the approximate account: the smallest pure or (ε, δ) guarantee it reports (smaller δ
@@ -335,14 +369,21 @@ pub(crate) fn fits(total: &Guarantee, budget: &Guarantee, releases: usize) -> bo
     let widen = 1.0 + ((4.0 * releases as f64 + 4.0) * (f64::EPSILON / 2.0)).min(DECIMAL_SLACK);
     let w = |x: f64| x * widen;
     let widened = match *budget {
-        Guarantee::PureDp { epsilon, neighbouring } => Guarantee::PureDp { epsilon: w(epsilon), neighbouring },
+        Guarantee::PureDp { epsilon, neighbouring, delta } => {
+            Guarantee::PureDp { epsilon: w(epsilon), neighbouring, delta: w(delta) }
+        }
         Guarantee::ApproxDp { epsilon, delta } => Guarantee::ApproxDp { epsilon: w(epsilon), delta: w(delta) },
         Guarantee::Zcdp { rho } => Guarantee::Zcdp { rho: w(rho) },
         Guarantee::Gdp { mu } => Guarantee::Gdp { mu: w(mu) },
         Guarantee::RaoDp { theta, family } => Guarantee::RaoDp { theta: w(theta), family },
-        Guarantee::MetricDp { epsilon, additive_epsilon, metric, unit, grid } => {
-            Guarantee::MetricDp { epsilon: w(epsilon), additive_epsilon: w(additive_epsilon), metric, unit, grid }
-        }
+        Guarantee::MetricDp { epsilon, additive_epsilon, metric, unit, grid, delta_base } => Guarantee::MetricDp {
+            epsilon: w(epsilon),
+            additive_epsilon: w(additive_epsilon),
+            metric,
+            unit,
+            grid,
+            delta_base: w(delta_base),
+        },
     };
     total.fits_within(&widened).unwrap_or(false)
 }
@@ -367,7 +408,8 @@ fn quadrature_left(b: f64, t: f64) -> f64 {
 }
 
 /// What is left of `budget` after `total`, rounded down and never below zero: a difference for ε, δ and ρ,
-/// √(b² − t²) for GDP μ and Rao θ (they compose in quadrature).
+/// √(b² − t²) for GDP μ and Rao θ (they compose in quadrature). A metric or pure budget's δ is a cap only
+/// where it is > 0; with none, none is left to state (0).
 pub(crate) fn remaining(total: &Guarantee, budget: &Guarantee) -> Option<Guarantee> {
     let minus = |b: f64, t: f64| sub_down(b, t).max(0.0);
     let quad = quadrature_left;
@@ -375,10 +417,12 @@ pub(crate) fn remaining(total: &Guarantee, budget: &Guarantee) -> Option<Guarant
         (
             Guarantee::MetricDp { epsilon: t, additive_epsilon: at, .. },
             Guarantee::MetricDp { epsilon: b, metric, unit, additive_epsilon: ab, .. },
-        ) => Guarantee::metric_dp_in(minus(b, t), metric, unit, minus(ab, at)),
-        (Guarantee::PureDp { epsilon: t, .. }, Guarantee::PureDp { epsilon: b, neighbouring }) => {
-            Guarantee::PureDp { epsilon: minus(b, t), neighbouring }
-        }
+        ) => Guarantee::metric_dp_in(minus(b, t), metric, unit, minus(ab, at))
+            .with_delta(minus(budget.delta(), total.delta())),
+        (
+            Guarantee::PureDp { epsilon: t, delta: dt, .. },
+            Guarantee::PureDp { epsilon: b, neighbouring, delta: db },
+        ) => Guarantee::PureDp { epsilon: minus(b, t), neighbouring, delta: minus(db, dt) },
         (Guarantee::ApproxDp { epsilon: t, delta: dt }, Guarantee::ApproxDp { epsilon: b, delta: db }) => {
             Guarantee::ApproxDp { epsilon: minus(b, t), delta: minus(db, dt) }
         }
@@ -392,17 +436,22 @@ pub(crate) fn remaining(total: &Guarantee, budget: &Guarantee) -> Option<Guarant
 }
 
 /// The standard guarantee shown beside a total: (ε, δ) at [`REPORT_DELTA`] for zCDP, GDP and Gaussian Rao
-/// totals; pure ε·diameter for metric totals in a bounded space; for a Rao total outside the Gaussian family
-/// (which implies no test bound), the data set's pure total, or else its approximate total.
+/// totals (plus `negligible` Δ as Δ·(1 + e^ε): the view is within total variation Δ of one that is
+/// (ε, [`REPORT_DELTA`])-DP); pure ε·diameter for metric totals in a bounded space; for a Rao total outside the
+/// Gaussian family (which implies no test bound), the data set's pure total, or else its approximate total.
 pub(crate) fn standard_companion(
     total: &Guarantee,
+    negligible: f64,
     pure: Option<&Guarantee>,
     approx: Option<&Guarantee>,
 ) -> Option<Guarantee> {
     let at_delta = Target::Approx { delta: Some(REPORT_DELTA), epsilon: None };
     match *total {
         Guarantee::Zcdp { .. } | Guarantee::Gdp { .. } | Guarantee::RaoDp { family: RaoFamily::Gaussian, .. } => {
-            convert(total, at_delta).ok()
+            convert(total, at_delta).ok().map(|g| {
+                let loss = g.epsilon().unwrap_or(f64::INFINITY);
+                g.with_delta(manifold_dp::privacy::float_safety::negligible_delta(negligible, loss))
+            })
         }
         Guarantee::RaoDp { .. } => pure.or(approx).copied(),
         Guarantee::MetricDp { metric, unit, .. } => {
@@ -419,8 +468,7 @@ pub(crate) fn standard_companion(
 pub(crate) fn combined(local: Option<Guarantee>, central: Option<Guarantee>) -> Option<crate::Combined> {
     let central = central?;
     let (central_epsilon, delta) = match central {
-        Guarantee::PureDp { epsilon, .. } => (epsilon, 0.0),
-        Guarantee::ApproxDp { epsilon, delta } => (epsilon, delta),
+        Guarantee::PureDp { epsilon, delta, .. } | Guarantee::ApproxDp { epsilon, delta } => (epsilon, delta),
         _ => return None,
     };
     let additive = local.map_or(0.0, |l| l.additive_epsilon());
@@ -432,8 +480,15 @@ pub(crate) fn combined(local: Option<Guarantee>, central: Option<Guarantee>) -> 
     };
     let at_most =
         if per_unit == 0.0 { Some(constant) } else { diameter.map(|d| add_up(mul_up(per_unit, d), constant)) };
-    let standard = at_most
-        .map(|epsilon| if delta > 0.0 { Guarantee::ApproxDp { epsilon, delta } } else { Guarantee::pure(epsilon) });
+    // At d ≤ diameter the local releases' δ is at most δ_B·(1 + e^{ε_L·D + Σε₀}); the central δ adds.
+    let local_delta = match (local, diameter) {
+        (Some(l), Some(d)) => l.metric_delta_at(d).unwrap_or(0.0),
+        _ => 0.0,
+    };
+    let standard = at_most.map(|epsilon| match central {
+        Guarantee::ApproxDp { .. } => Guarantee::ApproxDp { epsilon, delta: add_up(delta, local_delta).min(1.0) },
+        _ => Guarantee::pure(epsilon).with_delta(delta).with_delta(local_delta),
+    });
     Some(crate::Combined { local, central, constant, delta, diameter, standard })
 }
 

@@ -888,7 +888,9 @@ impl DatasetState {
                 };
                 let remaining = total.zip(budget).and_then(|(t, b)| accounts::remaining(&t, &b));
                 let within_budget = total.zip(budget).map(|(t, b)| accounts::fits(&t, &b, lists.len()));
-                let standard = total.and_then(|t| accounts::standard_companion(&t, pure.as_ref(), approx.as_ref()));
+                let negligible_delta = accounts::negligible_delta(account, &lists);
+                let standard = total
+                    .and_then(|t| accounts::standard_companion(&t, negligible_delta, pure.as_ref(), approx.as_ref()));
                 NotionSpent {
                     account: account.key(),
                     notion: account.notion(),
@@ -898,6 +900,7 @@ impl DatasetState {
                     remaining,
                     within_budget,
                     standard,
+                    negligible_delta,
                     testing_meaning: account.notion().has_testing_meaning(),
                 }
             })

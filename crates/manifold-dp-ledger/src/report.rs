@@ -54,6 +54,12 @@ pub struct NotionSpent {
     /// A standard guarantee beside the total: (ε, δ) at δ = 1e-6 for zCDP, GDP and Gaussian Rao totals, pure
     /// ε·diameter for metric totals, the pure (or else approximate) total beside a non-Gaussian Rao total.
     pub standard: Option<Guarantee>,
+    /// The samplers' negligible δ beside a zCDP or GDP total (serialised only when > 0): Σ over its releases
+    /// of their pure guarantees' δ, a bound on the total variation between the view and one the total bounds
+    /// (pure, approximate and metric totals carry their δ themselves; `docs/proofs/accounting.md`, "The
+    /// negligible δ").
+    #[serde(skip_serializing_if = "is_zero")]
+    pub negligible_delta: f64,
     /// Whether the notion bounds every test between neighbouring inputs (false for Rao DP: a distance).
     pub testing_meaning: bool,
 }
@@ -70,7 +76,7 @@ pub struct Combined {
     pub central: Guarantee,
     /// ε at d = 0: the central ε plus the local releases' additive costs, rounded up.
     pub constant: f64,
-    /// The central total's δ (0 when pure).
+    /// The central total's δ (for a pure total, its releases' negligible δ; usually 0).
     pub delta: f64,
     /// The largest d, in the local unit, where the metric is bounded (π rad, half the Earth's circumference …).
     pub diameter: Option<f64>,
@@ -158,4 +164,8 @@ pub struct Export {
     pub datasets: Vec<DatasetExport>,
     /// Every budget ever set, oldest first.
     pub budget_history: Vec<BudgetChange>,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }

@@ -90,6 +90,80 @@ fn pure_budget_adds_up_and_refuses_without_recording() {
     assert_eq!(ledger.datasets().unwrap(), ["other", "patients"]);
 }
 
+/// The samplers' negligible δ (`docs/proofs/float_safety.md` §6) adds up beside ε and is reported, never
+/// hidden; a budget caps it only when it states a δ.
+#[test]
+fn negligible_deltas_add_up_beside_epsilon_and_cap_only_when_stated() {
+    let (_dir, _path, ledger) = new_ledger();
+    ledger.set_budget("d", pure(1.0)).unwrap();
+    let with_delta = pure(0.3).with_delta(1e-300);
+    for _ in 0..2 {
+        ledger.record("d", "mean s2", &[with_delta], None).unwrap();
+    }
+    ledger.record("d", "mean s2", &[pure(0.3)], None).unwrap();
+    let t = total(&ledger.spent("d").unwrap(), "pure");
+    assert!(near(t.epsilon().unwrap(), 0.9));
+    // Negative control: a total that dropped the δ's, or kept one, would fail here.
+    assert!(t.delta() >= 2e-300 && t.delta() <= 2e-300 * (1.0 + 1e-15), "{t:?}");
+    // A cap: admitted while Σδ stays within it.
+    ledger.set_budget("capped", pure(1.0).with_delta(1.5e-300)).unwrap();
+    ledger.record("capped", "mean s2", &[with_delta], None).unwrap();
+    assert!(ledger.record("capped", "mean s2", &[with_delta], None).unwrap_err().is_refusal());
+    // Old rows without a δ read back as δ = 0.
+    ledger.record("plain", "mean s2", &[pure(0.5)], None).unwrap();
+    assert_eq!(total(&ledger.spent("plain").unwrap(), "pure").delta(), 0.0);
+}
+
+/// A mean with a negligible δ is accepted by zCDP and GDP ledgers: its pure part is charged by the account's
+/// rule (ρ = ε²/2, μ from ε) and its δ summed beside the total (a union bound over the releases' events,
+/// `docs/proofs/accounting.md`, "The negligible δ"), and in the (ε, δ) shown beside it.
+#[test]
+fn a_mean_with_a_negligible_delta_is_accepted_by_zcdp_and_gdp_ledgers() {
+    let (_dir, _path, ledger) = new_ledger();
+    let mean = pure(0.5).with_delta(1e-300);
+    ledger.set_budget("z", Guarantee::Zcdp { rho: 1.0 }).unwrap();
+    ledger.set_budget("g", Guarantee::Gdp { mu: 2.0 }).unwrap();
+    for (label, account) in [("z", "zcdp"), ("g", "gdp")] {
+        ledger.record(label, "mean s2", &[mean], None).unwrap();
+        let r = ledger.record(label, "mean s2", &[mean], None).unwrap();
+        let entry = r.spent.get(account).unwrap();
+        // Negative control: a total that dropped the δ's (or kept one) would fail here.
+        assert!(entry.negligible_delta >= 2e-300 && entry.negligible_delta <= 2e-300 * (1.0 + 1e-15), "{entry:?}");
+        let standard = entry.standard.unwrap();
+        assert!(standard.delta() > 1e-6, "the (ε, δ) beside it carries the δ: {standard}");
+        let json = serde_json::to_value(entry).unwrap();
+        assert!(json["negligible_delta"].as_f64().is_some_and(|d| d >= 2e-300), "{json}");
+    }
+    let Guarantee::Zcdp { rho } = total(&ledger.spent("z").unwrap(), "zcdp") else { panic!() };
+    assert!(near(rho, 0.25), "{rho}");
+    // Without δ: no key, the companion exactly at 1e-6, as before.
+    ledger.set_budget("plain", Guarantee::Zcdp { rho: 1.0 }).unwrap();
+    let r = ledger.record("plain", "mean s2", &[pure(0.5)], None).unwrap();
+    let entry = r.spent.get("zcdp").unwrap();
+    assert_eq!(entry.negligible_delta, 0.0);
+    assert!(serde_json::to_value(entry).unwrap().get("negligible_delta").is_none());
+    assert_eq!(entry.standard.unwrap().delta(), 1e-6);
+}
+
+/// A local release's δ_B adds in its metric account and in the combined guarantee, per pair of inputs.
+#[test]
+fn local_negligible_deltas_add_per_pair() {
+    let (_dir, _path, ledger) = new_ledger();
+    let km = |e| Guarantee::metric_dp_in(e, Metric::SphereSurface, "km", 0.0);
+    ledger.set_budgets("a", &[pure(2.0), km(1.0)]).unwrap();
+    let admit = Default::default();
+    ledger.record_new("a", "privatize latlon", &[km(0.5).with_delta(1e-300)], None, admit).unwrap();
+    let r = ledger.record_new("a", "privatize latlon", &[km(0.25).with_delta(1e-300)], None, admit).unwrap();
+    let t = total(&r.spent, "metric:sphere_surface:km");
+    assert!(t.delta() >= 2e-300 && t.delta() <= 2e-300 * (1.0 + 1e-15), "{t:?}");
+    let at_2km = t.metric_delta_at(2.0).unwrap();
+    assert!(at_2km >= 2e-300 * (1.0 + 1.5f64.exp()) && at_2km < 1e-298, "{at_2km:e}");
+    let c = r.spent.combined.unwrap();
+    assert_eq!(c.local.unwrap().delta(), t.delta());
+    // As standard DP at the diameter (20015 km) the δ is vacuous, as the ε is.
+    assert_eq!(c.standard.unwrap().delta(), 1.0);
+}
+
 #[test]
 fn refusal_at_the_boundary() {
     let (_dir, _path, ledger) = new_ledger();

@@ -338,6 +338,26 @@ fn brief_left(g: &Guarantee) -> String {
 
 fn brief_rounded(g: &Guarantee, rounding: Rounding) -> String {
     let sig = |x: f64| short_rounded(x, rounding);
+    let mut text = brief_main(g, rounding);
+    // The samplers' negligible δ of metric and pure totals, stated beside ε (never hidden, never charged); a
+    // metric one per pair of inputs d apart, δ_B·(1 + e^{ε·d + ε₀}).
+    let relation = if rounding == Rounding::Up { "≤" } else { "=" };
+    match *g {
+        Guarantee::MetricDp { additive_epsilon, delta_base, .. } if delta_base > 0.0 => {
+            text += &format!(", delta(d) {relation} {}·(1 + exp(epsilon·d", sig(delta_base));
+            if additive_epsilon > 0.0 {
+                text += &format!(" + {}", sig(additive_epsilon));
+            }
+            text += "))";
+        }
+        Guarantee::PureDp { delta, .. } if delta > 0.0 => text += &format!(", delta {relation} {}", sig(delta)),
+        _ => {}
+    }
+    text
+}
+
+fn brief_main(g: &Guarantee, rounding: Rounding) -> String {
+    let sig = |x: f64| short_rounded(x, rounding);
     match *g {
         Guarantee::PureDp { epsilon, .. } => format!("epsilon = {}", sig(epsilon)),
         Guarantee::ApproxDp { epsilon, delta } => format!("(epsilon = {}, delta = {})", sig(epsilon), sig(delta)),
@@ -380,6 +400,10 @@ fn write_spent(out: &mut impl Write, s: &Spent) -> std::io::Result<()> {
     let width = s.notions.iter().filter(shown).map(|n| n.account.len()).max().unwrap_or(6);
     for n in s.notions.iter().filter(shown) {
         let mut line = match (&n.total, &n.not_accountable) {
+            (Some(t), _) if n.negligible_delta > 0.0 => {
+                // A zCDP or GDP total's negligible δ: the view is within this total variation of one it bounds.
+                format!("spent {}, delta ≤ {}", brief(t), short_rounded(n.negligible_delta, Rounding::Up))
+            }
             (Some(t), _) => format!("spent {}", brief(t)),
             (None, why) => format!("not accountable: {}", why.as_deref().unwrap_or("no total")),
         };
@@ -414,9 +438,19 @@ fn write_spent(out: &mut impl Write, s: &Spent) -> std::io::Result<()> {
 /// 20015.1 km): epsilon <= 4005.03`.
 fn combined_text(c: &manifold_dp_ledger::Combined) -> String {
     let up = |x: f64| short_rounded(x, Rounding::Up);
-    let delta = if c.delta > 0.0 { format!(", delta = {}", up(c.delta)) } else { String::new() };
-    let Some(Guarantee::MetricDp { epsilon: per, unit, .. }) = c.local else {
+    let mut delta = if c.delta > 0.0 { format!(", delta = {}", up(c.delta)) } else { String::new() };
+    let Some(Guarantee::MetricDp { epsilon: per, unit, additive_epsilon, delta_base, .. }) = c.local else {
         return format!("epsilon <= {}{delta} between data sets that differ in one row", up(c.constant));
+    };
+    if delta_base > 0.0 {
+        // The local releases' negligible δ, per pair d apart: δ_B·(1 + e^{ε_L·d + Σε₀}), beside the central δ.
+        let central = if c.delta > 0.0 { format!("{} + ", up(c.delta)) } else { String::new() };
+        delta =
+            format!(", delta(d) <= {central}{}·(1 + exp({}·d + {}))", up(delta_base), up(per), up(additive_epsilon));
+    }
+    let std_delta = match c.standard {
+        Some(std) if std.delta() > 0.0 => format!(", delta = {}", up(std.delta())),
+        _ => String::new(),
     };
     let head = format!(
         "epsilon <= {} per {unit} · d + {}{delta} between data sets that differ in one row moved by d",
@@ -426,7 +460,7 @@ fn combined_text(c: &manifold_dp_ledger::Combined) -> String {
     match (c.standard, c.diameter) {
         (Some(std), Some(d)) => {
             let eps = std.epsilon().unwrap_or(f64::INFINITY);
-            format!("{head}; as standard DP (d up to {} {unit}): epsilon <= {}{delta}", up(d), up(eps))
+            format!("{head}; as standard DP (d up to {} {unit}): epsilon <= {}{std_delta}", up(d), up(eps))
         }
         _ => format!("{head}; no standard-DP reading (the metric has no finite diameter)"),
     }

@@ -95,7 +95,11 @@ impl Mechanism for BinghamSo3 {
     type Point = UnitQuaternion<f64>;
 
     fn guarantee(&self) -> Guarantee {
-        self.rounding.guarantee(self.epsilon(), Metric::So3Geodesic)
+        // δ_B of the proposal's negligible events, per pair δ_B·(1 + e^{ε·d + ε₀}) (`float_safety.md` §6).
+        crate::privacy::float_safety::with_negligible_events(
+            self.rounding.guarantee(self.epsilon(), Metric::So3Geodesic),
+            self.noise.negligible_event_probability(),
+        )
     }
 
     #[inline]

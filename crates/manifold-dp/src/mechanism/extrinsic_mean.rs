@@ -355,7 +355,11 @@ impl ExtrinsicMean {
     /// the ε asked.
     pub fn guarantee(&self) -> Guarantee {
         debug_assert!(add_up(self.noise_epsilon, self.rounding_cost()) <= self.epsilon);
-        Guarantee::pure(self.epsilon)
+        // δ_N of the K-norm direction (`docs/proofs/float_safety.md` §6), between neighbours: L = ε.
+        crate::privacy::float_safety::with_negligible_events(
+            Guarantee::pure(self.epsilon),
+            self.noise.negligible_event_probability(),
+        )
     }
 
     /// [`ExtrinsicMean::guarantee`] with what it holds between: data sets of n rows anywhere on the space that

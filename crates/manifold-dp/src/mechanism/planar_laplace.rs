@@ -174,7 +174,12 @@ impl Mechanism for TangentPlanarLaplace {
     const EXACT_RELEASE: bool = true;
 
     fn guarantee(&self) -> Guarantee {
-        self.rounding.guarantee(self.epsilon, Metric::TangentPlane)
+        // δ_N of the direction (n − 1 ≥ 2 coordinates), per pair δ_N·(1 + e^{ε·d + ε₀}) (`float_safety.md` §6).
+        let events = if self.reference.len() >= 3 { crate::sample::normal::DIRECTION_EVENT_PROBABILITY } else { 0.0 };
+        crate::privacy::float_safety::with_negligible_events(
+            self.rounding.guarantee(self.epsilon, Metric::TangentPlane),
+            events,
+        )
     }
 
     /// exp_p(ĉ(x) + V) without clamping or rounding (**not float-safe**). Panics if `x` does not have the

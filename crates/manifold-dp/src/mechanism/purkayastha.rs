@@ -75,7 +75,11 @@ impl Mechanism for PurkayasthaSphere {
     type Point = DVector<f64>;
 
     fn guarantee(&self) -> Guarantee {
-        self.rounding.guarantee(self.epsilon(), Metric::SphereSurface)
+        // δ_B of the sampler's negligible events, per pair δ_B·(1 + e^{ε·d + ε₀}) (`float_safety.md` §6).
+        crate::privacy::float_safety::with_negligible_events(
+            self.rounding.guarantee(self.epsilon(), Metric::SphereSurface),
+            self.noise.negligible_event_probability(),
+        )
     }
 
     /// Panics if `x` does not have the mechanism's dimension (a programming error; validate data with

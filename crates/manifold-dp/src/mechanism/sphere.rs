@@ -97,7 +97,9 @@ impl SphereMechanism {
     pub fn pure_dp(&self) -> Guarantee {
         let metric = self.guarantee();
         let epsilon = metric.epsilon().expect("metric DP has an epsilon") * self.kind().diameter();
+        // Records are at most the diameter D apart, where the metric δ is δ_B·(1 + e^{ε·D + ε₀}).
         Guarantee::pure(crate::numerics::rounding::add_up(epsilon, metric.additive_epsilon()))
+            .with_delta(metric.metric_delta_at(self.kind().diameter()).unwrap_or(0.0))
     }
 
     /// Which mechanism this is.

@@ -105,16 +105,18 @@ impl Guarantee {
             }
         }
         match *self {
-            Guarantee::MetricDp { epsilon, additive_epsilon, .. } => {
+            Guarantee::MetricDp { epsilon, additive_epsilon, delta_base: delta, .. } => {
                 nonneg("epsilon", epsilon)?;
                 nonneg("additive epsilon", additive_epsilon)?;
+                delta_in_range(delta)?;
             }
-            Guarantee::PureDp { epsilon, .. } => nonneg("epsilon", epsilon)?,
+            Guarantee::PureDp { epsilon, delta, .. } => {
+                nonneg("epsilon", epsilon)?;
+                delta_in_range(delta)?;
+            }
             Guarantee::ApproxDp { epsilon, delta } => {
                 nonneg("epsilon", epsilon)?;
-                if !(0.0..=1.0).contains(&delta) {
-                    return Err(Error::InvalidParameter { name: "delta", value: delta, reason: "must be in [0, 1]" });
-                }
+                delta_in_range(delta)?;
             }
             Guarantee::Zcdp { rho } => nonneg("rho", rho)?,
             Guarantee::Gdp { mu } => nonneg("mu", mu)?,
@@ -125,6 +127,10 @@ impl Guarantee {
 
     /// Whether this cost fits within `budget` (same notion; for metric DP the same metric and unit):
     /// every component ≤ the budget's. Compares exact floats: the cost is already rounded up.
+    ///
+    /// A metric or pure budget bounds ε (and ε₀ where it states one); it bounds the negligible δ of the
+    /// samplers' events only where it states a δ > 0 (a cap). A budget with δ = 0 puts no cap on that δ: the
+    /// accumulated δ is reported beside ε, never hidden (`docs/proofs/accounting.md`, "The negligible δ").
     pub fn fits_within(&self, budget: &Guarantee) -> Fallible<bool> {
         same_kind(self, budget)?;
         Ok(match (*self, *budget) {
@@ -137,15 +143,31 @@ impl Guarantee {
             // A metric budget bounds ε per unit; it bounds the float-safety term ε₀ too when it states one
             // (a budget typed as "ε per km" states none, and the totals show ε₀ beside ε).
             (
-                Guarantee::MetricDp { epsilon, additive_epsilon, .. },
-                Guarantee::MetricDp { epsilon: eb, additive_epsilon: ab, .. },
-            ) => epsilon <= eb && (ab == 0.0 || additive_epsilon <= ab),
+                Guarantee::MetricDp { epsilon, additive_epsilon, delta_base: delta, .. },
+                Guarantee::MetricDp { epsilon: eb, additive_epsilon: ab, delta_base: db, .. },
+            ) => epsilon <= eb && (ab == 0.0 || additive_epsilon <= ab) && (db == 0.0 || delta <= db),
+            (Guarantee::PureDp { epsilon, delta, .. }, Guarantee::PureDp { epsilon: eb, delta: db, .. }) => {
+                epsilon <= eb && (db == 0.0 || delta <= db)
+            }
             (a, b) => a.epsilon() <= b.epsilon(),
         })
     }
 }
 
 use crate::numerics::rounding::{add_up, div_up, fn_up, mul_up, sqrt_up};
+
+fn delta_in_range(delta: f64) -> Fallible<()> {
+    if (0.0..=1.0).contains(&delta) {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter { name: "delta", value: delta, reason: "must be in [0, 1]" })
+    }
+}
+
+/// Σ δᵢ of the guarantees' δ's, rounded up and capped at 1 (a δ ≥ 1 is vacuous and stays true at 1).
+fn delta_sum(costs: &[Guarantee]) -> f64 {
+    sum_up(costs.iter().map(Guarantee::delta)).min(1.0)
+}
 
 /// Σ xᵢ, rounded up at every step.
 fn sum_up(xs: impl IntoIterator<Item = f64>) -> f64 {
@@ -210,7 +232,10 @@ fn narrowest(costs: &[Guarantee]) -> crate::privacy::guarantee::Neighbouring {
 /// Pure and metric ε, zCDP ρ and approximate (ε, δ) add (basic composition); GDP μ and Rao θ add in
 /// quadrature, √(Σμᵢ²) (Dong, Roth & Su 2022, Cor. 3.3) and √(Σθᵢ²) (the Fisher–Rao distance in the product
 /// family). All costs must be the same notion (metric DP: the same metric and unit); otherwise
-/// [`Error::Incompatible`]. Proofs: `docs/proofs/accounting.md`.
+/// [`Error::Incompatible`]. The negligible δ's of metric and pure guarantees add, Σδᵢ (basic composition of
+/// (ε, δ)-DP, valid for adaptively chosen releases and as a filter: Rogers, Roth, Ullman & Vadhan 2016); for
+/// metric DP the bases δ_B add, since Σᵢ δ_Bᵢ(1 + e^{εᵢd + ε₀ᵢ}) ≤ (Σᵢ δ_Bᵢ)(1 + e^{(Σεᵢ)d + Σε₀ᵢ}).
+/// Proofs: `docs/proofs/accounting.md`.
 pub fn compose(costs: &[Guarantee]) -> Fallible<Guarantee> {
     let first = check_all(costs)?;
     Ok(match first {
@@ -219,11 +244,13 @@ pub fn compose(costs: &[Guarantee]) -> Fallible<Guarantee> {
             metric,
             unit,
             sum_up(costs.iter().map(Guarantee::additive_epsilon)),
-        ),
+        )
+        .with_delta(delta_sum(costs)),
         // A composition holds only for the pairs every part covers (`Neighbouring::and`).
         Guarantee::PureDp { .. } => Guarantee::PureDp {
             epsilon: sum_up(costs.iter().filter_map(Guarantee::epsilon)),
             neighbouring: narrowest(costs),
+            delta: delta_sum(costs),
         },
         Guarantee::ApproxDp { .. } => Guarantee::ApproxDp {
             epsilon: sum_up(costs.iter().filter_map(Guarantee::epsilon)),
@@ -256,8 +283,11 @@ pub fn compose_parallel(costs: &[Guarantee]) -> Fallible<Guarantee> {
     Ok(match first {
         Guarantee::MetricDp { metric, unit, .. } => {
             Guarantee::metric_dp_in(max(&eps), metric, unit, max(&Guarantee::additive_epsilon))
+                .with_delta(max(&Guarantee::delta))
         }
-        Guarantee::PureDp { .. } => Guarantee::PureDp { epsilon: max(&eps), neighbouring: narrowest(costs) },
+        Guarantee::PureDp { .. } => {
+            Guarantee::PureDp { epsilon: max(&eps), neighbouring: narrowest(costs), delta: max(&Guarantee::delta) }
+        }
         Guarantee::ApproxDp { .. } => Guarantee::ApproxDp {
             epsilon: max(&eps),
             delta: max(&|g| if let Guarantee::ApproxDp { delta, .. } = g { *delta } else { 0.0 }),
@@ -425,7 +455,7 @@ pub fn convert(g: &Guarantee, to: Target) -> Fallible<Guarantee> {
     let to_notion = to.notion();
     match (g, to) {
         (
-            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, .. },
+            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, delta_base: delta, .. },
             Target::Metric { metric: m, unit: u },
         ) => {
             if metric == m && unit == u {
@@ -434,7 +464,7 @@ pub fn convert(g: &Guarantee, to: Target) -> Fallible<Guarantee> {
             match (metric == m, radians_per_unit(metric, unit), radians_per_unit(m, u)) {
                 // A unit is a unit: ε per `unit` is ε·(b/a) per `u` when one `u` is b/a of `unit`.
                 (true, Some(a), Some(b)) => {
-                    Ok(Guarantee::metric_dp_in(mul_up(epsilon, div_up(b, a)), m, u, additive_epsilon))
+                    Ok(Guarantee::metric_dp_in(mul_up(epsilon, div_up(b, a)), m, u, additive_epsilon).with_delta(delta))
                 }
                 (true, _, _) => {
                     Err(refuse(&g, to_notion, "these units do not measure the same distance on this metric"))
@@ -444,8 +474,10 @@ pub fn convert(g: &Guarantee, to: Target) -> Fallible<Guarantee> {
                 }
             }
         }
+        // Two records are at most the diameter apart, where the metric δ is δ_B·(1 + e^{ε·D + ε₀}).
         (Guarantee::MetricDp { epsilon, additive_epsilon, .. }, Target::Pure { diameter }) => match diameter {
-            Some(d) if d.is_finite() && d > 0.0 => Ok(Guarantee::pure(add_up(mul_up(epsilon, d), additive_epsilon))),
+            Some(d) if d.is_finite() && d > 0.0 => Ok(Guarantee::pure(add_up(mul_up(epsilon, d), additive_epsilon))
+                .with_delta(g.metric_delta_at(d).unwrap_or(0.0))),
             Some(d) => Err(Error::InvalidParameter { name: "diameter", value: d, reason: "must be finite and > 0" }),
             None => Err(refuse(&g, to_notion, "needs the diameter of the input space (ε·d ≤ ε·diameter)")),
         },
@@ -461,7 +493,14 @@ pub fn convert(g: &Guarantee, to: Target) -> Fallible<Guarantee> {
         | (Guarantee::Zcdp { .. }, Target::Zcdp)
         | (Guarantee::Gdp { .. }, Target::Gdp)
         | (Guarantee::RaoDp { .. }, Target::Rao) => Ok(g),
-        (Guarantee::PureDp { epsilon, .. }, Target::Approx { .. }) => Ok(Guarantee::ApproxDp { epsilon, delta: 0.0 }),
+        (Guarantee::PureDp { epsilon, delta, .. }, Target::Approx { .. }) => Ok(Guarantee::ApproxDp { epsilon, delta }),
+        // (ε, δ)-DP with δ > 0 allows unbounded loss with probability δ: no zCDP or GDP bound follows.
+        (Guarantee::PureDp { delta, .. }, Target::Zcdp | Target::Gdp) if delta > 0.0 => Err(refuse(
+            &g,
+            to_notion,
+            "pure DP up to a delta > 0 (the samplers' negligible events) implies no zCDP or GDP bound; \
+             convert to (epsilon, delta) instead",
+        )),
         (Guarantee::PureDp { epsilon, .. }, Target::Zcdp) => {
             Ok(Guarantee::Zcdp { rho: div_up(mul_up(epsilon, epsilon), 2.0) })
         }

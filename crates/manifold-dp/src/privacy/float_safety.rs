@@ -23,6 +23,39 @@ use std::f64::consts::{FRAC_PI_2, TAU};
 /// coordinate for its division.
 pub const PIPELINE_ERROR: f64 = 3.552713678800501e-15;
 
+/// The δ a pure (or approximate) release states for noise-only events of probability at most
+/// `event_probability` where its float bounds are not claimed (`docs/proofs/float_safety.md` §6, "What they
+/// mean for a release"): off the event the release is within e^{L} of its twin, on it nothing is claimed, so
+/// P[C | x] ≤ e^{L}(P[C | x′] + δ_B) + δ_B, i.e. δ = δ_B·(1 + e^{L}), where `loss` L bounds the loss between the
+/// two inputs (ε for a pure guarantee). Rounded up (libm's exp raised by `fn_up`, far above its one ulp, then
+/// `mul_up`/`add_up`), raised to the smallest normal double (a δ below it would print as 0) and capped at 1 (a
+/// δ ≥ 1 is vacuous and true): a larger δ is a weaker, still true claim. 0 when `event_probability` is 0.
+pub fn negligible_delta(event_probability: f64, loss: f64) -> f64 {
+    if event_probability <= 0.0 {
+        return 0.0;
+    }
+    let growth = fn_up(loss.max(0.0).exp());
+    let delta = mul_up(event_probability, add_up(1.0, growth));
+    if delta.is_finite() { delta.clamp(f64::MIN_POSITIVE, 1.0) } else { 1.0 }
+}
+
+/// `guarantee` with the samplers' events of probability at most `event_probability` (under every input) stated:
+/// a metric guarantee adds it to its base δ_B, whose δ between inputs d apart is δ_B·(1 + e^{ε·d + ε₀})
+/// (printed in that form, never at a diameter); a pure or approximate one adds
+/// [`negligible_delta`]`(event_probability, ε)`, its δ between neighbours. Other notions are returned unchanged.
+pub fn with_negligible_events(guarantee: Guarantee, event_probability: f64) -> Guarantee {
+    if event_probability <= 0.0 {
+        return guarantee;
+    }
+    match guarantee {
+        Guarantee::MetricDp { .. } => guarantee.with_delta(event_probability),
+        Guarantee::PureDp { epsilon, .. } | Guarantee::ApproxDp { epsilon, .. } => {
+            guarantee.with_delta(negligible_delta(event_probability, epsilon))
+        }
+        other => other,
+    }
+}
+
 /// Bound, in the chart's chordal units, on the distance between a noise sampler's computed draw and the exact
 /// draw of the real uniforms it reads at full precision (`docs/proofs/float_safety.md` §3f, where assumption
 /// (S) is closed): 2^-45 on the circle (the wrapped Laplace's proven 37.5·2^-53·2π ≈ 236 units of 2^-53),

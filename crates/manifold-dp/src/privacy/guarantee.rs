@@ -85,7 +85,7 @@ impl Neighbouring {
 impl Guarantee {
     /// Pure ε-DP for any two data sets that differ in one record.
     pub const fn pure(epsilon: f64) -> Guarantee {
-        Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRow }
+        Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRow, delta: 0.0 }
     }
 }
 
@@ -116,6 +116,12 @@ pub enum Guarantee {
         /// The public grid every release lies on, when the guarantee is a release's.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         grid: Option<Grid>,
+        /// δ_B ≥ 0, a bound, under every input, on the probability of the samplers' negligible events, where
+        /// the float bounds are not claimed (`docs/proofs/float_safety.md` §6). Between inputs d apart the
+        /// additive slack is δ_B·(1 + e^{ε·d + ε₀}): `P[M(x) ∈ Z] ≤ e^{ε·d + ε₀}·P[M(x′) ∈ Z] +
+        /// δ_B·(1 + e^{ε·d + ε₀})` ([`Guarantee::metric_delta_at`]). Serialised (key `delta_base`) only when > 0.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        delta_base: f64,
     },
     /// Pure ε-differential privacy: `P[M(D) ∈ Z] ≤ exp(ε)·P[M(D′) ∈ Z]` for data sets D, D′ that differ in
     /// one record (replacing it), or the narrower pairs `neighbouring` names. ε = 0 is perfect privacy (output
@@ -126,6 +132,13 @@ pub enum Guarantee {
         /// Which pairs of data sets the bound holds for (serialised only when narrower than any record).
         #[serde(default, skip_serializing_if = "Neighbouring::is_replace_one_row")]
         neighbouring: Neighbouring,
+        /// Additive slack δ ≥ 0 between neighbours, `P[M(D) ∈ Z] ≤ e^ε·P[M(D′) ∈ Z] + δ`: for a release, the
+        /// samplers' negligible events, δ = δ_B·(1 + e^ε) (`docs/proofs/float_safety.md` §6): the release equals
+        /// an ε-DP one except on events of probability ≤ δ under every input, which is how the ledger's zCDP and
+        /// GDP accounts read it (a general (ε, δ)-DP claim is an [`Guarantee::ApproxDp`]). Serialised only
+        /// when > 0.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        delta: f64,
     },
     /// Approximate (ε, δ)-differential privacy: `P[M(D) ∈ Z] ≤ exp(ε)·P[M(D′) ∈ Z] + δ` for neighbouring D, D′.
     ApproxDp {
@@ -160,17 +173,24 @@ pub enum Guarantee {
 impl Guarantee {
     /// Metric DP with `epsilon` per unit of `metric` (no additive term, no grid).
     pub fn metric_dp(epsilon: f64, metric: Metric) -> Self {
-        Guarantee::MetricDp { epsilon, metric, unit: metric.unit(), additive_epsilon: 0.0, grid: None }
+        Guarantee::MetricDp { epsilon, metric, unit: metric.unit(), additive_epsilon: 0.0, grid: None, delta_base: 0.0 }
     }
 
     /// Metric DP per `unit` of `metric` with an additive term and no grid (a budget or a total).
     pub fn metric_dp_in(epsilon: f64, metric: Metric, unit: UnitName, additive_epsilon: f64) -> Self {
-        Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid: None }
+        Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid: None, delta_base: 0.0 }
     }
 
     /// The float-safe release guarantee: ε per unit of `metric` plus `additive_epsilon`, outputs on `grid`.
     pub fn snapped_metric_dp(epsilon: f64, metric: Metric, additive_epsilon: f64, grid: Grid) -> Self {
-        Guarantee::MetricDp { epsilon, metric, unit: metric.unit(), additive_epsilon, grid: Some(grid) }
+        Guarantee::MetricDp {
+            epsilon,
+            metric,
+            unit: metric.unit(),
+            additive_epsilon,
+            grid: Some(grid),
+            delta_base: 0.0,
+        }
     }
 
     /// The additive ε₀ of a metric guarantee (0 for other notions).
@@ -178,6 +198,50 @@ impl Guarantee {
         match *self {
             Guarantee::MetricDp { additive_epsilon, .. } => additive_epsilon,
             _ => 0.0,
+        }
+    }
+
+    /// The δ field: the additive δ of a pure or approximate guarantee; for a metric guarantee its base δ_B,
+    /// whose δ between inputs d apart is [`Guarantee::metric_delta_at`]; 0 for the other notions. Sums of
+    /// these are what composition adds (`docs/proofs/accounting.md`, "The negligible δ").
+    pub fn delta(&self) -> f64 {
+        match *self {
+            Guarantee::MetricDp { delta_base: delta, .. }
+            | Guarantee::PureDp { delta, .. }
+            | Guarantee::ApproxDp { delta, .. } => delta,
+            _ => 0.0,
+        }
+    }
+
+    /// The additive δ of a metric guarantee between inputs `distance` apart (in its unit):
+    /// δ_B·(1 + e^{ε·d + ε₀}), rounded up and capped at 1 (`docs/proofs/float_safety.md` §6, "Per pair");
+    /// `None` for other notions.
+    pub fn metric_delta_at(&self, distance: f64) -> Option<f64> {
+        use crate::numerics::rounding::{add_up, fn_up, mul_up};
+        let Guarantee::MetricDp { epsilon, additive_epsilon, delta_base, .. } = *self else { return None };
+        if delta_base <= 0.0 {
+            return Some(0.0);
+        }
+        let loss = add_up(mul_up(epsilon, distance.max(0.0)), additive_epsilon);
+        let delta = mul_up(delta_base, add_up(1.0, fn_up(loss.exp())));
+        Some(if delta.is_finite() { delta.min(1.0) } else { 1.0 })
+    }
+
+    /// This guarantee with `extra` added to its δ field ([`Guarantee::delta`]; rounded up: a larger δ is a
+    /// weaker, still true claim). For a metric guarantee `extra` is a base δ_B (an event's probability); for
+    /// a pure or approximate one, an additive δ (`float_safety::with_negligible_events` converts an event's
+    /// probability into one). Notions without a δ field are returned unchanged.
+    pub fn with_delta(self, extra: f64) -> Guarantee {
+        let add = |d: f64| crate::numerics::rounding::add_up(d, extra).min(1.0);
+        match self {
+            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid, delta_base } => {
+                Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid, delta_base: add(delta_base) }
+            }
+            Guarantee::PureDp { epsilon, neighbouring, delta } => {
+                Guarantee::PureDp { epsilon, neighbouring, delta: add(delta) }
+            }
+            Guarantee::ApproxDp { epsilon, delta } => Guarantee::ApproxDp { epsilon, delta: add(delta) },
+            g => g,
         }
     }
 
@@ -210,6 +274,7 @@ impl Guarantee {
                 metric: Metric::SphereSurface | Metric::SphereChordal,
                 additive_epsilon,
                 grid,
+                delta_base,
                 ..
             } => Guarantee::MetricDp {
                 epsilon: epsilon * radians_per_unit,
@@ -217,6 +282,7 @@ impl Guarantee {
                 unit,
                 additive_epsilon,
                 grid,
+                delta_base,
             },
             g => g,
         }
@@ -227,13 +293,31 @@ fn is_zero(x: &f64) -> bool {
     *x == 0.0
 }
 
+/// The δ of a pure guarantee, as an upper bound ("+ delta ≤ 1e-300"); nothing when it is 0.
+fn write_delta(f: &mut fmt::Formatter<'_>, delta: f64) -> fmt::Result {
+    if delta > 0.0 { write!(f, " + delta ≤ {}", short_up(delta)) } else { Ok(()) }
+}
+
+/// The δ of a metric guarantee, per pair of inputs d apart ("+ delta(d) ≤ 1e-300·(1 + exp(epsilon·d + 0.001))"),
+/// never a number taken at a diameter; nothing when δ_B is 0.
+pub fn write_metric_delta(f: &mut impl fmt::Write, delta_base: f64, additive_epsilon: f64) -> fmt::Result {
+    if delta_base <= 0.0 {
+        return Ok(());
+    }
+    write!(f, " + delta(d) ≤ {}·(1 + exp(epsilon·d", short_up(delta_base))?;
+    if additive_epsilon > 0.0 {
+        write!(f, " + {}", short_up(additive_epsilon))?;
+    }
+    f.write_str("))")
+}
+
 pub use crate::numerics::format::{Rounding, SHORT_DIGITS, short, short_down, short_rounded, short_up};
 pub use crate::space::grid::{Chart, Grid};
 
 impl fmt::Display for Guarantee {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid } => {
+            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid, delta_base } => {
                 write!(f, "metric DP, epsilon = {} per {unit} of {}", short_up(epsilon), metric.describe())?;
                 if additive_epsilon > 0.0 {
                     write!(f, " + {}", short_up(additive_epsilon))?;
@@ -241,17 +325,21 @@ impl fmt::Display for Guarantee {
                 if let Some(grid) = grid {
                     write!(f, " (outputs on the {grid})")?;
                 }
-                Ok(())
+                write_metric_delta(f, delta_base, additive_epsilon)
             }
-            Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRow } => {
-                write!(f, "pure DP, epsilon = {}", short_up(epsilon))
+            Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRow, delta } => {
+                write!(f, "pure DP, epsilon = {}", short_up(epsilon))?;
+                write_delta(f, delta)
             }
-            Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRowInBall } => write!(
-                f,
-                "pure DP, epsilon = {} (only between data sets with the same rows outside the ball or bounds: \
-                 whether a row lies outside, and how many do, is not protected)",
-                short_up(epsilon)
-            ),
+            Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRowInBall, delta } => {
+                write!(
+                    f,
+                    "pure DP, epsilon = {} (only between data sets with the same rows outside the ball or bounds: \
+                     whether a row lies outside, and how many do, is not protected)",
+                    short_up(epsilon)
+                )?;
+                write_delta(f, delta)
+            }
             Guarantee::ApproxDp { epsilon, delta } => {
                 write!(f, "approximate DP, epsilon = {}, delta = {}", short_up(epsilon), short_up(delta))
             }
@@ -310,14 +398,17 @@ mod tests {
         assert_eq!(short_up(1e-300), "1e-300");
         assert_eq!(Guarantee::pure(1e300).to_string(), "pure DP, epsilon = 1e300");
         // A drop mean's narrower neighbouring are stated in words and in JSON; the default is not serialised.
-        let drop = Guarantee::PureDp { epsilon: 1.0, neighbouring: Neighbouring::ReplaceOneRowInBall };
+        let drop = Guarantee::PureDp { epsilon: 1.0, neighbouring: Neighbouring::ReplaceOneRowInBall, delta: 0.0 };
         assert!(drop.to_string().contains("same rows outside") && drop.to_string().contains("not protected"));
         let json = serde_json::to_string(&drop).unwrap();
         assert_eq!(json, r#"{"notion":"pure_dp","epsilon":1.0,"neighbouring":"replace_one_row_in_ball"}"#);
         assert_eq!(serde_json::from_str::<Guarantee>(&json).unwrap(), drop);
         assert_eq!(serde_json::to_string(&Guarantee::pure(1.0)).unwrap(), r#"{"notion":"pure_dp","epsilon":1.0}"#);
         let both = crate::privacy::accounting::compose(&[Guarantee::pure(0.5), drop]).unwrap();
-        assert_eq!(both, Guarantee::PureDp { epsilon: 1.5, neighbouring: Neighbouring::ReplaceOneRowInBall });
+        assert_eq!(
+            both,
+            Guarantee::PureDp { epsilon: 1.5, neighbouring: Neighbouring::ReplaceOneRowInBall, delta: 0.0 }
+        );
         assert_eq!(Guarantee::pure(1e-300).to_string(), "pure DP, epsilon = 1e-300");
         assert_eq!(
             Guarantee::ApproxDp { epsilon: 2.0 / 3.0, delta: 1e-6 }.to_string(),

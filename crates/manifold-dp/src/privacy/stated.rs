@@ -31,8 +31,8 @@ impl StatedGuarantee {
     /// the noise scale σ = Δ(kept)/ε reveals (as do Δ and n).
     pub fn dropped_outside(guarantee: Guarantee, kept: u64, domain: String) -> Self {
         let guarantee = match guarantee {
-            Guarantee::PureDp { epsilon, .. } => {
-                Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRowInBall }
+            Guarantee::PureDp { epsilon, delta, .. } => {
+                Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRowInBall, delta }
             }
             other => other,
         };
@@ -76,6 +76,9 @@ mod tests {
         assert_eq!(v["rows"], 90);
         assert!(v["not_protected"].as_str().unwrap().contains("how many rows do"));
         let back: Guarantee = serde_json::from_value(v).unwrap();
-        assert_eq!(back, Guarantee::PureDp { epsilon: 1.0, neighbouring: Neighbouring::ReplaceOneRowInBall });
+        assert_eq!(
+            back,
+            Guarantee::PureDp { epsilon: 1.0, neighbouring: Neighbouring::ReplaceOneRowInBall, delta: 0.0 }
+        );
     }
 }

@@ -51,6 +51,12 @@ impl BinghamSo3Noise {
         self.kappa
     }
 
+    /// A bound on the probability, per draw, of the noise-only events where the float bounds are not claimed:
+    /// δ_N of the proposal's four normals (`docs/proofs/float_safety.md` §3f, Lemma N "Directions"; §6).
+    pub fn negligible_event_probability(&self) -> f64 {
+        crate::sample::normal::DIRECTION_EVENT_PROBABILITY
+    }
+
     /// Exact probability that one proposal is accepted:
     /// ∫f*/(M*∫g*) = [Z(κ)/(π/2)]·√det Ω / M*, where Z(κ)/(π/2) = E_uniform[exp(−κ sin²(θ/2))] (the Haar angle
     /// density is sin²(θ/2)/(π/2)) and ∫_{S³}(xᵀΩx)^{−2}dσ = |S³|/√det Ω, det Ω = (1 + 2κ/b)³.

@@ -38,6 +38,12 @@ impl EuclideanLaplace {
         self.dim
     }
 
+    /// A bound on the probability, per draw, of the noise-only events where the float bounds are not claimed:
+    /// δ_N of the direction for D ≥ 2 (`docs/proofs/float_safety.md` §3f, Lemma N "Directions"; §6).
+    pub fn negligible_event_probability(&self) -> f64 {
+        if self.dim >= 2 { crate::sample::normal::DIRECTION_EVENT_PROBABILITY } else { 0.0 }
+    }
+
     /// The scale σ.
     pub fn sigma(&self) -> f64 {
         self.sigma

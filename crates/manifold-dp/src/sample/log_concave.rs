@@ -39,6 +39,11 @@ use rand::RngExt;
 /// Number of equal strips; with the two tails, the alias table's 256 outcomes.
 pub(crate) const STRIPS: usize = 254;
 /// The strips cover where g ≥ −DROP; beyond, the tails hold a mass below e^{−DROP} of the peak's.
+/// δ_LC: a bound on the probability, per release, that a strip-table draw lies within 2^-1022 of an end of
+/// the support, where x or end − x has no relative bound: below 10^-300 (`docs/proofs/float_safety.md` §3f,
+/// the strip sampler; §6).
+pub const END_EVENT_PROBABILITY: f64 = 1e-300;
+
 const DROP: f64 = 16.0;
 /// Relative slack on every bound computed in floating point: the envelope and the squeeze hold for the exact
 /// density as long as the computed log-density is within SLACK of it at the strips' ends and the mode, which

@@ -23,6 +23,12 @@ use rand::Rng;
 /// (E within 15u, the square root's own rounding), sin φ or cos φ within 6u, the product one rounding.
 pub const NORMAL_RELATIVE_ERROR_UNITS: f64 = 16.0;
 
+/// δ_N: a bound on the probability, per release, that a direction drawn from Lemma N's normals falls where its
+/// relative bound fails (a Gaussian vector of norm below 2^-477, or below 10^-150 on the plane, where it is
+/// redrawn): P(χ²_m < r²) ≤ (r²/2)^{m/2}/Γ(m/2 + 1) < 10^-300 (`docs/proofs/float_safety.md` §3f, Lemma N
+/// "Directions"; §6).
+pub const DIRECTION_EVENT_PROBABILITY: f64 = 1e-300;
+
 /// Two independent standard normal draws, each within 16·2^-53 of its own size of the exact Box–Muller value of
 /// the real uniforms it reads (Lemma N, `docs/proofs/float_safety.md` §3f).
 #[inline]

@@ -36,6 +36,11 @@ pub const STRIPS_UP_TO: f64 = 1e6;
 /// refuses such releases before any draw.
 pub const MAX_CONCENTRATION: f64 = 1e16;
 
+/// δ_G, rounded up to the smallest normal double: the probability, per release, of a Gamma proposal beyond
+/// π/2 (κ > [`STRIPS_UP_TO`]), where its acceptance ratio is not bounded: ≤ P(Gamma(k + 1, 1) ≥ κπ/2)
+/// < 10^-650000 (Chernoff; `docs/proofs/float_safety.md` §3g). A larger bound is a weaker, still true claim.
+pub const GAMMA_FAR_EVENT_PROBABILITY: f64 = f64::MIN_POSITIVE;
+
 /// The Gamma proposal's acceptance-test error α_G (`docs/proofs/float_safety.md` §3g) for k = n − 2: the
 /// proposal θ̂ within r·u of itself (r = [`gamma_relative_error_units`]`(k + 1)` plus the division by κ),
 /// which moves k ln(sin θ/θ) by at most k·r·u (|θ cot θ − 1| ≤ 1 for θ ≤ π/2); sin θ̂/θ̂ within 3.01u (libm's
@@ -157,6 +162,24 @@ impl PurkayasthaNoise {
     /// The concentration κ.
     pub fn kappa(&self) -> f64 {
         self.kappa
+    }
+
+    /// A bound on the probability, per draw, of the noise-only events where the float bounds are not claimed
+    /// (`docs/proofs/float_safety.md` §6): δ_LC for the strip table (n ≥ 3, κ ≤ [`STRIPS_UP_TO`]), δ_G for
+    /// the Gamma proposal (κ beyond it), δ_N for the direction (n ≥ 4), summed.
+    pub fn negligible_event_probability(&self) -> f64 {
+        let mut p = 0.0;
+        if self.strips.is_some() {
+            p = crate::numerics::rounding::add_up(p, crate::sample::log_concave::END_EVENT_PROBABILITY);
+        }
+        if self.gamma.is_some() {
+            p = crate::numerics::rounding::add_up(p, GAMMA_FAR_EVENT_PROBABILITY);
+        }
+        if self.dim >= 4 {
+            p = crate::numerics::rounding::add_up(p, crate::sample::normal::DIRECTION_EVENT_PROBABILITY);
+        }
+        // Rounded up at each sum (exact for one term).
+        p
     }
 
     /// One draw of the angle θ ∈ [0, π].

@@ -89,6 +89,10 @@ enum Scheme {
     },
 }
 
+/// δ_P: a bound on the probability, per release, that the polynomial scheme draws a gap or rate·t below 2^-400,
+/// where its logarithms are not bounded (`docs/proofs/float_safety.md` §3h, "Excluded"; §6).
+pub const POLYNOMIAL_GAP_EVENT_PROBABILITY: f64 = 1e-50;
+
 /// The Laplace noise on SPD(k) at the identity, with scale σ, optionally conditioned on ρ(Y, I) ≤ t_max.
 #[derive(Debug, Clone)]
 pub struct SpdLaplaceNoise {
@@ -240,6 +244,16 @@ impl SpdLaplaceNoise {
     /// mean 1/rate).
     pub fn acceptance_rate(&self) -> f64 {
         self.acceptance
+    }
+
+    /// A bound on the probability, per draw, of the noise-only events where the float bounds are not claimed:
+    /// δ_P of the polynomial scheme (a gap or rate·t below 2^-400, < 10^-50 at the at most 10⁶ expected
+    /// proposals; `docs/proofs/float_safety.md` §3h, "Excluded"; §6), 0 for the chamber scheme.
+    pub fn negligible_event_probability(&self) -> f64 {
+        match self.scheme {
+            Scheme::Polynomial { .. } => POLYNOMIAL_GAP_EVENT_PROBABILITY,
+            Scheme::Chamber { .. } => 0.0,
+        }
     }
 
     /// The proposal in use.

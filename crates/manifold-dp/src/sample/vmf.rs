@@ -167,6 +167,20 @@ impl VmfNoise {
         Ok(VmfNoise { dim, kappa, radial })
     }
 
+    /// A bound on the probability, per draw, of the noise-only events where the float bounds are not claimed
+    /// (`docs/proofs/float_safety.md` §6): δ_LC for the strip table (n ≥ 4) and δ_N for the direction (n ≥ 4).
+    pub fn negligible_event_probability(&self) -> f64 {
+        let mut p = 0.0;
+        if matches!(self.radial, Radial::Table(_)) {
+            p = crate::numerics::rounding::add_up(p, crate::sample::log_concave::END_EVENT_PROBABILITY);
+        }
+        if self.dim >= 4 {
+            p = crate::numerics::rounding::add_up(p, crate::sample::normal::DIRECTION_EVENT_PROBABILITY);
+        }
+        // Rounded up at each sum (exact for one term).
+        p
+    }
+
     /// The ambient dimension n.
     pub fn dim(&self) -> usize {
         self.dim

@@ -242,7 +242,11 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
     /// noise is calibrated at ε′ = [`PrivateFrechetMean::noise_epsilon`] and ε′ + the rounding's cost ≤ ε.
     pub fn guarantee(&self) -> Guarantee {
         debug_assert!(crate::numerics::rounding::add_up(self.noise_epsilon, self.rounding_cost()) <= self.epsilon);
-        Guarantee::pure(self.epsilon)
+        // The sampler's negligible events (`docs/proofs/float_safety.md` §6), between neighbours: L = ε.
+        crate::privacy::float_safety::with_negligible_events(
+            Guarantee::pure(self.epsilon),
+            self.manifold.negligible_event_probability(&self.noise),
+        )
     }
 
     /// The ε′ the noise is calibrated at: the ε asked less the rounding's cost (`ε′ + cost ≤ ε`, rounded up).

@@ -90,6 +90,12 @@ pub trait LaplaceManifold: Manifold {
     /// E[ρ(η, Y)] for the law at η, conditioned on ρ(η, Y) ≤ `within` if given.
     fn mean_distance(&self, noise: &Self::Noise, within: Option<f64>) -> f64;
 
+    /// A bound on the probability, per draw of `noise`, of the sampler's negligible events where the float
+    /// bounds are not claimed (`docs/proofs/float_safety.md` §6); 0 where the sampler has none.
+    fn negligible_event_probability(&self, _noise: &Self::Noise) -> f64 {
+        0.0
+    }
+
     /// The metric a release's metric-DP guarantee is stated in: the manifold's own, except where the proof
     /// bounds the loss per unit of coordinates computed in f64 (SPD(k), log-Euclidean:
     /// [`Metric::SpdComputedLogCoordinates`], `docs/proofs/float_safety.md` §3d).

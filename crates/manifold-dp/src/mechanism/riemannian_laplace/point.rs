@@ -109,9 +109,10 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
         }
     }
 
-    /// ε = 1/σ per unit plus the rounding's ε₀ (and, in a public ball, what keeping the release in it costs).
+    /// ε = 1/σ per unit plus the rounding's ε₀ (and, in a public ball, what keeping the release in it costs),
+    /// with the sampler's negligible events as δ_B (per pair δ_B·(1 + e^{ε·d + ε₀}), `float_safety.md` §6).
     fn guarantee(&self) -> Guarantee {
-        match (self.rounding, &self.ball_chart) {
+        let g = match (self.rounding, &self.ball_chart) {
             (Some(r), Some(chart)) => Guarantee::snapped_metric_dp(
                 1.0 / self.sigma,
                 self.manifold.guarantee_metric(),
@@ -123,7 +124,8 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
             ),
             (Some(r), None) => r.guarantee(1.0 / self.sigma, self.manifold.guarantee_metric()),
             (None, _) => Guarantee::metric_dp(1.0 / self.sigma, self.manifold.guarantee_metric()),
-        }
+        };
+        crate::privacy::float_safety::with_negligible_events(g, self.manifold.negligible_event_probability(&self.noise))
     }
 
     fn snap(&self, z: &mut M::Point) {

@@ -77,6 +77,10 @@ pub(super) fn whitened_footpoint(chart: &BallChart<DMatrix<f64>>, x: &DMatrix<f6
 }
 
 impl LaplaceManifold for SpdAffine {
+    fn negligible_event_probability(&self, noise: &SpdLaplaceNoise) -> f64 {
+        noise.negligible_event_probability()
+    }
+
     fn distance_unit(&self) -> &'static str {
         "(the metric's distance)"
     }

@@ -58,6 +58,10 @@ impl SpdLogEuclidean {
 }
 
 impl LaplaceManifold for SpdLogEuclidean {
+    fn negligible_event_probability(&self, noise: &EuclideanLaplace) -> f64 {
+        noise.negligible_event_probability()
+    }
+
     fn distance_unit(&self) -> &'static str {
         "(the metric's distance)"
     }

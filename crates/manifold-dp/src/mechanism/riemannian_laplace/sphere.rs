@@ -24,6 +24,10 @@ impl Sphere {
 }
 
 impl LaplaceManifold for Sphere {
+    fn negligible_event_probability(&self, noise: &PurkayasthaNoise) -> f64 {
+        noise.negligible_event_probability()
+    }
+
     fn rounding(&self, sigma: f64) -> Option<Rounding> {
         self.laplace_rounding(sigma, RIEMANNIAN_SPACING_BELOW_NOISE_LOG2)
     }

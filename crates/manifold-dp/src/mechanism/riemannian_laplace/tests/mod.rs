@@ -10,7 +10,6 @@ use crate::analysis::{AngularLaw, LaplaceAngle, SphereAngle};
 use crate::error::Error;
 use crate::manifold::{Manifold, So3, SpdAffine, SpdLogEuclidean, Sphere, check_ball};
 use crate::mechanism::Mechanism;
-use crate::privacy::Guarantee;
 use crate::privacy::float_safety::Rounding;
 use crate::sample::spd_laplace::SpdLaplaceNoise;
 use crate::space::spd::{expm, logm};
