@@ -12,7 +12,19 @@ See ``help(mdp.Mechanism)``, ``help(mdp.mean)`` and ``help(mdp.Ledger)``.
 """
 
 from . import _native
-from ._api import AuditReport, Guarantee, Ledger, MeanResult, Mechanism, audit, mean, privatize, radius, sample
+from ._api import (
+    AuditReport,
+    Guarantee,
+    Ledger,
+    MeanResult,
+    Mechanism,
+    audit,
+    epsilon_for_radius,
+    mean,
+    privatize,
+    radius,
+    sample,
+)
 from .errors import BadInputError, BudgetExceededError
 
 __all__ = [
@@ -27,6 +39,7 @@ __all__ = [
     "mean",
     "privatize",
     "radius",
+    "epsilon_for_radius",
     "sample",
 ]
 __version__: str = _native.__version__  # the workspace Cargo.toml's, the one place it is written

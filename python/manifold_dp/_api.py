@@ -508,6 +508,30 @@ def radius(space: str, mechanism: str, *, epsilon: float, level: Optional[float]
     return Mechanism(space, mechanism, epsilon).radius(level, probability=probability)
 
 
+def epsilon_for_radius(space: str, mechanism: str, radius: Union[str, float], *, probability: Optional[float] = None,
+                       level: Optional[float] = None) -> float:
+    """The ε per radian at which a fraction ``probability`` (0.683 unless given; ``level`` is its older name) of
+    ``mechanism``'s releases on ``space`` fall within ``radius`` (text with a unit, ``"2km"``, ``"10deg"``,
+    ``"1h"``; a plain number is radians where the command line takes one): the inverse of :func:`radius`, solved
+    from the exact law, as ``manifold-dp radius --radius`` does. Give the result as ``epsilon=``.
+
+    >>> eps = mdp.epsilon_for_radius("latlon", "purkayastha", "2km", probability=0.9)
+    >>> mdp.radius("latlon", "purkayastha", epsilon=eps, probability=0.9)   # 2.0 (km)
+    """
+    space, mechanism = args.text("space", space) or "", args.text("mechanism", mechanism) or ""
+    if level is not None and probability is not None:
+        raise BadInputError("give probability= (or its older name level=), not both")
+    p = probability if probability is not None else (level if level is not None else 0.683)
+    text = _distance_text(radius)
+    if text is None:
+        raise BadInputError("radius= is needed: the distance the releases should fall within")
+    try:
+        epsilon, _ = _native.epsilon_for_radius(space, mechanism, text, float(p))
+    except ValueError as e:
+        raise BadInputError(str(e)) from None
+    return epsilon
+
+
 def audit(
     space: str,
     mechanism: str,

@@ -116,6 +116,7 @@ def mean_warnings(
 __version__: str
 
 def parse_distance(space: str, text: str) -> float: ...
+def epsilon_for_radius(space: str, mechanism: str, radius: str, level: float) -> Tuple[float, str]: ...
 def mean_ledger_label(
     command: str,
     space: str,

@@ -528,6 +528,24 @@ fn natural_unit(space: &str) -> PyResult<(&'static str, f64)> {
     Ok((u.name, u.radians))
 }
 
+/// The ε per radian that keeps a share `level` of `mechanism`'s releases on `space` within `radius` (a distance
+/// with its unit), solved exactly from the angle law (the core's radius request, as `manifold-dp radius
+/// --radius`); with the mechanism's name.
+#[pyfunction]
+fn epsilon_for_radius(space: &str, mechanism: &str, radius: &str, level: f64) -> PyResult<(f64, String)> {
+    let request = manifold_dp::registry::RadiusRequest {
+        space: space.parse().map_err(bad)?,
+        mechanism: mechanism.parse().map_err(bad)?,
+        epsilon: None,
+        concentration: None,
+        radius: Some(radius),
+        level,
+    };
+    let plan = request.plan(&Keywords).map_err(bad)?;
+    let epsilon = plan.mechanism.guarantee().epsilon().ok_or_else(|| bad("the mechanism has no ε"))?;
+    Ok((epsilon, plan.mechanism.name().to_string()))
+}
+
 /// A mean's centre as Python gives it: text (`"identity"`, `"13:00"`, `"48.85,2.35"`) or the point's values.
 #[derive(FromPyObject)]
 enum CenterArg {
@@ -987,6 +1005,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(audit, m)?)?;
     m.add_function(wrap_pyfunction!(natural_unit, m)?)?;
     m.add_function(wrap_pyfunction!(mean_ledger_label, m)?)?;
+    m.add_function(wrap_pyfunction!(epsilon_for_radius, m)?)?;
     m.add("BudgetRefused", m.py().get_type::<BudgetRefused>())?;
     m.add("DrawUnrepresentable", m.py().get_type::<DrawUnrepresentable>())?;
     Ok(())

@@ -1,7 +1,7 @@
 //! Flags and value parsers shared by several commands.
 
 use clap::Args;
-use manifold_dp::registry::{ChoiceNote, MechanismChoice, MechanismName, PointMechanism, PointRequest, Space};
+use manifold_dp::registry::{ChoiceNote, MechanismChoice, PointMechanism, PointRequest, Space};
 
 /// The most worker threads `--threads` accepts: far more than any machine's useful parallelism, and few
 /// enough that starting them cannot exhaust the system (`--threads 100000` would spend minutes creating threads).
@@ -59,12 +59,6 @@ pub struct MechanismArgs {
 }
 
 impl MechanismArgs {
-    /// The mechanism for ε per radian on the chosen space (auto resolved); refuses a mechanism of another
-    /// space. Says on stderr what auto chose and why, or warns when the named one is 2× or more less accurate.
-    pub fn for_epsilon(&self, epsilon: f64) -> anyhow::Result<PointMechanism> {
-        self.plan(Some(epsilon), None)
-    }
-
     /// Builds the mechanism; `None` when neither --epsilon nor --concentration was given.
     pub fn build(&self) -> anyhow::Result<Option<PointMechanism>> {
         if self.epsilon.is_none() && self.concentration.is_none() {
@@ -78,14 +72,6 @@ impl MechanismArgs {
         let plan = request.plan(&Flags)?;
         announce(plan.note.as_ref());
         Ok(plan.mechanism)
-    }
-
-    /// The named mechanism, refusing auto where mechanisms cannot be compared (`why`: what needs a name).
-    pub fn named(&self, why: &str) -> anyhow::Result<MechanismName> {
-        match self.mechanism {
-            MechanismChoice::Named(m) => Ok(m),
-            MechanismChoice::Auto => Err(crate::BadInput(format!("--mechanism auto: {why}; name a mechanism")).into()),
-        }
     }
 }
 

@@ -2,46 +2,30 @@
 
 use crate::BadInput;
 use crate::args::RadiusArgs;
+use crate::args::common::Flags;
 use crate::args::units::parse_level;
 use anyhow::Result;
-use manifold_dp::analysis::{bingham_so3, laplace_so3};
-use manifold_dp::mechanism::{Mechanism, SphereMechanism};
+use manifold_dp::mechanism::Mechanism;
 use manifold_dp::privacy::guarantee::{short, short_up};
-use manifold_dp::registry::{MechanismName, PointMechanism};
+use manifold_dp::registry::{PointMechanism, RadiusRequest};
 use serde_json::json;
 use std::io::Write;
 
 pub fn run(args: RadiusArgs) -> Result<()> {
     let level = parse_level(&args.level)?;
     let space = args.mechanism.space;
-    let (mech, solved) = match (&args.radius, args.mechanism.build()?) {
-        (Some(r), _) => {
-            let rho = space.parse_distance(r)?;
-            let m = &args.mechanism;
-            let named = m.named("solving epsilon for a radius needs one mechanism")?;
-            let eps = match (named, space.sphere_dim()) {
-                (MechanismName::Laplace, None) => laplace_so3::epsilon_for_radius(rho, level)?,
-                (MechanismName::Bingham, None) => bingham_so3::epsilon_for_radius(rho, level)?,
-                (mechanism, Some(dim)) if mechanism.sphere_kind().is_some() => {
-                    // Check the combination first, then solve.
-                    m.for_epsilon(1.0)?;
-                    SphereMechanism::epsilon_for_radius(mechanism.sphere_kind().expect("checked"), dim, rho, level)?
-                }
-                _ => {
-                    m.for_epsilon(1.0)?;
-                    unreachable!("for_epsilon refuses a mechanism of another space")
-                }
-            };
-            (m.for_epsilon(eps)?, true)
-        }
-        (None, Some(mech)) => (mech, false),
-        (None, None) => {
-            return Err(BadInput(
-                "give --epsilon E (epsilon → radius) or --radius DISTANCE (radius → epsilon; 10deg, 1h, 2km)".into(),
-            )
-            .into());
-        }
+    // Both directions (ε → radius, radius → ε) are the core's request, as Python's.
+    let request = RadiusRequest {
+        space,
+        mechanism: args.mechanism.mechanism,
+        epsilon: args.mechanism.epsilon,
+        concentration: args.mechanism.concentration,
+        radius: args.radius.as_deref(),
+        level,
     };
+    let plan = request.plan(&Flags).map_err(|e| BadInput(e.to_string()))?;
+    crate::args::common::announce(plan.note.as_ref());
+    let (mech, solved) = (plan.mechanism, plan.solved);
     let (name, guarantee, kappa, rho, mean) = match &mech {
         PointMechanism::So3(m) => {
             let name = match m.concentration() {

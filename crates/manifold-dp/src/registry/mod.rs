@@ -12,7 +12,7 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use crate::space::kind::{DistanceUnit, MAX_SPD_DIM, Space, UnknownName};
-pub use request::{ChoiceNote, PointPlan, PointRequest, Shown, Spelling};
+pub use request::{ChoiceNote, PointPlan, PointRequest, RadiusPlan, RadiusRequest, Shown, Spelling};
 
 pub mod request;
 

@@ -293,6 +293,93 @@ impl PointRequest<'_> {
     }
 }
 
+/// The radius question, both ways: how far `level` of a mechanism's releases fall at its budget (`epsilon` or
+/// Bingham's `concentration`), or which ε per radian keeps `level` of them within `radius` (a distance with its
+/// unit, `10deg`, `2km`, `1h`; a named mechanism only, since `auto` compares mechanisms at a given ε).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RadiusRequest<'a> {
+    /// The space.
+    pub space: Space,
+    /// The mechanism, or `auto` (not when solving for ε).
+    pub mechanism: MechanismChoice,
+    /// ε per radian.
+    pub epsilon: Option<f64>,
+    /// Bingham's concentration κ itself.
+    pub concentration: Option<f64>,
+    /// A distance: solve for the ε that keeps `level` of the releases within it.
+    pub radius: Option<&'a str>,
+    /// The share of releases within the radius, in (0, 1).
+    pub level: f64,
+}
+
+/// A radius question resolved: the mechanism at its budget, whether its ε was solved from a radius, and the
+/// note on the choice.
+#[derive(Debug, Clone)]
+pub struct RadiusPlan {
+    /// The mechanism, at the ε given or solved.
+    pub mechanism: PointMechanism,
+    /// Whether ε was solved from the radius asked.
+    pub solved: bool,
+    /// What `auto` chose, or that the named mechanism is much noisier than another.
+    pub note: Option<ChoiceNote>,
+}
+
+impl RadiusRequest<'_> {
+    /// The mechanism the question is about: at the budget given, or at the ε solved exactly from the angle law's
+    /// CDF so that `level` of the releases fall within `radius` (`analysis::*::epsilon_for_radius`). A
+    /// refusal names the options as `spell` writes them.
+    pub fn plan(&self, spell: &dyn Spelling) -> Fallible<RadiusPlan> {
+        let opt = |name: &str, value: Shown<'_>| spell.option(name, value);
+        let point = |epsilon: Option<f64>, concentration: Option<f64>| {
+            PointRequest { epsilon, concentration, ..PointRequest::new(self.space, self.mechanism) }.plan(spell)
+        };
+        let Some(radius) = self.radius else {
+            if self.epsilon.is_none() && self.concentration.is_none() {
+                return Err(Error::Incomplete(format!(
+                    "give {} (epsilon → radius) or {} (radius → epsilon; 10deg, 1h, 2km)",
+                    opt("epsilon", Shown::Number("E")),
+                    opt("radius", Shown::Text("DISTANCE"))
+                )));
+            }
+            let plan = point(self.epsilon, self.concentration)?;
+            return Ok(RadiusPlan { mechanism: plan.mechanism, solved: false, note: plan.note });
+        };
+        let rho = self
+            .space
+            .parse_distance(radius)
+            .map_err(|e| Error::NotApplicable(format!("{}: {}", opt("radius", Shown::Text(radius)), e.0)))?;
+        let MechanismChoice::Named(name) = self.mechanism else {
+            return Err(Error::NotApplicable(format!(
+                "{}: solving epsilon for a radius needs one mechanism; name a mechanism",
+                opt("mechanism", Shown::Text("auto"))
+            )));
+        };
+        // The mechanism must belong to the space (the point request's rule says so in the user's words).
+        point(Some(1.0), None)?;
+        let epsilon = match (name, self.space.sphere_dim()) {
+            (MechanismName::Laplace, None) if self.space == Space::So3 => {
+                crate::analysis::laplace_so3::epsilon_for_radius(rho, self.level)?
+            }
+            (MechanismName::Bingham, None) => crate::analysis::bingham_so3::epsilon_for_radius(rho, self.level)?,
+            (_, Some(dim)) if name.sphere_kind().is_some() => crate::mechanism::SphereMechanism::epsilon_for_radius(
+                name.sphere_kind().expect("checked"),
+                dim,
+                rho,
+                self.level,
+            )?,
+            _ => {
+                return Err(Error::NotApplicable(format!(
+                    "{}: no radius is solved for {name} on {}",
+                    opt("radius", Shown::Text(radius)),
+                    self.space
+                )));
+            }
+        };
+        let plan = point(Some(epsilon), None)?;
+        Ok(RadiusPlan { mechanism: plan.mechanism, solved: true, note: plan.note })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -340,6 +427,37 @@ mod tests {
             real.ledger_label("spark privatize", "laplace", None, "spark DataFrame"),
             "spark privatize real laplace --epsilon 0.5 --bounds 0,100: spark DataFrame"
         );
+    }
+
+    #[test]
+    fn a_radius_request_answers_both_ways() {
+        let latlon = |mechanism, radius, epsilon| RadiusRequest {
+            space: Space::LatLon,
+            mechanism,
+            epsilon,
+            concentration: None,
+            radius,
+            level: 0.9,
+        };
+        let purkayastha = MechanismChoice::Named(MechanismName::Purkayastha);
+        // Radius → ε, then ε → radius: the same 2 km.
+        let solved = latlon(purkayastha, Some("2km"), None).plan(&Marked).expect("solved");
+        assert!(solved.solved);
+        let km = solved.mechanism.radius(0.9).expect("radius") * 6371.0088;
+        assert!((km - 2.0).abs() < 1e-6, "{km}");
+        let eps = solved.mechanism.guarantee().epsilon().expect("ε");
+        let forward = latlon(purkayastha, None, Some(eps)).plan(&Marked).expect("ε given");
+        assert!(!forward.solved);
+        assert!((forward.mechanism.radius(0.9).expect("radius") * 6371.0088 - 2.0).abs() < 1e-6);
+        // Refusals in the front end's words.
+        let auto = latlon(MechanismChoice::Auto, Some("2km"), None).plan(&Marked).unwrap_err().to_string();
+        assert!(auto.starts_with("<mechanism|auto>: solving epsilon for a radius needs one mechanism"), "{auto}");
+        let neither = latlon(purkayastha, None, None).plan(&Marked).unwrap_err().to_string();
+        assert!(neither.contains("<epsilon|E>") && neither.contains("<radius|DISTANCE>"), "{neither}");
+        let unitless = latlon(purkayastha, Some("2"), None).plan(&Marked).unwrap_err().to_string();
+        assert!(unitless.starts_with("<radius|2>: "), "{unitless}");
+        let so3 = RadiusRequest { space: Space::So3, ..latlon(purkayastha, Some("10deg"), None) };
+        assert!(so3.plan(&Marked).is_err(), "a sphere mechanism on so3 is refused");
     }
 
     fn refusal(request: PointRequest<'_>) -> String {
