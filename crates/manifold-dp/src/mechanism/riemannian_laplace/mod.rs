@@ -168,6 +168,20 @@ pub trait LaplaceManifold: Manifold {
         Ok(None)
     }
 
+    /// The float-safe frame of a private *mean's* release ([`LaplaceManifold::ball_chart`]'s arguments): by
+    /// default the same chart; SPD(k) with the affine-invariant metric lets an unconditioned mean's cells move a
+    /// release by up to 10⁻³ of its expected error, as the other means' do (`docs/proofs/float_safety.md` §3e).
+    fn ball_chart_for_mean(
+        &self,
+        noise: &Self::Noise,
+        center: &Self::Point,
+        radius: f64,
+        sensitivity: f64,
+        conditioned: bool,
+    ) -> Fallible<Option<BallChart<Self::Point>>> {
+        self.ball_chart(noise, center, radius, sensitivity, conditioned)
+    }
+
     /// The footpoint a release in `chart` is drawn at for input `x`: x moved onto the chart's footpoint ball if
     /// it lies outside (by default x itself).
     fn footpoint_in_chart(&self, _chart: &BallChart<Self::Point>, x: &Self::Point) -> Self::Point {
