@@ -442,7 +442,7 @@ impl Rounding {
             }
             // The homothety bound: C⁺ = c + λ(C⁻ − c), so P*(C⁺) = λ^m ∫_{C⁻} g(c + λ(v − c)) dv, and each point
             // moves by (λ − 1)|v − c| ≤ (4η/(h − 2η))·√m(h − 2η)/2 = 2√m·η in the chart.
-            let moved = mul_up(2.0 * m.sqrt(), eta);
+            let moved = mul_up(mul_up(2.0, fn_up(m.sqrt())), eta);
             let moved_angle = if moved < 2.0 { fn_up(2.0 * (0.5 * moved).asin()) } else { std::f64::consts::PI };
             let moved_jacobian = mul_up(dim as f64 / 2.0, moved);
             let homothety = add_up(volume, add_up(mul_up(lipschitz, mul_up(per_angle, moved_angle)), moved_jacobian));

@@ -9,6 +9,11 @@
 //! - SPD(k), affine-invariant: Hajri et al.'s eigen-decomposition form by exact rejection ([`SpdLaplaceNoise`]);
 //! - SPD(k), log-Euclidean: the ℓ₂ K-norm law in the log domain ([`EuclideanLaplace`]).
 //!
+//! [`PurkayasthaNoise`]: crate::sample::purkayastha::PurkayasthaNoise
+//! [`LaplaceSo3Noise`]: crate::sample::laplace_so3::LaplaceSo3Noise
+//! [`SpdLaplaceNoise`]: crate::sample::spd_laplace::SpdLaplaceNoise
+//! [`EuclideanLaplace`]: crate::sample::k_norm::EuclideanLaplace
+//!
 //! [`PrivateFrechetMean`] releases the Fréchet mean of n points in a public ball B_r(m0) with pure ε-DP
 //! (neighbouring data sets: one of the n points replaced). With Δ from Theorem 2:
 //!
@@ -97,7 +102,7 @@ pub trait LaplaceManifold: Manifold {
         self.metric()
     }
 
-    /// Checks that a drawn point is a valid point in double precision ([`Error::Unrepresentable`] if not).
+    /// Checks that a drawn point is a valid point in double precision ([`Error::Unrepresentable`](crate::error::Error::Unrepresentable) if not).
     /// Always true on the compact manifolds; on SPD(k) it fails for draws whose condition number exceeds ~2⁵³.
     fn check_representable(&self, _y: &Self::Point) -> Fallible<()> {
         Ok(())
