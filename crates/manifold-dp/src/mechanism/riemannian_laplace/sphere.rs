@@ -66,6 +66,7 @@ impl LaplaceManifold for Sphere {
         let footpoint_radius = radius * (1.0 + 1e-12) + 1e-12 + 0.5 * sensitivity;
         // The coarsest cell allowed has chord diameter ≤ √(n − 1)·2^fine (a cube of side 2^fine in n − 1 chart
         // coordinates, mapped 1-Lipschitz onto the sphere); the margin holds four of them.
+        // The expected error, capped at the data radius (about what a release conditioned on the ball can err).
         let fine = mean_cell_cap_log2(n, lipschitz, law.mean().min(radius));
         let diameter = if n == 3 { std::f64::consts::SQRT_2 } else { ((n - 1) as f64).sqrt() * (1.0 + 1e-15) };
         let margin = 0.25 * sensitivity + 4.0 * diameter * 2f64.powi(fine);
