@@ -317,6 +317,23 @@ pub use crate::numerics::EIGEN_BACKWARD_ERROR;
 /// numbers in the ball) would otherwise make ε₀ grow like 1/σ (§3e).
 pub const SPD_ROUNDING_OF_ERROR: f64 = 1e-4;
 
+/// How far rounding may move an unconditioned affine-invariant SPD *mean's* release, as a fraction of its
+/// expected error: 10⁻³, the policy of the other private means (cells up to 2^-10 of the noise scale move theirs
+/// by less than 10⁻³ of it). By the shell lemma ε₀ ≈ 4D·η/h, so these cells cost a tenth of
+/// [`SPD_ROUNDING_OF_ERROR`]'s; the keep margin holds four of them (`docs/proofs/float_safety.md` §3e, "The grid").
+pub const SPD_MEAN_ROUNDING_OF_ERROR: f64 = 1e-3;
+
+/// log₂ of the coarsest spacing of the log chart at the centre of SPD(`k`) (§3e) for releases kept within `ball`
+/// of the centre with expected error `mean_error`, moved by rounding by at most `of_error` of it: the largest
+/// 2^s with s(ball + 1)·√D·2^s/2 ≤ `of_error`·`mean_error`, s(x) = sinh(x/√2)/(x/√2) the chart's largest
+/// stretch (a cell's point lies within √D·h/2 of every point of the cell in the chart, and within
+/// ball + 1 of the centre). Nonincreasing in `ball`.
+pub fn spd_log_chart_cap_log2(k: usize, ball: f64, mean_error: f64, of_error: f64) -> i32 {
+    let d = (k * (k + 1) / 2) as f64;
+    let x = (ball + 1.0) / std::f64::consts::SQRT_2;
+    (2.0 * of_error * mean_error / ((x.sinh() / x) * d.sqrt())).log2().floor() as i32
+}
+
 /// A bound on ‖Û − U‖₂ for the SPD samplers' Haar rotations against the exact rotation of the real uniforms read
 /// (`docs/proofs/float_safety.md` §3f, Lemma H): 100·2^-53. On SO(3) the unit quaternion is within 10u (chord)
 /// and its rotation matrix, quadratic in it, moves by at most 4·10u·(2 + 10u) in Frobenius norm, plus ≤ 4u per
@@ -395,17 +412,49 @@ impl Rounding {
     /// [`additive_epsilon`]'s cube map, with the diameter's angle taken as 2·asin(chord/2) (not π/2 times the
     /// chord: the cells are tiny).
     pub fn for_directions_with_error(dim: usize, lipschitz: f64, chart_error: f64, below_log2: i32) -> Self {
+        let fine = -(below_log2 + lipschitz.max(1.0).log2().ceil() as i32);
+        Self::for_directions_with_error_up_to(dim, lipschitz, chart_error, fine, false)
+    }
+
+    /// [`Rounding::for_directions_with_error`] with cells up to 2^`coarsest_log2` in the chart, chosen by the
+    /// caller (S^{n−1}, n ≥ 4: cells that move a release by at most 2^-10 of its expected error,
+    /// `docs/proofs/float_safety.md` §3i, "The cells"). ε₀ is the shell lemma's at the spacing chosen, whatever
+    /// the cap: the cap is a utility policy, not part of the proof.
+    ///
+    /// With `one_face` (every cell that may be released, enlarged by η, lies inside one face of the cube map, so
+    /// each C⁺ is the image of C⁻ under the homothety of ratio λ = (h + 2η)/(h − 2η) about the cell's centre),
+    /// ε₀ is also bounded by the homothety form m·ln λ + L·2asin(√m·η) + (n/2)·2√m·η
+    /// (`docs/proofs/float_safety.md` §3i, "The homothety bound"), and the smaller of the two is used.
+    pub fn for_directions_with_error_up_to(
+        dim: usize,
+        lipschitz: f64,
+        chart_error: f64,
+        coarsest_log2: i32,
+        one_face: bool,
+    ) -> Self {
         assert!(dim >= 3, "the cube map");
-        Self::with_error(Chart::CubeMap, dim, lipschitz, chart_error, below_log2)
+        Self::with_error_and_faces(Chart::CubeMap, dim, lipschitz, chart_error, coarsest_log2, one_face)
     }
 
     /// [`Rounding::for_directions_with_error`] for rotations (the quaternion cube map of S³, ε per radian of
     /// rotation angle, twice the angle on S³).
     pub fn for_rotations_with_error(lipschitz: f64, chart_error: f64, below_log2: i32) -> Self {
-        Self::with_error(Chart::QuaternionCubeMap, 4, lipschitz, chart_error, below_log2)
+        let fine = -(below_log2 + lipschitz.max(1.0).log2().ceil() as i32);
+        Self::with_error(Chart::QuaternionCubeMap, 4, lipschitz, chart_error, fine)
     }
 
-    fn with_error(chart: Chart, dim: usize, lipschitz: f64, chart_error: f64, below_log2: i32) -> Self {
+    fn with_error(chart: Chart, dim: usize, lipschitz: f64, chart_error: f64, fine: i32) -> Self {
+        Self::with_error_and_faces(chart, dim, lipschitz, chart_error, fine, false)
+    }
+
+    fn with_error_and_faces(
+        chart: Chart,
+        dim: usize,
+        lipschitz: f64,
+        chart_error: f64,
+        fine: i32,
+        one_face: bool,
+    ) -> Self {
         // The rotation angle is twice the angle on S³ (and so is the Jacobian's rate, as in `additive_epsilon`).
         let per_angle = if chart == Chart::QuaternionCubeMap { 2.0 } else { 1.0 };
         let m = (dim - 1) as f64;
@@ -420,9 +469,18 @@ impl Rounding {
             let angle = mul_up(per_angle, angle);
             let jacobian =
                 if chart == Chart::QuaternionCubeMap { mul_up(2.0, chord) } else { mul_up(dim as f64 / 2.0, chord) };
-            shell_epsilon(volume, add_up(mul_up(lipschitz, angle), jacobian))
+            let shell = shell_epsilon(volume, add_up(mul_up(lipschitz, angle), jacobian));
+            if !one_face {
+                return shell;
+            }
+            // The homothety bound: C⁺ = c + λ(C⁻ − c), so P*(C⁺) = λ^m ∫_{C⁻} g(c + λ(v − c)) dv, and each point
+            // moves by (λ − 1)|v − c| ≤ (4η/(h − 2η))·√m(h − 2η)/2 = 2√m·η in the chart.
+            let moved = mul_up(mul_up(2.0, fn_up(m.sqrt())), eta);
+            let moved_angle = if moved < 2.0 { fn_up(2.0 * (0.5 * moved).asin()) } else { std::f64::consts::PI };
+            let moved_jacobian = mul_up(dim as f64 / 2.0, moved);
+            let homothety = add_up(volume, add_up(mul_up(lipschitz, mul_up(per_angle, moved_angle)), moved_jacobian));
+            shell.min(homothety)
         };
-        let fine = -(below_log2 + lipschitz.max(1.0).log2().ceil() as i32);
         let grid = cheapest_grid(chart, eta, fine, cost);
         Rounding { grid, additive_epsilon: cost(grid), coarse: None, clamp: f64::INFINITY }
     }
@@ -517,6 +575,13 @@ impl Rounding {
     /// (m/√2)·√D·(h + 2η), with s(x) = sinh(x/√2)/(x/√2) the log chart's largest stretch within R′ = ball +
     /// √D·(h + 2η) of the centre and m/√2 the Lipschitz constant of its log volume density (§3e).
     pub fn for_spd_log_chart(k: usize, sigma: f64, eta: f64, ball: f64, mean_error: f64) -> Self {
+        Self::for_spd_log_chart_up_to(k, sigma, eta, ball, mean_error, SPD_ROUNDING_OF_ERROR)
+    }
+
+    /// [`Rounding::for_spd_log_chart`] with cells no coarser than moving a release by `of_error` of its expected
+    /// error (the private mean, unconditioned: [`SPD_MEAN_ROUNDING_OF_ERROR`]); the spacing cap is
+    /// [`spd_log_chart_cap_log2`]. ε₀ is the shell lemma's at the spacing chosen, whatever the cap.
+    pub fn for_spd_log_chart_up_to(k: usize, sigma: f64, eta: f64, ball: f64, mean_error: f64, of_error: f64) -> Self {
         let d = (k * (k + 1) / 2) as f64;
         let m = (k * (k - 1) / 2) as f64;
         let lipschitz = 1.0 / sigma;
@@ -530,10 +595,7 @@ impl Rounding {
             let jacobian = mul_up(m / std::f64::consts::SQRT_2, diameter);
             shell_epsilon(volume, add_up(mul_up(lipschitz, mul_up(stretch, diameter)), jacobian))
         };
-        // Cells no wider than rounding by SPD_ROUNDING_OF_ERROR of the expected error allows: a cell moves a
-        // release by at most s(R′)·√D·h/2 in ρ, s(R′) ≤ s(ball + 1).
-        let x = (ball + 1.0) / std::f64::consts::SQRT_2;
-        let fine = (2.0 * SPD_ROUNDING_OF_ERROR * mean_error / ((x.sinh() / x) * d.sqrt())).log2().floor() as i32;
+        let fine = spd_log_chart_cap_log2(k, ball, mean_error, of_error);
         let grid = cheapest_grid(Chart::SpdLogAtCenter, eta, fine, cost);
         Rounding { grid, additive_epsilon: cost(grid), coarse: None, clamp: f64::INFINITY }
     }

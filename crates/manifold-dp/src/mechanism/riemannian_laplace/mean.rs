@@ -152,7 +152,7 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
                     1.0 / rate.max(f64::MIN_POSITIVE)
                 )));
             }
-            let ball_chart = manifold.ball_chart(&noise, &center, radius, sensitivity, conditioned)?;
+            let ball_chart = manifold.ball_chart_for_mean(&noise, &center, radius, sensitivity, conditioned)?;
             let rounding = match &ball_chart {
                 Some(chart) => Some(chart.rounding),
                 None => manifold.rounding_in_ball(sigma, &center, radius),

@@ -7,7 +7,9 @@ use crate::Fallible;
 use crate::analysis::spd_radial::SpdRadialLaw;
 use crate::error::Error;
 use crate::manifold::SpdAffine;
-use crate::privacy::float_safety::{Rounding, spd_log_chart_error};
+use crate::privacy::float_safety::{
+    Rounding, SPD_MEAN_ROUNDING_OF_ERROR, SPD_ROUNDING_OF_ERROR, spd_log_chart_cap_log2, spd_log_chart_error,
+};
 use crate::sample::spd_laplace::SpdLaplaceNoise;
 use crate::space::spd::{self, expm, logm, sqrt_and_inv_sqrt};
 use nalgebra::DMatrix;
@@ -137,87 +139,24 @@ impl LaplaceManifold for SpdAffine {
         sensitivity: f64,
         conditioned: bool,
     ) -> Fallible<Option<BallChart<DMatrix<f64>>>> {
-        let k = self.k();
-        spd::check_positive_definite(center)?;
-        let not_pd = || Error::NotPositiveDefinite { min_eigenvalue: 0.0 };
-        let unwhiten = center.clone().cholesky().ok_or_else(not_pd)?.l();
-        let whiten = unwhiten.clone().try_inverse().ok_or_else(not_pd)?;
-        let footpoint_radius = radius + 0.5 * sensitivity;
-        let margin = 0.25 * sensitivity;
-        let cond_center = crate::manifold::float_error::spd_condition_bound(center);
-        let footpoint_error = spd_footpoint_error(k, cond_center, footpoint_radius);
-        if !footpoint_error.is_finite() {
-            return Err(Error::NumericalLimit(format!(
-                "the centre's condition number (at most {cond_center:.3e}) is too large for its whitening to be \
-                 bounded in double precision (relative error above 1e-3); use a better-conditioned centre"
-            )));
-        }
-        let footpoint_cost = crate::numerics::rounding::div_up(2.0 * footpoint_error, noise.sigma());
-        // −ln(1 − tail), rounded up: what a tail of mass `tail` left out of the chart costs.
-        let tail_cost = |tail: f64| if tail > 0.0 { crate::numerics::rounding::fn_up(-(-tail).ln_1p()) } else { 0.0 };
-        let chart = |ball: f64, tail: f64| -> Result<BallChart<DMatrix<f64>>, &'static str> {
-            let noise_radius = (ball + footpoint_radius + margin).min(noise.t_max().unwrap_or(f64::INFINITY));
-            let footpoint = footpoint_radius * (1.0 + 1e-12) + 1e-12;
-            let near = ball + margin;
-            // The kept cells' draws lie within `kept` of the footpoint; the log-eigenvalues' own error (and the
-            // chamber's wall shift) adds to η, and the proposals' acceptance error α to ε₀ (§3h).
-            let kept = noise_radius.min(near + footpoint);
-            let eta = crate::privacy::rounding::add_up(
-                spd_log_chart_error(k, footpoint, kept, near),
-                noise.log_eigenvalue_error(kept),
-            );
-            let eta_far = crate::privacy::rounding::add_up(
-                spd_log_chart_error(k, footpoint, noise_radius, footpoint + noise_radius),
-                noise.log_eigenvalue_error(noise_radius),
-            );
-            if !eta.is_finite() {
-                return Err("the condition numbers within the ball are too large");
-            }
-            let rounding = Rounding::for_spd_log_chart(k, noise.sigma(), eta, ball, noise.radial_law().mean())
-                .with_acceptance_error(noise.acceptance_error(kept));
-            // A cell's width plus the far draws' error must fit in the margin (§3e).
-            let d = (k * (k + 1) / 2) as f64;
-            let fits = d.sqrt() * rounding.grid().spacing() + eta_far < margin;
-            if !fits {
-                return Err("the error of draws beyond the ball does not fit in a quarter of the sensitivity");
-            }
-            let tail_cost = tail_cost(tail);
-            let (whiten, unwhiten) = (whiten.clone(), unwhiten.clone());
-            Ok(BallChart {
-                rounding,
-                whiten,
-                unwhiten,
-                footpoint_radius,
-                ball,
-                noise_radius,
-                tail_cost,
-                footpoint_cost,
-            })
-        };
-        let found = if conditioned {
-            chart(radius, 0.0)
-        } else {
-            let cost = |c: &BallChart<DMatrix<f64>>| c.rounding.additive_epsilon() + c.tail_cost + c.footpoint_cost;
-            let levels = [1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2];
-            cheapest_over_levels(
-                &levels,
-                |level| tail_cost(level + 1e-11),
-                cost,
-                |level| {
-                    // The radial CDF is accurate to ~1e-12: the mass beyond τ is below level + 1e-11.
-                    let tau = noise.radial_law().quantile(1.0 - level)? * 1.001;
-                    Ok(chart(footpoint_radius + tau + margin, level + 1e-11))
-                },
-            )?
-        };
-        found.map(Some).map_err(|why| {
-            Error::NumericalLimit(format!(
-                "a float-safe SPD({k}) release around footpoints within {radius} of the centre at noise scale \
-                 {:.4e} cannot be certified in double precision ({why}); use a smaller radius, or (for a mean) \
-                 more data",
-                noise.sigma()
-            ))
-        })
+        self.affine_ball_chart(noise, center, radius, sensitivity, conditioned, SPD_ROUNDING_OF_ERROR)
+    }
+
+    /// The private mean's chart: [`LaplaceManifold::ball_chart`]'s, except that unconditioned its cells may move
+    /// a release by up to [`SPD_MEAN_ROUNDING_OF_ERROR`] of its expected error (the other means' policy) and its
+    /// keep margin holds four of the coarsest such cells besides Δ/4 (`docs/proofs/float_safety.md` §3e, "The
+    /// grid"). Conditioned on the data ball it is the same chart (its cells must fit in Δ/4: §3b's density
+    /// ratios hold only inside every footpoint's truncation ball).
+    fn ball_chart_for_mean(
+        &self,
+        noise: &SpdLaplaceNoise,
+        center: &DMatrix<f64>,
+        radius: f64,
+        sensitivity: f64,
+        conditioned: bool,
+    ) -> Fallible<Option<BallChart<DMatrix<f64>>>> {
+        let of_error = if conditioned { SPD_ROUNDING_OF_ERROR } else { SPD_MEAN_ROUNDING_OF_ERROR };
+        self.affine_ball_chart(noise, center, radius, sensitivity, conditioned, of_error)
     }
 
     /// L0·P̃·L0ᵀ for the whitened footpoint P̃ that [`LaplaceManifold::sample_in_chart`] draws at.
@@ -314,5 +253,109 @@ impl LaplaceManifold for SpdAffine {
     /// σ = 1.27), and sooner at ill-conditioned footpoints. Overflow (a log-eigenvalue beyond 709) is far rarer.
     fn check_representable(&self, y: &DMatrix<f64>) -> Fallible<()> {
         spd::check_representable(y)
+    }
+}
+
+impl SpdAffine {
+    /// [`LaplaceManifold::ball_chart`] with cells moving a release by at most `of_error` of its expected error.
+    #[allow(clippy::too_many_arguments)]
+    fn affine_ball_chart(
+        &self,
+        noise: &SpdLaplaceNoise,
+        center: &DMatrix<f64>,
+        radius: f64,
+        sensitivity: f64,
+        conditioned: bool,
+        of_error: f64,
+    ) -> Fallible<Option<BallChart<DMatrix<f64>>>> {
+        let k = self.k();
+        spd::check_positive_definite(center)?;
+        let not_pd = || Error::NotPositiveDefinite { min_eigenvalue: 0.0 };
+        let unwhiten = center.clone().cholesky().ok_or_else(not_pd)?.l();
+        let whiten = unwhiten.clone().try_inverse().ok_or_else(not_pd)?;
+        let footpoint_radius = radius + 0.5 * sensitivity;
+        let mean_error = noise.radial_law().mean();
+        let d = (k * (k + 1) / 2) as f64;
+        // Cells coarser than [`SPD_ROUNDING_OF_ERROR`]'s: the margin holds four of the coarsest allowed at any
+        // ball (the cap shrinks as the ball grows, and every ball is at least R_P), besides Δ/4 (§3e).
+        let margin = if of_error > SPD_ROUNDING_OF_ERROR {
+            let coarsest = 2f64.powi(spd_log_chart_cap_log2(k, radius + 0.5 * sensitivity, mean_error, of_error));
+            0.25 * sensitivity + 4.0 * d.sqrt() * (1.0 + 1e-15) * coarsest
+        } else {
+            0.25 * sensitivity
+        };
+        let cond_center = crate::manifold::float_error::spd_condition_bound(center);
+        let footpoint_error = spd_footpoint_error(k, cond_center, footpoint_radius);
+        if !footpoint_error.is_finite() {
+            return Err(Error::NumericalLimit(format!(
+                "the centre's condition number (at most {cond_center:.3e}) is too large for its whitening to be \
+                 bounded in double precision (relative error above 1e-3); use a better-conditioned centre"
+            )));
+        }
+        let footpoint_cost = crate::numerics::rounding::div_up(2.0 * footpoint_error, noise.sigma());
+        // −ln(1 − tail), rounded up: what a tail of mass `tail` left out of the chart costs.
+        let tail_cost = |tail: f64| if tail > 0.0 { crate::numerics::rounding::fn_up(-(-tail).ln_1p()) } else { 0.0 };
+        let chart = |ball: f64, tail: f64| -> Result<BallChart<DMatrix<f64>>, &'static str> {
+            let noise_radius = (ball + footpoint_radius + margin).min(noise.t_max().unwrap_or(f64::INFINITY));
+            let footpoint = footpoint_radius * (1.0 + 1e-12) + 1e-12;
+            let near = ball + margin;
+            // The kept cells' draws lie within `kept` of the footpoint; the log-eigenvalues' own error (and the
+            // chamber's wall shift) adds to η, and the proposals' acceptance error α to ε₀ (§3h).
+            let kept = noise_radius.min(near + footpoint);
+            let eta = crate::privacy::rounding::add_up(
+                spd_log_chart_error(k, footpoint, kept, near),
+                noise.log_eigenvalue_error(kept),
+            );
+            let eta_far = crate::privacy::rounding::add_up(
+                spd_log_chart_error(k, footpoint, noise_radius, footpoint + noise_radius),
+                noise.log_eigenvalue_error(noise_radius),
+            );
+            if !eta.is_finite() {
+                return Err("the condition numbers within the ball are too large");
+            }
+            let rounding = Rounding::for_spd_log_chart_up_to(k, noise.sigma(), eta, ball, mean_error, of_error)
+                .with_acceptance_error(noise.acceptance_error(kept));
+            // A cell's width plus the far draws' error must fit in the margin (§3e).
+            let fits = d.sqrt() * rounding.grid().spacing() + eta_far < margin;
+            if !fits {
+                return Err("the error of draws beyond the ball does not fit in a quarter of the sensitivity");
+            }
+            let tail_cost = tail_cost(tail);
+            let (whiten, unwhiten) = (whiten.clone(), unwhiten.clone());
+            Ok(BallChart {
+                rounding,
+                whiten,
+                unwhiten,
+                footpoint_radius,
+                ball,
+                noise_radius,
+                tail_cost,
+                footpoint_cost,
+            })
+        };
+        let found = if conditioned {
+            chart(radius, 0.0)
+        } else {
+            let cost = |c: &BallChart<DMatrix<f64>>| c.rounding.additive_epsilon() + c.tail_cost + c.footpoint_cost;
+            let levels = [1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2];
+            cheapest_over_levels(
+                &levels,
+                |level| tail_cost(level + 1e-11),
+                cost,
+                |level| {
+                    // The radial CDF is accurate to ~1e-12: the mass beyond τ is below level + 1e-11.
+                    let tau = noise.radial_law().quantile(1.0 - level)? * 1.001;
+                    Ok(chart(footpoint_radius + tau + margin, level + 1e-11))
+                },
+            )?
+        };
+        found.map(Some).map_err(|why| {
+            Error::NumericalLimit(format!(
+                "a float-safe SPD({k}) release around footpoints within {radius} of the centre at noise scale \
+                 {:.4e} cannot be certified in double precision ({why}); use a smaller radius, or (for a mean) \
+                 more data",
+                noise.sigma()
+            ))
+        })
     }
 }

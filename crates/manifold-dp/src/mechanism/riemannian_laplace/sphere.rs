@@ -2,7 +2,7 @@
 
 use super::chart_choice::{cheapest_relative_chart, keep_ball_tail_cost};
 use crate::Fallible;
-use crate::analysis::SphereAngle;
+use crate::analysis::{AngularLaw, SphereAngle};
 use crate::error::check_positive;
 use crate::manifold::{Manifold, Sphere};
 use crate::privacy::float_safety::{MEAN_SPACING_BELOW_NOISE_LOG2, RIEMANNIAN_SPACING_BELOW_NOISE_LOG2, Rounding};
@@ -70,7 +70,8 @@ impl LaplaceManifold for Sphere {
         let footpoint_radius = radius * (1.0 + 1e-12) + 1e-12 + 0.5 * sensitivity;
         // The coarsest cell allowed has chord diameter ≤ √(n − 1)·2^fine (a cube of side 2^fine in n − 1 chart
         // coordinates, mapped 1-Lipschitz onto the sphere); the margin holds four of them.
-        let fine = -(MEAN_SPACING_BELOW_NOISE_LOG2 + lipschitz.max(1.0).log2().ceil() as i32);
+        // The expected error, capped at the data radius (about what a release conditioned on the ball can err).
+        let fine = mean_cell_cap_log2(n, lipschitz, law.mean().min(radius));
         let diameter = if n == 3 { std::f64::consts::SQRT_2 } else { ((n - 1) as f64).sqrt() * (1.0 + 1e-15) };
         let margin = 0.25 * sensitivity + 4.0 * diameter * 2f64.powi(fine);
         let alpha = noise.gamma_acceptance_error();
@@ -91,9 +92,11 @@ impl LaplaceManifold for Sphere {
             // max|cᵢ| − (R + margin).
             let face = face_floor(center.as_slice(), ball + margin);
             let chart_error = cube_chart_error(n, eta, face);
-            let rounding =
-                Rounding::for_directions_with_error(n, lipschitz, chart_error, MEAN_SPACING_BELOW_NOISE_LOG2)
-                    .with_acceptance_error(alpha);
+            // n ≥ 4: where every kept cell (within R + margin of the centre) lies inside the centre's face, the
+            // homothety bound applies too (S² keeps the shell lemma alone, and its bits).
+            let one_face = n >= 4 && ball + margin < face_edge_angle(center.as_slice());
+            let rounding = Rounding::for_directions_with_error_up_to(n, lipschitz, chart_error, fine, one_face)
+                .with_acceptance_error(alpha);
             Ok(BallChart {
                 rounding,
                 whiten: center.clone(),
@@ -210,17 +213,38 @@ pub fn s2_mean_release_error(reach: f64, angle_error: f64) -> f64 {
     1.01 * per_unit * reach + 2f64.powi(-100)
 }
 
-/// e_m on S^{n−1}: a bound on |‖m‖ − 1| for the footpoint as [`sphere_footpoint`] leaves it, (5 + n/2)·2^-53 (the
-/// computed ‖m‖² is within γ_n of the exact: n products and n − 1 additions; kept when within 4 ulps of 1, so
-/// |‖m‖² − 1| ≤ 8u + γ_n(1 + 8u); renormalised, the square root, the reciprocal and the products add 3u).
+/// e_m on S^{n−1}: a bound on |‖m‖ − 1| for the footpoint as [`sphere_footpoint`] leaves it, 5·2^-53 + γ²_n
+/// (`docs/proofs/float_safety.md` §3i, "S^{n−1}, n ≥ 4"): the computed ‖m‖² (Dot2: exact products by fma, summed
+/// with Sum2's compensation) is within u·‖m‖² + γ²_n·‖m‖² of the exact, so kept when within 4 ulps of 1,
+/// |‖m‖² − 1| ≤ 9u + γ²_n(1 + 9u) and |‖m‖ − 1| ≤ 4.5u + γ²_n; renormalised, the square root, the reciprocal and
+/// the products leave at most 3.5u + γ²_n. No term grows like n·u (a plain sum's γ_n/2 did: (5 + n/2)u).
 fn sphere_footpoint_norm_error(n: usize) -> f64 {
-    (5.0 + 0.5 * n as f64) * (f64::EPSILON / 2.0)
+    let u = f64::EPSILON / 2.0;
+    let gamma = n as f64 * u / (1.0 - n as f64 * u);
+    5.0 * u + gamma * gamma
+}
+
+/// ‖m‖² by Ogita, Rump and Oishi's Dot2: each product split exactly by fma (x² = p + e), the p's summed by
+/// TwoSum and every error (the products' and the sums') accumulated apart and added last. Within
+/// u·‖m‖² + γ²_n·‖m‖² of the exact sum (Ogita, Rump and Oishi 2005, Prop. 5.5, with non-negative terms).
+fn compensated_square_norm(m: &[f64]) -> f64 {
+    let (mut s, mut c) = (0.0f64, 0.0f64);
+    for &x in m {
+        let p = x * x;
+        let e = x.mul_add(x, -p);
+        let t = s + p;
+        let bb = t - s;
+        c += ((s - (t - bb)) + (p - bb)) + e;
+        s = t;
+    }
+    s + c
 }
 
 /// The footpoint m on S^{n−1}, n ≥ 4, as the relative-error release uses it: divided by its norm unless its
-/// computed ‖m‖² is within 4 ulps of 1 (then |‖m‖ − 1| ≤ [`sphere_footpoint_norm_error`] either way).
+/// computed ‖m‖² ([`compensated_square_norm`]) is within 4 ulps of 1 (then |‖m‖ − 1| ≤
+/// [`sphere_footpoint_norm_error`] either way).
 fn sphere_footpoint(m: &[f64]) -> Vec<f64> {
-    let m2: f64 = m.iter().map(|x| x * x).sum();
+    let m2 = compensated_square_norm(m);
     if (m2 - 1.0).abs() <= 4.0 * f64::EPSILON {
         m.to_vec()
     } else {
@@ -270,8 +294,8 @@ pub(crate) fn sphere_relative_release<R: Rng + ?Sized>(
 /// errs by at most `angle_error` of itself. Per unit of θ: the angle (angle_error + 2u for libm's sine); the
 /// Gaussians' direction (32u, Lemma N); the Householder tangent's arithmetic B(1 + β) + β, with
 /// B = √2(T + (1 + T)γ₃) + γ₂ (§4a's steps 1–4, T = λ₁ + α₁(1 + λ₁)) and β the reciprocal 1/fl(√Ĝ)'s relative
-/// error; the tangent at m instead of m/‖m‖ (2.5·e_m) and ‖m‖'s own factor (e_m), e_m = (5 + n/2)·2^-53
-/// (`sphere_footpoint_norm_error`); three roundings ((2 + θ_max)u: the products S·v̂ and V·m, of sizes θ and
+/// error; the tangent at m instead of m/‖m‖ (2.5·e_m) and ‖m‖'s own factor (e_m), e_m = 5·2^-53 + γ²_n
+/// (`sphere_footpoint_norm_error`, no longer growing with n); three roundings ((2 + θ_max)u: the products S·v̂ and V·m, of sizes θ and
 /// θ²/2, and their difference); and the versine's relative (2·angle_error + 6u) times θ/2; plus 2^-100 for the
 /// double-double sum. Rounded up by 1 %.
 pub fn sphere_mean_release_error(n: usize, reach: f64, angle_error: f64) -> f64 {
@@ -295,6 +319,42 @@ pub fn sphere_mean_release_error(n: usize, reach: f64, angle_error: f64) -> f64 
         + roundings
         + (2.0 * angle_error + 6.0 * u) * 0.5 * reach;
     1.01 * per_unit * reach + 2f64.powi(-100)
+}
+
+/// The coarsest cell 2^s of the relative-error release's cube map on S^{n−1} (`docs/proofs/float_safety.md` §3i,
+/// "The cells"), for noise of concentration κ = `lipschitz` whose angle has mean `mean_angle`: 2^-10 of the
+/// noise scale (2^{−10−⌈log₂ κ⌉}, [`MEAN_SPACING_BELOW_NOISE_LOG2`]) on S², and for n ≥ 4 the largest 2^s with
+/// √(n − 1)·2^s/2 ≤ 2^-10·E[θ] if that is coarser: a cell's chord diameter is at most √(n − 1)·2^s, so rounding
+/// moves a release by at most 2^-10 < 10⁻³ of its expected error, the policy the noise-scale cap keeps on S²,
+/// where E[θ] ≈ 2σ. Cells this wide are cheaper by the shell lemma (ε₀ ≈ 4(n − 1)η_c/h while the density's
+/// spread over a cell stays small), and E[θ] ≈ (n − 1)σ grows with n.
+pub(super) fn mean_cell_cap_log2(n: usize, lipschitz: f64, mean_angle: f64) -> i32 {
+    let by_scale = -(MEAN_SPACING_BELOW_NOISE_LOG2 + lipschitz.max(1.0).log2().ceil() as i32);
+    if n < 4 || !(mean_angle.is_finite() && mean_angle > 0.0) {
+        return by_scale;
+    }
+    let coords = (n - 1) as f64;
+    let by_error = (2.0 * 2f64.powi(-MEAN_SPACING_BELOW_NOISE_LOG2) * mean_angle / coords.sqrt()).log2().floor() as i32;
+    by_scale.max(by_error)
+}
+
+/// A lower bound on the angle from the unit vector along `center` to the nearest point of S^{n−1} whose cube-map
+/// face differs (two coordinates of equal largest magnitude): asin((a₁ − a₂)/√2), a₁ ≥ a₂ the two largest
+/// |cᵢ|/‖c‖ (the angle to the hyperplane zᵢ = ±zⱼ is asin(|cᵢ ∓ cⱼ|/√2) ≥ that), shrunk for rounding. Every point
+/// nearer than this lies strictly inside the centre's face.
+pub(super) fn face_edge_angle(center: &[f64]) -> f64 {
+    let norm = center.iter().map(|c| c * c).sum::<f64>().sqrt() * (1.0 + 1e-15);
+    let (mut a1, mut a2) = (0.0f64, 0.0f64);
+    for c in center {
+        let a = c.abs() / norm;
+        if a > a1 {
+            (a1, a2) = (a, a1);
+        } else if a > a2 {
+            a2 = a;
+        }
+    }
+    let gap = ((a1 - a2) / std::f64::consts::SQRT_2 - 1e-12).max(0.0);
+    gap.min(1.0).asin() * (1.0 - 1e-12)
 }
 
 /// A lower bound on the largest |coordinate| of a unit vector within chordal distance `reach` of the unit

@@ -121,22 +121,30 @@ fn the_single_point_laplace_needs_a_ball_and_rounds_in_it() {
 
 /// The distance between a release and its footpoint follows the Laplace law's radial law (KS, DKW critical
 /// value, false failure ≤ 1e-8), through the whole float-safe pipeline; a law 10 % wider is rejected.
+/// At 200 rows (ε = 1) and at 10⁶ rows (ε = 0.01, where the mean's cells, up to 10⁻³ of the expected error, are
+/// wider than Δ/4 and the keep margin holds them).
 #[test]
 fn released_distances_follow_the_radial_law() {
+    for (rows, eps) in [(200, 1.0), (1_000_000, 0.01)] {
+        released_distances_follow_the_radial_law_at(rows, eps);
+    }
+}
+
+fn released_distances_follow_the_radial_law_at(rows: usize, eps: f64) {
     let spd = SpdAffine::new(2).unwrap();
-    let mech = PrivateFrechetMean::new(spd, center(2), 1.5, 200, 1.0, Conditioning::Unconditioned).unwrap();
+    let mech = PrivateFrechetMean::new(spd, center(2), 1.5, rows, eps, Conditioning::Unconditioned).unwrap();
     let footpoint = DMatrix::from_row_slice(2, 2, &[1.5, 0.2, 0.2, 1.2]);
     // The release has the law conditioned on a public ball that holds all but `tail` of it (total variation
     // ≤ tail from the unconditioned law): below 1e-5, it moves the DKW false-failure bound by a factor
     // e^{4N·c·tail} < 1.01.
     let tail = mech.ball_chart.as_ref().unwrap().tail_cost;
-    assert!(tail < 1e-5, "{tail}");
-    let mut rng = seeded_rng_for_experiments(60);
+    assert!(tail < 1e-5, "{rows} rows: {tail}");
+    let mut rng = seeded_rng_for_experiments(60 + rows as u64);
     let ts: Vec<f64> =
         (0..20_000).map(|_| spd.distance(&footpoint, &mech.release_mean(&footpoint, &mut rng).unwrap())).collect();
     let law = mech.noise.radial_law();
     let out = ks_test(&mut ts.clone(), |s| law.cdf_sorted(s), 1e-8);
-    assert!(out.passed(), "KS {} > {}", out.statistic, out.critical);
+    assert!(out.passed(), "{rows} rows: KS {} > {}", out.statistic, out.critical);
     let wider = SpdLaplaceNoise::new(2, 1.1 * mech.sigma(), None).unwrap();
     assert!(!ks_test(&mut ts.clone(), |s| wider.radial_law().cdf_sorted(s), 1e-8).passed());
 }

@@ -240,7 +240,7 @@ fn towards(c: &DVector<f64>, angle: f64) -> DVector<f64> {
     (c * angle.cos() + t * angle.sin()).normalize()
 }
 
-/// S^{n−1} for n = 4 and 10, unconditioned, and the ball-conditioned mode on S^{n−1}, S² and SO(3): releases
+/// S^{n−1} for n = 4, 10, 100 and 1000, unconditioned, and the ball-conditioned mode on S^{n−1}, S² and SO(3): releases
 /// at footpoints at the centre and at the ball's edge (r + Δ/2) are grid points (the f64 snap of the release
 /// gives the same bits) and lie in the keep-ball (the data ball when conditioned). Control: raw draws are no
 /// grid points.
@@ -270,7 +270,7 @@ fn sphere_and_conditioned_relative_releases_are_grid_points_in_their_ball() {
         }
     };
     for eps in [0.01, 1.0] {
-        for n in [4, 10] {
+        for n in [4, 10, 100, 1000] {
             check_sphere(&sphere_mean(n, eps, Conditioning::Unconditioned), &mut rng);
         }
         check_sphere(&sphere_mean(4, eps, Conditioning::Ball), &mut rng);
@@ -310,7 +310,7 @@ fn sphere_and_conditioned_relative_releases_are_grid_points_in_their_ball() {
 }
 
 /// Released distances from the footpoint (the centre) follow the exact angle law truncated at the keep-ball,
-/// DKW at false failure 10⁻⁶ with 2·10⁴ draws: S³ and S⁹ unconditioned at ε = 0.01 and 1, and the
+/// DKW at false failure 10⁻⁶ with 2·10⁴ draws: S³, S⁹, S⁹⁹ and S⁹⁹⁹ unconditioned at ε = 0.01 and 1, and the
 /// ball-conditioned S^{n−1} (n = 3, 4) and SO(3) at ε = 0.01; a law 10 % wider is rejected (the control).
 #[test]
 fn sphere_and_conditioned_releases_follow_the_exact_law() {
@@ -329,7 +329,7 @@ fn sphere_and_conditioned_releases_follow_the_exact_law() {
         assert!(!ks_test(&mut ts.clone(), |x| x.iter().map(|&t| wider.cdf(t)).collect(), 1e-6).passed());
     };
     for eps in [0.01, 1.0] {
-        for n in [4, 10] {
+        for n in [4, 10, 100, 1000] {
             check(&sphere_mean(n, eps, Conditioning::Unconditioned), &format!("S^{} ε {eps}", n - 1));
         }
     }
@@ -363,7 +363,7 @@ fn sphere_and_conditioned_releases_follow_the_exact_law() {
     assert!(!ks_test(&mut ts.clone(), |x| x.iter().map(|&t| wider.cdf(t)).collect(), 1e-6).passed());
 }
 
-/// The S^{n−1} offset (n = 4, 5, 10, 100) is within its relative bound: m + δ̂ against the exact ‖m‖·z*
+/// The S^{n−1} offset (n = 4, 5, 10, 100, 1000) is within its relative bound: m + δ̂ against the exact ‖m‖·z*
 /// (double-double: the Householder tangent at m/‖m‖ from the same Gaussians, cos θ and sin θ of the drawn θ),
 /// over θ from 10⁻⁹ to 0.5 and footpoints all over the sphere, some off unit norm by up to 3 ulps (kept) and
 /// by 10⁻⁸ (renormalised). The bound's arithmetic part, [`sphere_mean_release_error`] at angle error 0
@@ -374,7 +374,7 @@ fn the_sphere_offset_is_within_its_relative_bound() {
     use rand::RngExt;
     let u = f64::EPSILON / 2.0;
     let mut rng = seeded_rng_for_experiments(346);
-    for n in [4usize, 5, 10, 100] {
+    for n in [4usize, 5, 10, 100, 1000] {
         let (mut worst, mut worst_plain, mut worst_allowed) = (0.0f64, 0.0f64, f64::INFINITY);
         for i in 0..5000 {
             let theta = 10f64.powf(-9.0 + 8.7 * rng.random::<f64>());
