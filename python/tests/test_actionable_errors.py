@@ -132,3 +132,26 @@ def test_audit_reads_protect_in_the_space_units_and_the_core_defaults():
         mdp.audit("so3", "laplace", epsilon=1.0, samples=500)
     with pytest.raises(mdp.BadInputError, match="protect=.* and level=L go together"):
         mdp.audit("so3", "laplace", protect="10deg")
+
+
+def test_epsilon_for_radius_inverts_radius_from_the_core_request():
+    eps = mdp.epsilon_for_radius("latlon", "purkayastha", "2km", probability=0.9)
+    assert mdp.radius("latlon", "purkayastha", epsilon=eps, probability=0.9) == pytest.approx(2.0, rel=1e-6)
+    # The core's refusals, in Python's keywords.
+    with pytest.raises(mdp.BadInputError, match='mechanism="auto": solving epsilon for a radius needs one mechanism'):
+        mdp.epsilon_for_radius("latlon", "auto", "2km")
+    with pytest.raises(mdp.BadInputError, match='radius="2": '):
+        mdp.epsilon_for_radius("latlon", "purkayastha", "2")
+
+
+def test_the_ledger_records_the_command_lines_text(tmp_path):
+    led = mdp.Ledger(tmp_path / "l.sqlite")
+    led.set_budget("trips", {"notion": "metric_dp", "epsilon": 10.0, "metric": "latlon", "unit": "km"},
+                   {"notion": "pure_dp", "epsilon": 5.0})
+    points = np.array([[48.85, 2.35], [48.86, 2.34]])
+    mech = mdp.Mechanism("latlon", "purkayastha", protect="2km", level=1)
+    mech.privatize(points, ledger=led, dataset="trips")
+    mdp.mean(points, space="latlon", center=[48.85, 2.35], radius="50km", epsilon=1.0, ledger=led, dataset="trips")
+    local, central = (r["mechanism"] for r in led.releases("trips"))
+    assert local.startswith("privatize latlon purkayastha --protect 2km --level 1: "), local
+    assert central.startswith("mean latlon --center 48.85,2.35 --radius 50km --epsilon 1 --outside error: "), central
