@@ -244,7 +244,8 @@ impl MeanRequest {
         };
         let space = self.space;
         let what = match space {
-            Space::So3 | Space::Spd(_) if text.eq_ignore_ascii_case("identity") => return Ok(None),
+            // The plan says what a centre is where there is no identity (a direction: its columns).
+            _ if text.eq_ignore_ascii_case("identity") => return Ok(None),
             Space::So3 => format!(
                 "give a rotation in {}, or identity",
                 spell.option("format", Shown::Text(self.format.as_deref().unwrap_or("quat-wxyz")))
@@ -344,6 +345,12 @@ mod tests {
             ..MeanRequest::new(Space::So3)
         };
         assert!(identity.plan(None, &Dashes).is_ok());
+        let no_identity = latlon("identity", "300km");
+        assert!(
+            refusal(&no_identity).contains("--center identity: a direction has no identity"),
+            "{}",
+            refusal(&no_identity)
+        );
     }
 
     #[test]
