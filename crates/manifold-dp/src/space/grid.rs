@@ -153,7 +153,7 @@ fn turn_cell_guarded(x: f64, y: f64, spacing_log2: i32, guard: f64) -> u64 {
         let t = turns * cells;
         let k = (t + ROUNDER) - ROUNDER;
         if (t - k).abs() <= 0.5 - guard * cells {
-            return (if k < 0.0 { k + cells } else { k }) as u64;
+            return (k + [0.0, cells][usize::from(k < 0.0)]) as u64;
         }
     }
     turn_cell_by_libm(x, y, cells)
