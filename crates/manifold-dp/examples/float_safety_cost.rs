@@ -107,12 +107,16 @@ fn main() {
     compare("vmf-s2", &VmfSphere::new(3, 1.0).unwrap(), v.clone(), n);
     compare("purkayastha-s2", &PurkayasthaSphere::new(3, 1.0).unwrap(), v.clone(), n);
     let circle = DVector::from_vec(vec![0.6, 0.8]);
-    compare("purkayastha-circle", &PurkayasthaSphere::new(2, 1.0).unwrap(), circle, n);
+    compare("purkayastha-circle", &PurkayasthaSphere::new(2, 1.0).unwrap(), circle.clone(), n);
+    compare("vmf-circle", &VmfSphere::new(2, 1.0).unwrap(), circle, n);
     println!("mechanism,raw_batch_per_sec,float_safe_batch_per_sec,ratio");
     compare_batch("laplace-so3", &LaplaceSo3::new(1.0).unwrap(), q, n);
     compare_batch("bingham-so3", &BinghamSo3::new(1.0).unwrap(), q, n);
     compare_batch("vmf-s2", &VmfSphere::new(3, 1.0).unwrap(), v.clone(), n);
     compare_batch("purkayastha-s2", &PurkayasthaSphere::new(3, 1.0).unwrap(), v.clone(), n);
+    let circle = DVector::from_vec(vec![0.6, 0.8]);
+    compare_batch("purkayastha-circle", &PurkayasthaSphere::new(2, 1.0).unwrap(), circle.clone(), n);
+    compare_batch("vmf-circle", &VmfSphere::new(2, 1.0).unwrap(), circle, n);
     println!("mechanism,raw_per_sec,float_safe_per_sec,ratio");
     let laplace = ScalarLaplace::for_epsilon(1.0, 1.0).unwrap();
     let mut rng = seeded_rng_for_experiments(2);

@@ -1,5 +1,8 @@
 //! Nanoseconds per grid snap (quaternion cube map, S² cube map, circle turns) on precomputed random points,
-//! one thread: `cargo run --release -p manifold-dp --example snap_cost`.
+//! one thread: `cargo run --release -p manifold-dp --example snap_cost`. Each is timed twice: independent
+//! snaps (throughput: what a batch pays, the snaps overlapping in the CPU) and a chain where each snap's input
+//! waits for the previous snap's output (latency: what one release per call pays when nothing else is in
+//! flight; the chain adds one multiplication and one addition, about 2 ns).
 
 use manifold_dp::privacy::{Chart, Grid};
 use manifold_dp::sample::rng::seeded_rng_for_experiments;
@@ -45,5 +48,36 @@ fn main() {
         }
         let turns = t.elapsed().as_secs_f64() / n as f64 * 1e9;
         println!("ns per snap: quaternion {quat:.1}, S2 cube map {cube:.1}, circle turns {turns:.1}");
+        // The chains: x·0 is not folded (it is NaN for infinite x), so each input depends on the last output.
+        let t = Instant::now();
+        let mut last = 0.0;
+        for q in &qs {
+            let c = q.coords;
+            let q = UnitQuaternion::new_unchecked(Quaternion::new(c[3], c[0] + last * 0.0, c[1], c[2]));
+            last = snap_quaternion(&q, -23).coords[0];
+        }
+        black_box(last);
+        let quat = t.elapsed().as_secs_f64() / n as f64 * 1e9;
+        let grid = Grid { chart: Chart::CubeMap, spacing_log2: -24 };
+        let t = Instant::now();
+        let mut last = 0.0;
+        for v in &vs {
+            let mut w = [v[0] + last * 0.0, v[1], v[2]];
+            snap_direction(grid, &mut w);
+            last = w[0];
+        }
+        black_box(last);
+        let cube = t.elapsed().as_secs_f64() / n as f64 * 1e9;
+        let grid = Grid { chart: Chart::Turns, spacing_log2: -24 };
+        let t = Instant::now();
+        let mut last = 0.0;
+        for v in &vs {
+            let mut w = [v[0] + last * 0.0, v[1]];
+            snap_direction(grid, &mut w);
+            last = w[0];
+        }
+        black_box(last);
+        let turns = t.elapsed().as_secs_f64() / n as f64 * 1e9;
+        println!("ns per snap in a chain: quaternion {quat:.1}, S2 cube map {cube:.1}, circle turns {turns:.1}");
     }
 }

@@ -12,7 +12,7 @@
 //! - [`snap_quaternion`]: SO(3), a unit quaternion with q ≡ −q: the cube map of S³ on the face of the
 //!   largest-magnitude component taken positive.
 
-use crate::numerics::trig::sin_cos_turns;
+use crate::numerics::trig::{atan2_turns, sin_cos_turns};
 use nalgebra::{Quaternion, UnitQuaternion};
 use serde::{Deserialize, Serialize};
 use std::f64::consts::TAU;
@@ -135,8 +135,37 @@ fn pow2_beyond_normal(k: i32) -> f64 {
 /// [0, 2^-`spacing_log2`).
 #[inline]
 pub fn turn_cell(x: f64, y: f64, spacing_log2: i32) -> u64 {
+    turn_cell_guarded(x, y, spacing_log2, TURN_GUARD)
+}
+
+/// [`turn_cell`] with the fast angle kept `guard` turns from a cell boundary (tests pass 0 as a control).
+#[inline(always)]
+fn turn_cell_guarded(x: f64, y: f64, spacing_log2: i32, guard: f64) -> u64 {
     // pow2, not powi: inlined into `snap_direction`, a powi would be computed for every chart (speculatively).
     let cells = pow2(-spacing_log2);
+    // The angle without libm (`atan2_turns`, within 2·2^-53 turns of the exact one), kept unless it lies within
+    // TURN_GUARD of a cell boundary: libm's path below is then within 1.68·2^-53 turns of the exact angle,
+    // so it rounds to the same cell (`docs/proofs/float_safety.md` §2, "The turn cell without libm"). Near a
+    // boundary, for grids finer than 2^-42, and at (0, 0) or non-finite points, libm decides, as before.
+    if (-42..=0).contains(&spacing_log2)
+        && let Some(turns) = atan2_turns(y, x)
+    {
+        let t = turns * cells;
+        let k = (t + ROUNDER) - ROUNDER;
+        if (t - k).abs() <= 0.5 - guard * cells {
+            return (k + [0.0, cells][usize::from(k < 0.0)]) as u64;
+        }
+    }
+    turn_cell_by_libm(x, y, cells)
+}
+
+/// How far (in turns) the angle without libm must lie from a cell boundary for its cell to be kept: 2^-44, far
+/// above the two paths' errors together (3.16·2^-53 turns), and below 2^-20 of a cell on grids up to 2^-24 turns.
+const TURN_GUARD: f64 = 5.684341886080802e-14; // 2^-44
+
+/// [`turn_cell`] by libm's atan2, with `cells` = 2^-s: the definition of the cell.
+#[inline(never)]
+fn turn_cell_by_libm(x: f64, y: f64, cells: f64) -> u64 {
     // atan2 ∈ [−π, π], so k ∈ [−N/2, N/2]; the index wraps so that −½ turn and +½ turn are one cell. The
     // rounding and the wrap are `round_ties_even` and `rem_euclid(N)` exactly (k is an integer in (−N, N)),
     // without their library calls.
@@ -413,7 +442,7 @@ mod tests {
     fn turn_cells_are_the_rounded_wrapped_angle() {
         // The library calls the fast form replaces, at every spacing the turn grid takes and at the half turn.
         let mut rng = crate::sample::rng::seeded_rng_for_experiments(8);
-        for s in [-1, -2, -10, -23, -40, -50] {
+        for s in [-1, -2, -10, -23, -40, -42, -43, -50] {
             let cells = 2f64.powi(-s);
             let mut points: Vec<(f64, f64)> =
                 (0..20_000).map(|_| (rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0))).collect();
@@ -423,6 +452,33 @@ mod tests {
                 assert_eq!(turn_cell(x, y, s), want, "({x}, {y}) at 2^{s}");
             }
         }
+    }
+
+    /// Points on the cell boundaries (the half-integer turns (k + ½)·2^s, rotated by a few ulps either way), where
+    /// the angle without libm must give way to libm's: the cells equal libm's path bit for bit at every spacing,
+    /// and most of these points take the fallback. Negative control: without the guard (0 turns) the fast angle
+    /// alone disagrees with libm's on some of them.
+    #[test]
+    fn turn_cells_at_the_boundaries_are_libms() {
+        let mut rng = crate::sample::rng::seeded_rng_for_experiments(36);
+        let libm = |x: f64, y: f64, s: i32| {
+            let cells = 2f64.powi(-s);
+            (y.atan2(x) / TAU * cells).round_ties_even().rem_euclid(cells) as u64
+        };
+        let mut unguarded_misses = 0;
+        for s in [-2, -10, -24, -30, -42] {
+            let cells = 2f64.powi(-s);
+            for _ in 0..20_000 {
+                let k = (rng.random::<f64>() * cells).floor();
+                let angle = (k + 0.5) / cells * TAU + rng.random_range(-8..=8) as f64 * f64::EPSILON;
+                for (x, y) in [(angle.cos(), angle.sin()), (3.0 * angle.cos(), 3.0 * angle.sin())] {
+                    assert_eq!(turn_cell(x, y, s), libm(x, y, s), "({x}, {y}) at 2^{s}");
+                    unguarded_misses += usize::from(turn_cell_guarded(x, y, s, 0.0) != libm(x, y, s));
+                }
+            }
+        }
+        eprintln!("turn cells at the boundaries: {unguarded_misses} of 200000 differ from libm's without the guard");
+        assert!(unguarded_misses > 0, "control: the unguarded fast angle was never caught");
     }
 
     #[test]
