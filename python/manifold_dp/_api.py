@@ -912,13 +912,16 @@ def mean(
         raise BadInputError(str(e)) from None
     if estimator not in ("frechet", "extrinsic"):
         raise BadInputError(f"estimator={estimator!r}: use 'frechet' (a public ball) or 'extrinsic' (rows anywhere)")
+    extrinsic_record = None
     if estimator == "extrinsic":
-        given = [name for name, v in (("center", center is not None), ("radius", radius is not None),
-                                      ("bounds", bounds is not None), ("outside", outside != "error"),
-                                      ("conditioning", conditioning != "auto"), ("metric", metric != "affine")) if v]
-        if given:
-            raise BadInputError(f"{given[0]}= is not used by estimator='extrinsic': it takes every row, anywhere on "
-                                f"the space, with no public ball (leave {given[0]}= out, or use estimator='frechet')")
+        # No ball, pure ε, a space it is defined on: the core's request (the command line's), and its ledger record.
+        try:
+            extrinsic_record = _native.extrinsic_request(
+                space, _center_arg(space, center, format), _distance_text(radius), outside, format,
+                None if columns is None else list(columns), metric,
+                None if bounds is None else _mean_bounds(bounds, None)[0], noise, _source(x))
+        except ValueError as e:
+            raise BadInputError(str(e)) from None
     seed = experiment_seed(seed, ledger is not None)
     _charge_plan(ledger, dataset)
     rotation_in = cv.is_rotation(x)
@@ -934,12 +937,9 @@ def mean(
         arr = cv.numeric(x)
         width, format = cv.array_width(space, format, arr.shape)
         batch, cols, column_index, shape = cv.array_to_batch(arr, width), cv.names(width), True, arr.shape
-    if estimator == "extrinsic":
-        if noise.epsilon is None:
-            raise BadInputError("mechanism='gaussian' goes with estimator='frechet' (a public ball): the extrinsic "
-                                "mean is pure ε-DP; give epsilon= without mechanism=, or drop estimator=")
-        out = _extrinsic_release(x, batch, space, noise.epsilon, format, cols, columns, column_index, seed, ledger,
-                                 dataset, request_id, allow_unbudgeted)
+    if extrinsic_record is not None and noise.epsilon is not None:
+        out = _extrinsic_release(extrinsic_record, batch, space, noise.epsilon, format, cols, column_index, seed,
+                                 ledger, dataset, request_id, allow_unbudgeted)
         return _mean_result(out, _mean_form(out["mean"], space, shape, rotation_in), space)
     # A space without the mechanism's sampler is refused before the ledger is touched.
     plan, _ = _mean_plan(space, center, radius, outside, format, cols, metric, bounds, noise=noise)
@@ -991,16 +991,14 @@ def _mean_form(values: Any, space: str, shape: Any, rotation_in: bool) -> Any:
     return m
 
 
-def _extrinsic_release(x: Any, batch: Any, space: str, epsilon: float, format: Optional[str], cols: Any,
-                       columns: Optional[Sequence[str]], column_index: bool, seed: Optional[int],
-                       ledger: Optional[Ledger], dataset: Optional[str], request_id: Optional[str],
-                       allow_unbudgeted: bool) -> Dict[str, Any]:
-    """The extrinsic mean's release (``_native.extrinsic_mean``), checked against and recorded in ``ledger``."""
+def _extrinsic_release(what: str, batch: Any, space: str, epsilon: float, format: Optional[str], cols: Any,
+                       column_index: bool, seed: Optional[int], ledger: Optional[Ledger], dataset: Optional[str],
+                       request_id: Optional[str], allow_unbudgeted: bool) -> Dict[str, Any]:
+    """The extrinsic mean's release (``_native.extrinsic_mean``), checked against and recorded in ``ledger`` as
+    ``what`` (the core's record of the request)."""
     charge = None
     if ledger is not None:
         assert dataset is not None
-        names = "" if not columns else f" --columns {','.join(columns)}"
-        what = f"mean {space} --estimator extrinsic --epsilon {float(epsilon):g}{names}: {_source(x)}"
         charge = ledger._prepare(dataset, what, {"notion": "pure_dp", "epsilon": float(epsilon)}, request_id,
                                  allow_unbudgeted)
     try:

@@ -117,6 +117,18 @@ __version__: str
 
 def parse_distance(space: str, text: str) -> float: ...
 def epsilon_for_radius(space: str, mechanism: str, radius: str, level: float) -> Tuple[float, str]: ...
+def extrinsic_request(
+    space: str,
+    center: Union[str, Sequence[float], None],
+    radius: Optional[str],
+    outside: str,
+    format: Optional[str],
+    columns: Optional[Sequence[str]],
+    metric: str,
+    bounds: Optional[Sequence[Tuple[float, float]]],
+    noise: MeanNoise,
+    source: str,
+) -> str: ...
 def mean_ledger_label(
     command: str,
     space: str,

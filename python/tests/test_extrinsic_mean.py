@@ -84,7 +84,7 @@ def test_the_ledger_charges_the_extrinsic_mean_as_a_central_release(tmp_path):
 def test_bad_input_is_refused_clearly():
     rot, _ = spread_frames(20)
     for extra in ({"center": "identity"}, {"radius": "30deg"}, {"outside": "clip"}, {"conditioning": "ball"}):
-        with pytest.raises(mdp.BadInputError, match="is not used by estimator='extrinsic'"):
+        with pytest.raises(mdp.BadInputError, match='is not used by estimator="extrinsic"'):
             mdp.mean(rot, space="so3", estimator="extrinsic", epsilon=1.0, **extra)
     with pytest.raises(mdp.BadInputError, match="no rows"):
         mdp.mean(np.zeros((0, 4)), space="so3", format="quat-wxyz", estimator="extrinsic", epsilon=1.0)

@@ -56,7 +56,7 @@ pub use direction::DirectionColumns;
 pub use error::Error;
 pub use extrinsic::{ExtrinsicMeanRelease, ExtrinsicPass, ExtrinsicPlan};
 pub use mean::{MeanFit, MeanNoise, MeanPass, MeanPlan, MeanRelease, MeanStep, SpdMetric};
-pub use mean_request::{MeanBounds, MeanCenter, MeanRequest};
+pub use mean_request::{Estimator, MeanBounds, MeanCenter, MeanRequest};
 pub use numbers::{NumberRows, number_codec, privatize_numbers};
 pub use real::RealColumns;
 pub use rotation::RotationColumns;

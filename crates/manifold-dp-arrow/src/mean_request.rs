@@ -5,9 +5,11 @@
 //! ([`Spelling`]).
 
 use crate::Error;
+use crate::extrinsic::ExtrinsicPlan;
 use crate::mean::{MeanNoise, MeanPlan, SpdMetric, max_radius};
 use manifold_dp::Error as LibError;
 use manifold_dp::manifold::ball::Outside;
+use manifold_dp::mechanism::Conditioning;
 use manifold_dp::registry::{Shown, Space, Spelling};
 use manifold_dp::space::representation::Representation;
 
@@ -54,12 +56,25 @@ impl MeanBounds {
     }
 }
 
+/// Which mean: the Fréchet mean in a public ball (or a real mean within bounds), or the extrinsic mean of rows
+/// anywhere on the space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Estimator {
+    /// The Fréchet mean of rows in a public ball, with the Riemannian Laplace or Gaussian.
+    #[default]
+    Frechet,
+    /// The mean of the embedded rows with K-norm noise, projected back (`docs/proofs/extrinsic_mean.md`).
+    Extrinsic,
+}
+
 /// A Fréchet (or bounded real) mean as the user asked for it, before any rule is applied. Build it with
 /// struct-update syntax from [`MeanRequest::new`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeanRequest {
     /// The space.
     pub space: Space,
+    /// Which mean.
+    pub estimator: Estimator,
     /// The public centre (every space but `real`).
     pub center: Option<MeanCenter>,
     /// The public radius as typed: a distance with its unit (`300km`, `20deg`; a bare number is radians where
@@ -82,6 +97,7 @@ impl MeanRequest {
     pub fn new(space: Space) -> Self {
         MeanRequest {
             space,
+            estimator: Estimator::Frechet,
             center: None,
             radius: None,
             bounds: None,
@@ -100,13 +116,7 @@ impl MeanRequest {
         let space = self.space;
         let opt = |name: &str, value: Shown<'_>| spell.option(name, value);
         let space_is = |s: &str| opt("space", Shown::Text(s));
-        if self.format.is_some() && !matches!(space, Space::So3 | Space::Circle) {
-            return Err(refuse(format!(
-                "{} applies to {} (a rotation format) and circle (rad or deg) only",
-                opt("format", Shown::Bare),
-                space_is("so3")
-            )));
-        }
+        self.check_format(spell)?;
         if self.metric.is_some_and(|m| m != SpdMetric::Affine) && !matches!(space, Space::Spd(_)) {
             return Err(refuse(format!("{} applies to {} only", opt("metric", Shown::Bare), space_is("spd:K"))));
         }
@@ -141,9 +151,68 @@ impl MeanRequest {
         Ok(plan)
     }
 
+    /// The extrinsic mean's plan and its ε, after its rules: pure ε-DP (the Laplace's ε), no public ball (a
+    /// centre, radius, bounds, outside rule, conditioning or metric is refused rather than silently ignored), a
+    /// format only on so3 and the circle, and a space it is defined on.
+    pub fn extrinsic_plan(&self, noise: &MeanNoise, spell: &dyn Spelling) -> Result<(ExtrinsicPlan, f64), Error> {
+        let opt = |name: &str, value: Shown<'_>| spell.option(name, value);
+        let MeanNoise::Laplace { epsilon, conditioning } = *noise else {
+            return Err(refuse(format!(
+                "{} goes with {} (a public ball): the extrinsic mean is pure ε-DP; give {} without {}, or drop {}",
+                opt("mechanism", Shown::Text("gaussian")),
+                opt("estimator", Shown::Text("frechet")),
+                opt("epsilon", Shown::Number("E")),
+                opt("mechanism", Shown::Bare),
+                opt("estimator", Shown::Bare)
+            )));
+        };
+        let unused = [
+            (self.center.is_some(), "center"),
+            (self.radius.is_some(), "radius"),
+            (self.bounds.is_some(), "bounds"),
+            (self.outside != Outside::Error, "outside"),
+            (conditioning != Conditioning::Auto, "conditioning"),
+            (self.metric.is_some_and(|m| m != SpdMetric::Affine), "metric"),
+        ];
+        if let Some((_, name)) = unused.iter().find(|(given, _)| *given) {
+            let given = opt(name, Shown::Bare);
+            return Err(refuse(format!(
+                "{given} is not used by {}: it takes every row, anywhere on the space, with no public ball (leave \
+                 {given} out, or use {})",
+                opt("estimator", Shown::Text("extrinsic")),
+                opt("estimator", Shown::Text("frechet"))
+            )));
+        }
+        self.check_format(spell)?;
+        let plan = ExtrinsicPlan::new(self.space, self.format.as_deref(), self.columns.as_deref()).map_err(|e| {
+            refuse(format!(
+                "{} on {}: {e}",
+                opt("estimator", Shown::Text("extrinsic")),
+                opt("space", Shown::Text(&self.space.to_string()))
+            ))
+        })?;
+        Ok((plan, epsilon))
+    }
+
+    /// A format applies to so3 (a rotation format) and the circle (rad or deg) only.
+    fn check_format(&self, spell: &dyn Spelling) -> Result<(), Error> {
+        if self.format.is_some() && !matches!(self.space, Space::So3 | Space::Circle) {
+            return Err(refuse(format!(
+                "{} applies to {} (a rotation format) and circle (rad or deg) only",
+                spell.option("format", Shown::Bare),
+                spell.option("space", Shown::Text("so3"))
+            )));
+        }
+        Ok(())
+    }
+
     /// The ledger's record of this request (the same words from every front end, in the command line's
     /// syntax, which is the ledger's): `{command} {space} {ball} {budget} --outside {outside}{columns}: {source}`.
     pub fn ledger_label(&self, command: &str, noise: &MeanNoise, source: &str) -> String {
+        let columns = self.columns.as_ref().map(|c| format!(" --columns {}", c.join(","))).unwrap_or_default();
+        if let (Estimator::Extrinsic, MeanNoise::Laplace { epsilon, .. }) = (self.estimator, noise) {
+            return format!("{command} {} --estimator extrinsic --epsilon {epsilon}{columns}: {source}", self.space);
+        }
         let ball = match &self.bounds {
             Some(b) => format!("--bounds {}", b.text()),
             None => {
@@ -159,7 +228,6 @@ impl MeanRequest {
             MeanNoise::Laplace { epsilon, .. } => format!("--epsilon {epsilon}"),
             MeanNoise::Gaussian { mu } => format!("--mechanism gaussian --mu {mu}"),
         };
-        let columns = self.columns.as_ref().map(|c| format!(" --columns {}", c.join(","))).unwrap_or_default();
         format!("{command} {} {ball} {budget} --outside {}{columns}: {source}", self.space, self.outside)
     }
 
@@ -351,6 +419,28 @@ mod tests {
             "{}",
             refusal(&no_identity)
         );
+    }
+
+    #[test]
+    fn the_extrinsic_mean_takes_no_ball_and_pure_epsilon() {
+        let so3 = MeanRequest { estimator: Estimator::Extrinsic, ..MeanRequest::new(Space::So3) };
+        let (_, epsilon) = so3.extrinsic_plan(&LAPLACE, &Dashes).expect("a plan");
+        assert_eq!(epsilon, 1.0);
+        assert_eq!(
+            so3.ledger_label("mean", &LAPLACE, "frames.csv"),
+            "mean so3 --estimator extrinsic --epsilon 1: frames.csv"
+        );
+        let refused =
+            |r: &MeanRequest, noise: &MeanNoise| r.extrinsic_plan(noise, &Dashes).err().map(|e| e.to_string());
+        let with_radius = MeanRequest { radius: Some("10deg".into()), ..so3.clone() };
+        let text = refused(&with_radius, &LAPLACE).expect("refused");
+        assert!(text.starts_with("--radius is not used by --estimator extrinsic"), "{text}");
+        let conditioned = MeanNoise::Laplace { epsilon: 1.0, conditioning: Conditioning::Ball };
+        assert!(refused(&so3, &conditioned).expect("refused").starts_with("--conditioning is not used"));
+        let gaussian = MeanNoise::Gaussian { mu: 1.0 };
+        assert!(refused(&so3, &gaussian).expect("refused").starts_with("--mechanism gaussian goes with --estimator"));
+        let spd = MeanRequest { estimator: Estimator::Extrinsic, ..MeanRequest::new(Space::Spd(2)) };
+        assert!(refused(&spd, &LAPLACE).expect("refused").starts_with("--estimator extrinsic on --space spd:2: "));
     }
 
     #[test]

@@ -585,6 +585,29 @@ fn mean_request(
     })
 }
 
+/// The extrinsic mean's request checked (no ball, pure ε, a space it is defined on: the core's rules, as the
+/// command line's `--estimator extrinsic`), and the ledger's record of it.
+#[pyfunction]
+#[pyo3(signature = (space, center, radius, outside, format, columns, metric, bounds, noise, source))]
+#[allow(clippy::too_many_arguments)]
+fn extrinsic_request(
+    space: &str,
+    center: Option<CenterArg>,
+    radius: Option<String>,
+    outside: &str,
+    format: Option<String>,
+    columns: Option<Vec<String>>,
+    metric: &str,
+    bounds: Option<Vec<(f64, f64)>>,
+    noise: PyRef<'_, MeanNoise>,
+    source: &str,
+) -> PyResult<String> {
+    let mut request = mean_request(space, center, radius, outside, format, columns, metric, bounds)?;
+    request.estimator = manifold_dp_arrow::Estimator::Extrinsic;
+    request.extrinsic_plan(&noise.inner, &Keywords).map_err(bad)?;
+    Ok(request.ledger_label("mean", &noise.inner, source))
+}
+
 /// A real mean's bounds: the pairs, and the columns they name when they name them.
 type NamedBounds = (Vec<(f64, f64)>, Option<Vec<String>>);
 
@@ -1006,6 +1029,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(natural_unit, m)?)?;
     m.add_function(wrap_pyfunction!(mean_ledger_label, m)?)?;
     m.add_function(wrap_pyfunction!(epsilon_for_radius, m)?)?;
+    m.add_function(wrap_pyfunction!(extrinsic_request, m)?)?;
     m.add("BudgetRefused", m.py().get_type::<BudgetRefused>())?;
     m.add("DrawUnrepresentable", m.py().get_type::<DrawUnrepresentable>())?;
     Ok(())

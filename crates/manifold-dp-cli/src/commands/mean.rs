@@ -17,7 +17,7 @@ use manifold_dp::privacy::guarantee::short;
 use manifold_dp::registry::Space;
 use manifold_dp::sample::rng::{os_rng, seeded_rng_for_experiments};
 use manifold_dp::space::representation::Representation;
-use manifold_dp_arrow::{ExtrinsicPlan, MeanCenter, MeanNoise, MeanRequest, SpdMetric};
+use manifold_dp_arrow::{Estimator, ExtrinsicPlan, MeanCenter, MeanNoise, MeanRequest, SpdMetric};
 use serde_json::json;
 
 /// "FILE: row R (line L)" for a data row and its CSV line.
@@ -129,17 +129,6 @@ pub fn run(args: MeanArgs) -> Result<()> {
             format!("--{a}")
         })
         .map_err(|e| BadInput(e.to_string()))?;
-    if args.estimator == EstimatorArg::Extrinsic {
-        return match noise {
-            MeanNoise::Laplace { epsilon, .. } => run_extrinsic(args, space, epsilon),
-            MeanNoise::Gaussian { .. } => Err(BadInput(
-                "--mechanism gaussian goes with --estimator frechet (a public ball): the extrinsic mean is pure \
-                 ε-DP; give --epsilon E without --mechanism, or drop --estimator extrinsic"
-                    .into(),
-            )
-            .into()),
-        };
-    }
     // The Laplace's ε, or the Gaussian's μ: what messages and the ledger's record say was asked.
     let epsilon = match noise {
         MeanNoise::Laplace { epsilon, .. } => Some(epsilon),
@@ -167,8 +156,17 @@ pub fn run(args: MeanArgs) -> Result<()> {
         metric: (args.metric != SpdMetricArg::Affine).then_some(SpdMetric::LogEuclidean),
         columns: args.columns.clone(),
         outside,
+        estimator: match args.estimator {
+            EstimatorArg::Frechet => Estimator::Frechet,
+            EstimatorArg::Extrinsic => Estimator::Extrinsic,
+        },
         ..MeanRequest::new(space)
     };
+    if request.estimator == Estimator::Extrinsic {
+        let (plan, epsilon) = request.extrinsic_plan(&noise, &Flags).map_err(|e| BadInput(e.to_string()))?;
+        let label = request.ledger_label("mean", &noise, &args.input);
+        return run_extrinsic(args, space, plan, epsilon, label);
+    }
     let plan = request.plan(Some(&noise), &Flags).map_err(|e| BadInput(e.to_string()))?;
     // With --ledger, a release over the data set's budget is refused before the file is read.
     let charge = crate::commands::ledger::Charge::prepare(
@@ -408,36 +406,9 @@ pub fn run(args: MeanArgs) -> Result<()> {
 }
 
 /// `mean --estimator extrinsic`: the mean of the embedded rows with ℓ₂ K-norm noise, projected back; no ball.
-fn run_extrinsic(args: MeanArgs, space: Space, epsilon: f64) -> Result<()> {
-    // Options of the Fréchet mean would be silently meaningless here: refused, so nobody believes a ball or a
-    // clipping rule was applied.
-    let unused = [
-        (args.center.is_some(), "--center"),
-        (args.radius.is_some(), "--radius"),
-        (args.bounds.is_some(), "--bounds"),
-        (args.outside != OutsideArg::Error, "--outside"),
-        (args.conditioning != ConditioningArg::Auto, "--conditioning"),
-        (args.metric != SpdMetricArg::Affine, "--metric"),
-    ];
-    if let Some((_, flag)) = unused.iter().find(|(given, _)| *given) {
-        return Err(BadInput(format!(
-            "{flag} is not used by --estimator extrinsic: it takes every row, anywhere on the space, with no public \
-             ball (leave {flag} out, or use --estimator frechet)"
-        ))
-        .into());
-    }
-    if args.format.is_some() && !matches!(space, Space::So3 | Space::Circle) {
-        return Err(BadInput(
-            "--format applies to --space so3 (a rotation format) and circle (rad or deg) only".into(),
-        )
-        .into());
-    }
-    let plan = ExtrinsicPlan::new(space, args.format.as_deref(), args.columns.as_deref())
-        .map_err(|e| BadInput(format!("--estimator extrinsic on --space {space}: {e}")))?;
+fn run_extrinsic(args: MeanArgs, space: Space, plan: ExtrinsicPlan, epsilon: f64, what: String) -> Result<()> {
     let in_fmt = FileFormat::resolve(args.input_format, &args.input, "--input-format")?;
     let path = args.input.as_str();
-    let columns = args.columns.as_ref().map(|c| format!(" --columns {}", c.join(","))).unwrap_or_default();
-    let what = format!("mean {} --estimator extrinsic --epsilon {}{columns}: {}", args.space, epsilon, args.input);
     let asked = manifold_dp::privacy::Guarantee::pure(epsilon);
     let charge = crate::commands::ledger::Charge::prepare(&args.ledger, &args.input, what, &[asked])?;
     let names = column_names(space, &args)?;
