@@ -41,7 +41,7 @@ def test_rotation_in_rotation_out():
         ({"mechanism": "gaussian"}, "mechanism= gaussian needs a budget: mu= M"),
         ({"mechanism": "gaussian", "epsilon": 1.0}, "epsilon= alone"),
         ({"mechanism": "gaussian", "mu": 1.0, "conditioning": "ball"}, "conditioning="),
-        ({"mechanism": "gaussian", "mu": 1.0, "estimator": "extrinsic"}, "estimator='frechet'"),
+        ({"mechanism": "gaussian", "mu": 1.0, "estimator": "extrinsic"}, 'estimator="frechet"'),
         ({}, "give epsilon= E"),
     ],
 )
