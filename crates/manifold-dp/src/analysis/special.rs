@@ -30,10 +30,29 @@ pub fn scaled_lower_gamma(n: u32, eps: f64, rho: f64) -> f64 {
     }
 }
 
+/// E[χ_d] = √2·Γ((d + 1)/2)/Γ(d/2): the mean length of a standard Gaussian vector in R^d (the expected error of
+/// isotropic Gaussian noise of scale 1 in d coordinates), through log-gamma so that large d does not overflow.
+pub fn chi_mean(d: f64) -> f64 {
+    use statrs::function::gamma::ln_gamma;
+    std::f64::consts::SQRT_2 * (ln_gamma(0.5 * (d + 1.0)) - ln_gamma(0.5 * d)).exp()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::analysis::quadrature::integrate;
+
+    #[test]
+    fn chi_mean_has_its_closed_forms() {
+        use std::f64::consts::PI;
+        for (d, exact) in [(1.0, (2.0 / PI).sqrt()), (2.0, (PI / 2.0).sqrt()), (3.0, 2.0 * (2.0 / PI).sqrt())] {
+            assert!((chi_mean(d) - exact).abs() < 1e-14, "d = {d}: {} against {exact}", chi_mean(d));
+        }
+        // Large d: √d − 1/(4√d) + O(d^-3/2), finite (the log-gamma difference keeps ~10 digits at d = 10⁶).
+        let d = 1e6_f64;
+        let asymptotic = d.sqrt() - 0.25 / d.sqrt();
+        assert!((chi_mean(d) / asymptotic - 1.0).abs() < 1e-8, "{}", chi_mean(d));
+    }
 
     #[test]
     fn matches_quadrature() {

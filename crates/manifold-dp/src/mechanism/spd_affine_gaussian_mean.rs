@@ -193,9 +193,7 @@ impl AffineGaussianMean {
     /// E‖u − g̃(m̂)‖ of the exact law, the error in the chart at the centre (a lower bound on the affine-invariant
     /// distance between the release and the mean, log at the centre being 1-Lipschitz): σ·√2·Γ((D + 1)/2)/Γ(D/2).
     pub fn expected_error(&self) -> f64 {
-        use statrs::function::gamma::ln_gamma;
-        let d = self.manifold.dimension() as f64;
-        self.sigma() * std::f64::consts::SQRT_2 * (ln_gamma(0.5 * (d + 1.0)) - ln_gamma(0.5 * d)).exp()
+        self.sigma() * crate::analysis::special::chi_mean(self.manifold.dimension() as f64)
     }
 
     /// Releases the private mean of `data` (exactly n matrices, each within r of m0, else an error naming the first

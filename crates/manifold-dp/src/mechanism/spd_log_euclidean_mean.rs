@@ -146,9 +146,7 @@ impl LogEuclideanGaussianMean {
     /// E‖ĉ(release) − ĉ(m̂)‖ of the exact law, the log-Euclidean error: σ·√2·Γ((D + 1)/2)/Γ(D/2), the mean of a
     /// χ_D variable times σ (the grid moves it by at most √D·2^-21·σ).
     pub fn expected_error(&self) -> f64 {
-        use statrs::function::gamma::ln_gamma;
-        let d = self.manifold.dimension() as f64;
-        self.sigma() * std::f64::consts::SQRT_2 * (ln_gamma(0.5 * (d + 1.0)) - ln_gamma(0.5 * d)).exp()
+        self.sigma() * crate::analysis::special::chi_mean(self.manifold.dimension() as f64)
     }
 
     /// Releases the private mean of `data` (exactly n matrices, each within r of m0, else an error naming the first
