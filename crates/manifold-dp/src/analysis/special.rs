@@ -30,7 +30,7 @@ pub fn scaled_lower_gamma(n: u32, eps: f64, rho: f64) -> f64 {
     }
 }
 
-/// E[χ_d] = √2·Γ((d + 1)/2)/Γ(d/2): the mean length of a standard Gaussian vector in R^d (the expected error of
+/// E χ_d = √2·Γ((d + 1)/2)/Γ(d/2): the mean length of a standard Gaussian vector in R^d (the expected error of
 /// isotropic Gaussian noise of scale 1 in d coordinates), through log-gamma so that large d does not overflow.
 pub fn chi_mean(d: f64) -> f64 {
     use statrs::function::gamma::ln_gamma;
