@@ -99,8 +99,6 @@ class Ledger:
             self._native = _native.Ledger(self.path, create)
         except _native.BudgetRefused as e:  # pragma: no cover - opening refuses nothing
             raise _refusal(e) from None
-        except ValueError as e:
-            raise BadInputError(str(e)) from None
 
     def __repr__(self) -> str:
         return f"Ledger({self.path!r})"
@@ -111,25 +109,16 @@ class Ledger:
         "additive_epsilon": 0.05}``, whose ``"metric"`` may also name the space: ``"latlon"``, ``"timeofday"``,
         ``"circle"``, ``"sphere"`` or ``"so3"``) and, with ``overall=``, an overall pure-DP cap over every
         release (local ones at ε·diameter + their rounding cost); returns what it has spent."""
-        try:
-            return json.loads(self._native.set_budgets(dataset, [_guarantee_json(b) for b in budgets], overall))
-        except ValueError as e:
-            raise BadInputError(str(e)) from None
+        return json.loads(self._native.set_budgets(dataset, [_guarantee_json(b) for b in budgets], overall))
 
     def spent(self, dataset: str) -> Dict[str, Any]:
         """What ``dataset`` has spent under each account, against its budgets, and ``"combined"``: the whole data
         set's guarantee, ε ≤ local·d + constant, with its standard-DP reading."""
-        try:
-            return json.loads(self._native.spent(dataset))
-        except ValueError as e:
-            raise BadInputError(str(e)) from None
+        return json.loads(self._native.spent(dataset))
 
     def releases(self, dataset: Optional[str] = None) -> List[Dict[str, Any]]:
         """The releases recorded (of ``dataset``, or all)."""
-        try:
-            return json.loads(self._native.releases(dataset))
-        except ValueError as e:
-            raise BadInputError(str(e)) from None
+        return json.loads(self._native.releases(dataset))
 
     def may_release(
         self,
@@ -148,8 +137,6 @@ class Ledger:
             after = self._native.check(dataset, _guarantee_json(guarantees), request_id, allow_unbudgeted)
         except _native.BudgetRefused as e:
             return {"allowed": False, "refusal": str(e)}
-        except ValueError as e:
-            raise BadInputError(str(e)) from None
         return {"allowed": True, "spent_after": json.loads(after)}
 
     def _prepare(
@@ -160,8 +147,6 @@ class Ledger:
             return _Charge(self._native.prepare(dataset, what, json.dumps(guarantee), request_id, allow_unbudgeted))
         except _native.BudgetRefused as e:
             raise _refusal(e) from None
-        except ValueError as e:
-            raise BadInputError(str(e)) from None
 
 
 def _guarantee_json(guarantee: Any) -> str:
@@ -258,12 +243,9 @@ class Mechanism:
         bounds = args.pair("bounds", bounds)
         values = args.integer("values", values)
         protect = _distance_text(protect)  # protect=2 is 2 rad where a bare number is, as on the command line
-        try:
-            b = None if bounds is None else (float(bounds[0]), float(bounds[1]))
-            self._native = _native.Mechanism(space, mechanism, epsilon, protect, level, concentration, snap, b,
-                                             int(values), bool(clamp_releases))
-        except ValueError as e:
-            raise BadInputError(str(e)) from None
+        b = None if bounds is None else (float(bounds[0]), float(bounds[1]))
+        self._native = _native.Mechanism(space, mechanism, epsilon, protect, level, concentration, snap, b,
+                                         int(values), bool(clamp_releases))
         self.space = self._native.space
         #: The unit distances are answered in (:attr:`expected_error`, :meth:`radius`): the one the command line
         #: reports in, ``"km"`` on latlon, ``"h"`` on timeofday, ``"deg"`` on so3, circle and spheres, ``"unit"``
@@ -370,11 +352,8 @@ class Mechanism:
         return self._native.ledger_label(command, None if columns is None else list(columns), source)
 
     def _release(self, batch: pa.RecordBatch, first: int, format, columns, seed, key, column_index: bool):
-        try:
-            out, rejected = self._native.privatize_batch(batch, format, columns, None, seed, key, first, None)
-        except ValueError as e:
-            raise BadInputError(str(e)) from None
-        cv.raise_rejected(rejected, first, column_index)
+        out, rejected = self._native.privatize_batch(batch, format, columns, None, seed, key, first, None)
+        _native.raise_rejected(rejected, first, column_index)
         return out
 
     def _privatize(self, x: Any, format, columns, seed, key) -> Any:
@@ -425,11 +404,8 @@ class Mechanism:
         # Read in place by the native core (copied once only when strided) and released straight into a new
         # array: no Arrow columns on the way, so memory stays at the input plus the output.
         flat = arr.reshape(arr.shape[0], width) if arr.ndim > 1 else arr.reshape(-1, 1)
-        try:
-            out, rejected = self._native.privatize_array(flat, fmt, seed, key, 0)
-        except ValueError as e:
-            raise BadInputError(str(e)) from None
-        cv.raise_rejected(rejected, 0, True)
+        out, rejected = self._native.privatize_array(flat, fmt, seed, key, 0)
+        _native.raise_rejected(rejected, 0, True)
         return out.reshape(arr.shape) if arr.ndim > 1 else out[:, 0]
 
 
@@ -525,10 +501,7 @@ def epsilon_for_radius(space: str, mechanism: str, radius: Union[str, float], *,
     text = _distance_text(radius)
     if text is None:
         raise BadInputError("radius= is needed: the distance the releases should fall within")
-    try:
-        epsilon, _ = _native.epsilon_for_radius(space, mechanism, text, float(p))
-    except ValueError as e:
-        raise BadInputError(str(e)) from None
+    epsilon, _ = _native.epsilon_for_radius(space, mechanism, text, float(p))
     return epsilon
 
 
@@ -719,10 +692,7 @@ def _mean_plan(
     else:
         args = (space, _center_arg(space, center, format), _distance_text(radius), outside, format, columns, metric,
                 None)
-    try:
-        return _native.MeanPlan(*args, noise=noise), args
-    except ValueError as e:
-        raise BadInputError(str(e)) from None
+    return _native.MeanPlan(*args, noise=noise), args
 
 
 def _release_mean(
@@ -741,10 +711,7 @@ def _release_mean(
     draw). ``noise`` (a ``_native.MeanNoise``) replaces ``epsilon`` and ``conditioning`` where given."""
     used, dropped, clipped = counts
     if noise is None:
-        try:
-            noise = _native.MeanNoise("laplace", None if epsilon is None else float(epsilon), None, None, conditioning)
-        except ValueError as e:
-            raise BadInputError(str(e)) from None
+        noise = _native.MeanNoise("laplace", None if epsilon is None else float(epsilon), None, None, conditioning)
     try:
         out = json.loads(plan.release_with(at, used, noise, seed))
     except _native.DrawUnrepresentable as e:
@@ -802,12 +769,9 @@ def _mean_provenance(command: str, space: str, center: Any, radius: Any, bounds:
     if bounds is not None:
         pairs, names = _mean_bounds(bounds, None if isinstance(bounds, dict) else columns)
         named = (pairs, names if isinstance(bounds, dict) else None)
-    try:
-        return _native.mean_ledger_label(command, space, _center_arg(space, center, format), _distance_text(radius),
-                                         outside, None if columns is None else list(columns), named, epsilon, mu,
-                                         source)
-    except ValueError as e:
-        raise BadInputError(str(e)) from None
+    return _native.mean_ledger_label(command, space, _center_arg(space, center, format), _distance_text(radius),
+                                     outside, None if columns is None else list(columns), named, epsilon, mu,
+                                     source)
 
 
 def _mean_result(out: Dict[str, Any], m: Any, space: str) -> MeanResult:
@@ -906,22 +870,16 @@ def mean(
     epsilon, delta, mu = args.number("epsilon", epsilon), args.number("delta", delta), args.number("mu", mu)
     mechanism = args.text("mechanism", mechanism) or ""
     # Which budget goes with which mechanism is the core's rule (the command line's too).
-    try:
-        noise = _native.MeanNoise(mechanism, epsilon, delta, mu, conditioning)
-    except ValueError as e:
-        raise BadInputError(str(e)) from None
+    noise = _native.MeanNoise(mechanism, epsilon, delta, mu, conditioning)
     if estimator not in ("frechet", "extrinsic"):
         raise BadInputError(f"estimator={estimator!r}: use 'frechet' (a public ball) or 'extrinsic' (rows anywhere)")
     extrinsic_record = None
     if estimator == "extrinsic":
         # No ball, pure ε, a space it is defined on: the core's request (the command line's), and its ledger record.
-        try:
-            extrinsic_record = _native.extrinsic_request(
-                space, _center_arg(space, center, format), _distance_text(radius), outside, format,
-                None if columns is None else list(columns), metric,
-                None if bounds is None else _mean_bounds(bounds, None)[0], noise, _source(x))
-        except ValueError as e:
-            raise BadInputError(str(e)) from None
+        extrinsic_record = _native.extrinsic_request(
+            space, _center_arg(space, center, format), _distance_text(radius), outside, format,
+            None if columns is None else list(columns), metric,
+            None if bounds is None else _mean_bounds(bounds, None)[0], noise, _source(x))
     seed = experiment_seed(seed, ledger is not None)
     _charge_plan(ledger, dataset)
     rotation_in = cv.is_rotation(x)
@@ -952,16 +910,10 @@ def mean(
     if outside != "drop":
         # Refusals that depend only on the row count, the radius and the budget come before the Karcher iteration
         # (the core's rule and wording).
-        try:
-            plan.check_rows(batch.num_rows, noise, _distance_text(radius) or "")
-        except ValueError as e:
-            raise BadInputError(str(e)) from None
-    try:
-        at, (_, used, dropped, clipped, problem, _, _) = plan.fit([batch])
-    except ValueError as e:
-        raise BadInputError(str(e)) from None
+        plan.check_rows(batch.num_rows, noise, _distance_text(radius) or "")
+    at, (_, used, dropped, clipped, problem, _, _) = plan.fit([batch])
     if problem is not None:
-        cv.raise_rejected([problem], 0, column_index)
+        _native.raise_rejected([problem], 0, column_index)
     out = _release_mean(space, plan, at, (used, dropped, clipped), noise.epsilon, conditioning, seed, charge,
                         noise=noise)
     return _mean_result(out, _mean_form(out["mean"], space, shape, rotation_in), space)
@@ -1001,12 +953,9 @@ def _extrinsic_release(what: str, batch: Any, space: str, epsilon: float, format
         assert dataset is not None
         charge = ledger._prepare(dataset, what, {"notion": "pure_dp", "epsilon": float(epsilon)}, request_id,
                                  allow_unbudgeted)
-    try:
-        text, problem = _native.extrinsic_mean(batch, space, float(epsilon), format, cols, seed)
-    except ValueError as e:
-        raise BadInputError(str(e)) from None
+    text, problem = _native.extrinsic_mean(batch, space, float(epsilon), format, cols, seed)
     if problem is not None:
-        cv.raise_rejected([problem], 0, column_index)
+        _native.raise_rejected([problem], 0, column_index)
     out = json.loads(text)  # type: ignore[arg-type]
     if charge is not None:
         charge.record(out["guarantee"])

@@ -77,19 +77,6 @@ def array_to_batch(arr: np.ndarray, width: int) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays([pa.array(columns[j]) for j in range(width)], names=names(width))
 
 
-def raise_rejected(rejected: Sequence[Tuple[int, Optional[str], str]], offset: int, column_index: bool) -> None:
-    """The first rejected row as a :class:`BadInputError` (rows numbered from 0 in the caller's input)."""
-    if not rejected:
-        return
-    row, column, reason = rejected[0]
-    col: Any = column
-    if column_index and column is not None and column.startswith("c"):
-        col = int(column[1:])
-    where = f"row {row + offset}" + (f", column {col!r}" if col is not None else "")
-    more = f" ({len(rejected)} invalid rows in all)" if len(rejected) > 1 else ""
-    raise BadInputError(f"{where}: {reason}{more}", row=row + offset, column=col)
-
-
 def is_rotation(x: Any) -> bool:
     try:
         from scipy.spatial.transform import Rotation

@@ -8,7 +8,8 @@ from . import _native
 
 
 class BadInputError(ValueError):
-    """Input that is not what the release needs: a row that is not a point, a missing column, a wrong shape.
+    """Input that is not what the release needs: a row that is not a point, a missing column, a wrong shape, a
+    parameter out of its range. The native core raises it itself, with the row and column it found at fault.
 
     ``row`` is the 0-based row of the input (None when the problem is not one row's) and ``column`` the
     column at fault: its name for tables and data frames, its index for numpy arrays (None when the row as a

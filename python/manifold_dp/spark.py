@@ -260,10 +260,7 @@ def mean(
     if missing:
         raise BadInputError(f"no column {missing[0]!r}; the columns are: {df.columns}", column=missing[0])
     # Which budget goes with which mechanism is the core's rule (mdp.mean's and the command line's too).
-    try:
-        noise = _native.MeanNoise(mechanism, epsilon, delta, mu, conditioning)
-    except ValueError as e:
-        raise BadInputError(str(e)) from None
+    noise = _native.MeanNoise(mechanism, epsilon, delta, mu, conditioning)
     _charge_plan(ledger, dataset)
     # The executors rebuild the plan from the same native arguments (validated here, on the driver).
     # A space without the mechanism's sampler is refused before the ledger is touched (the core's request).
@@ -353,10 +350,7 @@ def mean(
         newton = True
         while True:
             summed = run(base, newton)
-            try:
-                converged, following = plan.step(base, summed, iterations)
-            except ValueError as e:
-                raise BadInputError(str(e)) from None
+            converged, following = plan.step(base, summed, iterations)
             if converged:
                 break
             newton = float(np.linalg.norm(np.subtract(following, base))) > 1e-6

@@ -59,3 +59,20 @@ def test_missing_columns_in_tables():
     bad(lambda: LAPLACE.privatize(t), text="no column")
     df = pd.DataFrame({"a": [1.0]})
     bad(lambda: LAPLACE.privatize(df, columns=["w", "x", "y", "z"]), column="w")
+
+
+def test_the_native_core_raises_bad_input_itself():
+    """The native module raises the package's BadInputError (with .row and .column where a row is at fault), so no
+    front end has to translate its ValueErrors; a bare ValueError would fail here."""
+    from manifold_dp import _native
+
+    with pytest.raises(mdp.BadInputError) as e:
+        _native.Mechanism("so3", "laplace", -1.0, None, None, None, None, None, 1, False)
+    assert e.value.row is None and "epsilon" in str(e.value)
+    native = _native.Mechanism("latlon", "vmf", 1.0, None, None, None, None, None, 1, False)
+    _, rejected = native.privatize_array(np.array([[10.0, 20.0], [95.0, 0.0], [91.0, 0.0]]), None, 1, None, 0)
+    with pytest.raises(mdp.BadInputError) as e:
+        _native.raise_rejected(rejected, 10, True)
+    assert (e.value.row, e.value.column) == (11, 0)
+    assert str(e.value).startswith("row 11, column 0: latitude") and "(2 invalid rows in all)" in str(e.value)
+    _native.raise_rejected([], 0, False)  # nothing rejected: nothing raised

@@ -21,7 +21,7 @@ use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 use std::sync::Arc;
 
 create_exception!(_native, BudgetRefused, PyRuntimeError, "A release refused by the privacy ledger.");
@@ -32,8 +32,65 @@ create_exception!(
     "A noise draw that double precision cannot represent: it is a function of the draw, so it costs a release."
 );
 
+/// Input the release cannot use, as the package's `BadInputError` (a `ValueError`).
 fn bad(e: impl std::fmt::Display) -> PyErr {
-    PyValueError::new_err(e.to_string())
+    bad_input(e.to_string(), None, None)
+}
+
+/// The package's `manifold_dp.errors.BadInputError`, raised here with the 0-based `row` and the `column` at
+/// fault (a name, or an index for numpy arrays), so that every front end's bad input is one exception with the
+/// same attributes. A plain `ValueError` if the package cannot be imported (the native module used alone).
+fn bad_input(message: String, row: Option<u64>, column: Option<Column>) -> PyErr {
+    Python::attach(|py| {
+        let made = (|| -> PyResult<Bound<'_, PyAny>> {
+            let class = py.import("manifold_dp.errors")?.getattr("BadInputError")?;
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("row", row)?;
+            match &column {
+                Some(Column::Name(name)) => kwargs.set_item("column", name)?,
+                Some(Column::Index(i)) => kwargs.set_item("column", i)?,
+                None => kwargs.set_item("column", py.None())?,
+            }
+            class.call((message.as_str(),), Some(&kwargs))
+        })();
+        match made {
+            Ok(instance) => PyErr::from_value(instance),
+            Err(_) => PyValueError::new_err(message),
+        }
+    })
+}
+
+/// The column a bad value is in: its name in a table, its index in a numpy array.
+enum Column {
+    Name(String),
+    Index(usize),
+}
+
+/// The first of the `rejected` rows (numbered from `offset` in the caller's input) as a `BadInputError`:
+/// `row R, column C: reason (K invalid rows in all)`. With `column_index`, the columns `c0, c1, …` that an array's
+/// values are released under are given as indices.
+fn rejected_error(rejected: &[Rejected], offset: u64, column_index: bool) -> Option<PyErr> {
+    let (row, column, reason) = rejected.first()?;
+    let row = *row as u64 + offset;
+    let column = column.as_ref().map(|c| match c.strip_prefix('c').and_then(|i| i.parse::<usize>().ok()) {
+        Some(i) if column_index => Column::Index(i),
+        _ => Column::Name(c.clone()),
+    });
+    let place = match &column {
+        Some(Column::Name(name)) => format!(", column '{name}'"),
+        Some(Column::Index(i)) => format!(", column {i}"),
+        None => String::new(),
+    };
+    let more = if rejected.len() > 1 { format!(" ({} invalid rows in all)", rejected.len()) } else { String::new() };
+    Some(bad_input(format!("row {row}{place}: {reason}{more}"), Some(row), column))
+}
+
+/// Raises the first of `rejected` (rows numbered from `offset`) as a `BadInputError` with `.row` and
+/// `.column`; does nothing when there are none. With `column_index`, columns `c0, c1, …` are given as indices.
+#[pyfunction]
+#[pyo3(signature = (rejected, offset=0, column_index=false))]
+fn raise_rejected(rejected: Vec<Rejected>, offset: u64, column_index: bool) -> PyResult<()> {
+    rejected_error(&rejected, offset, column_index).map_or(Ok(()), Err)
 }
 
 fn ledger_error(e: LedgerError) -> PyErr {
@@ -1015,6 +1072,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Ledger>()?;
     m.add_class::<Charge>()?;
     m.add_function(wrap_pyfunction!(fresh_key, m)?)?;
+    m.add_function(wrap_pyfunction!(raise_rejected, m)?)?;
     m.add_function(wrap_pyfunction!(experiment_seed, m)?)?;
     m.add("SEEDED_WARNING", manifold_dp::privacy::rules::SEEDED_WARNING)?;
     // The one version: the workspace's Cargo.toml (pyproject.toml takes it from there too, `dynamic`).
