@@ -451,29 +451,37 @@ def privatize(
 
 
 def sample(
-    space: str, mechanism: str, n: int, *, epsilon: float, center: Any = None, seed: Optional[int] = None,
-    format: Optional[str] = None
-) -> Any:
-    """``n`` independent releases of ``center`` (default: the identity rotation as ``quat-xyzw``, the first
-    axis, angle 0, hour 0, or 0°N 0°E), as a numpy array in the space's layout. Releases of one point compose:
-    together the ``n`` rows are ``n`` times as costly as one (``n``·ε), and their average approaches the point."""
+    space: str,
+    mechanism: str,
+    n: int,
+    *,
+    epsilon: float,
+    center: Union[str, Sequence[float], float, None] = None,
+    seed: Optional[int] = None,
+    format: Optional[str] = None,
+) -> np.ndarray:
+    """``n`` independent releases of ``center`` as a numpy array in the space's layout (``(n, 4)`` quaternions in
+    ``format``, default ``"quat-xyzw"``; ``(n,)`` angles or hours; ``(n, 2)`` degrees; ``(n, N)`` unit vectors).
+
+    ``center`` is read as the command line's ``sample --center`` reads it — text such as ``"identity"``,
+    ``"13:00"``, ``"30deg"`` or ``"48.85,2.35"`` — or given as numbers in the layout of ``format``; the default
+    is the identity rotation, angle 0, 00:00, 0°N 0°E or the first axis. Releases of one point compose: together
+    the ``n`` rows are ``n`` times as costly as one (``n``·ε), and their average approaches the point. With the
+    same ``seed`` the rows are the command line's, bit for bit."""
     n = args.integer("n", n)
     if not 1 <= n <= MAX_SAMPLES:
         raise BadInputError(f"n must be between 1 and {MAX_SAMPLES:.0e} (one call holds them all in memory)")
-    if center is None:
-        center = {
-            "so3": [0.0, 0.0, 0.0, 1.0],
-            "circle": 0.0,
-            "timeofday": 0.0,
-            "latlon": [0.0, 0.0],
-        }.get(space)
-        if center is None and space.startswith("sphere:"):
-            center = [1.0] + [0.0] * (int(space.split(":", 1)[1]) - 1)
-        if space == "so3":
-            format = format or "quat-xyzw"
-    c = cv.numeric(center)
-    rows = np.broadcast_to(c, (n,) + c.shape)
-    return Mechanism(space, mechanism, epsilon).privatize(rows, format=format, seed=seed)
+    mech = Mechanism(space, mechanism, epsilon)
+    if mech.space == "so3":
+        format = format or "quat-xyzw"
+    point: Union[str, List[float], None]
+    if center is None or isinstance(center, str):
+        point = center
+    else:
+        point = [float(v) for v in np.ravel(cv.numeric(center))]
+    key = _native.fresh_key() if seed is None else None
+    out = mech._native.sample(n, point, args.text("format", format), experiment_seed(seed, False), key)
+    return out[:, 0] if out.shape[1] == 1 else out
 
 
 def radius(space: str, mechanism: str, *, epsilon: float, level: Optional[float] = None,

@@ -57,6 +57,14 @@ class Mechanism:
         key: Optional[bytes] = None,
         first_row: int = 0,
     ) -> Tuple[np.ndarray, List[Tuple[int, Optional[str], str]]]: ...
+    def sample(
+        self,
+        n: int,
+        center: Union[str, Sequence[float], None] = None,
+        format: Optional[str] = None,
+        seed: Optional[int] = None,
+        key: Optional[bytes] = None,
+    ) -> np.ndarray: ...
 
 class Ledger:
     def __init__(self, path: str, create: bool = True) -> None: ...

@@ -47,3 +47,22 @@ def test_python_and_cli_release_the_same_bits(tmp_path, space, mechanism, column
     direct = mdp.privatize(arr, space=space, mechanism=mechanism, epsilon=2.0, seed=11,
                            format="quat-wxyz" if space == "so3" else None)
     assert np.array_equal(from_cli[columns].to_numpy().reshape(direct.shape), direct)
+
+
+@pytest.mark.skipif(CLI is None, reason="set MANIFOLD_DP_CLI to the manifold-dp binary (the test command does)")
+@pytest.mark.parametrize("space,mechanism,center,fmt", [
+    ("so3", "laplace", None, "quat-wxyz"),
+    ("timeofday", "vmf", "13:30", None),
+    ("latlon", "purkayastha", "48.85,2.35", None),
+    ("circle", "vmf", "30deg", None),
+])
+def test_sample_reads_the_centre_and_draws_the_bits_of_the_cli(tmp_path, space, mechanism, center, fmt):
+    """One request reads the centre (text in the space's terms, or the default point) for both front ends, and
+    release i comes from row stream i of the key in both."""
+    dst = tmp_path / "s.csv"
+    argv = [CLI, "sample", "--space", space, "--mechanism", mechanism, "--epsilon", "200", "-n", "300", "--seed", "3",
+            "--output", str(dst)]
+    subprocess.run(argv + (["--center", center] if center else []), check=True, capture_output=True)
+    from_cli = pacsv.read_csv(dst).to_pandas().to_numpy()
+    from_py = mdp.sample(space, mechanism, 300, epsilon=200.0, center=center, seed=3, format=fmt)
+    assert np.array_equal(from_cli.reshape(from_py.shape), from_py)

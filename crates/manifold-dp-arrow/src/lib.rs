@@ -47,6 +47,7 @@ pub mod mean_request;
 pub mod numbers;
 pub mod real;
 pub mod rotation;
+pub mod sample_request;
 pub mod spd;
 pub mod temporal;
 pub mod zone;
@@ -60,6 +61,7 @@ pub use mean_request::{Estimator, MeanBounds, MeanCenter, MeanRequest};
 pub use numbers::{NumberRows, number_codec, privatize_numbers};
 pub use real::RealColumns;
 pub use rotation::RotationColumns;
+pub use sample_request::{SamplePoint, SampleRequest};
 pub use spd::SpdColumns;
 
 use arrow_array::{BooleanArray, RecordBatch};

@@ -360,6 +360,45 @@ impl Mechanism {
         let rejected = rejected.into_iter().map(|(i, p)| (i, p.column, p.reason)).collect();
         Ok((out, rejected))
     }
+
+    /// `n` releases of one point (`center`: text in the space's terms such as `"13:00"` or `"48.85,2.35"`,
+    /// values in the layout of `format`, or `None` for the space's default), as an (n, width) array in that
+    /// layout. Release `i` is drawn from row stream `i` of the key, as the command line's `sample` and
+    /// `privatize_array` draw row `i`: the same seed gives the same releases in every front end.
+    #[pyo3(signature = (n, center=None, format=None, seed=None, key=None))]
+    fn sample<'py>(
+        &self,
+        py: Python<'py>,
+        n: usize,
+        center: Option<CenterArg>,
+        format: Option<String>,
+        seed: Option<u64>,
+        key: Option<&[u8]>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let key = stream_key(seed, key)?;
+        let request = manifold_dp_arrow::SampleRequest {
+            center: center.map(CenterArg::into_center),
+            format,
+            ..manifold_dp_arrow::SampleRequest::new(self.space)
+        };
+        let values = request.values(&Keywords).map_err(bad)?;
+        let format = request.format.as_deref().or(match self.space {
+            Space::Circle => Some("rad"),
+            _ => None,
+        });
+        let codec = manifold_dp_arrow::number_codec(self.space, format, values.len()).map_err(bad)?;
+        // Every row reads the one point (row stride 0): no copies of it.
+        let rows = NumberRows::new(&values, n, values.len(), 0, 1).map_err(bad)?;
+        let out = PyArray2::<f64>::zeros(py, [n, manifold_dp_arrow::numbers::output_width(&codec)], false);
+        let rejected = {
+            let mut guard = out.readwrite();
+            let slice = guard.as_slice_mut().map_err(bad)?;
+            py.detach(|| manifold_dp_arrow::privatize_numbers(&self.inner, &codec, &rows, slice, &key, 0))
+                .map_err(bad)?
+        };
+        let rejected: Vec<Rejected> = rejected.into_iter().map(|(i, p)| (i, p.column, p.reason)).collect();
+        rejected_error(&rejected, 0, true).map_or(Ok(out), Err)
+    }
 }
 
 /// Hours since midnight of a clock time (`13:00`, `08:30:15`, or a timestamp's time), as the command line reads
@@ -610,6 +649,15 @@ enum CenterArg {
     Values(Vec<f64>),
 }
 
+impl CenterArg {
+    fn into_center(self) -> MeanCenter {
+        match self {
+            CenterArg::Text(t) => MeanCenter::Text(t),
+            CenterArg::Values(v) => MeanCenter::Values(v),
+        }
+    }
+}
+
 /// The core's request of a mean from the native arguments (bounds: one pair for every column, or one per
 /// column in the order of `columns`).
 #[allow(clippy::too_many_arguments)]
@@ -625,10 +673,7 @@ fn mean_request(
 ) -> PyResult<MeanRequest> {
     let space: Space = space.parse().map_err(bad)?;
     Ok(MeanRequest {
-        center: center.map(|c| match c {
-            CenterArg::Text(t) => MeanCenter::Text(t),
-            CenterArg::Values(v) => MeanCenter::Values(v),
-        }),
+        center: center.map(CenterArg::into_center),
         radius,
         bounds: bounds.map(|b| match b[..] {
             [(lo, hi)] => MeanBounds::Shared(lo, hi),

@@ -3,7 +3,7 @@
 
 use crate::BadInput;
 use crate::args::SampleArgs;
-use crate::args::units::parse_quat_wxyz;
+use crate::args::common::Flags;
 use crate::io::decimal::push_csv_row;
 use crate::io::output::Output;
 use anyhow::{Context, Result};
@@ -12,10 +12,9 @@ use manifold_dp::mechanism::batch::KeyedRows;
 use manifold_dp::registry::PointMechanism;
 use manifold_dp::registry::Space;
 use manifold_dp::sample::rng::StreamKey;
+use manifold_dp::space::Representation;
 use manifold_dp::space::sphere::{self, Periodic};
-use manifold_dp::space::{Representation, Tolerance};
-use manifold_dp_arrow::clock;
-use nalgebra::{DVector, UnitQuaternion};
+use manifold_dp_arrow::{MeanCenter, SamplePoint, SampleRequest};
 use rayon::prelude::*;
 use std::io::Write;
 
@@ -45,19 +44,16 @@ pub fn run(args: SampleArgs) -> Result<()> {
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
-    let guarantee = match &mech {
-        PointMechanism::So3(mech) => {
-            let center = match &args.center {
-                Some(s) => Representation::QuatWxyz
-                    .decode(&parse_quat_wxyz(s)?, &Tolerance::default())
-                    .map_err(|e| BadInput(format!("--center {s}: {e}")))?,
-                None => UnitQuaternion::identity(),
-            };
+    // The point, given in the space's terms or the space's default: the core's request (Python's too).
+    let request = SampleRequest { center: args.center.clone().map(MeanCenter::Text), ..SampleRequest::new(space) };
+    let point = request.point(&Flags).map_err(|e| BadInput(e.to_string()))?;
+    let guarantee = match (&mech, &point) {
+        (PointMechanism::So3(mech), SamplePoint::Rotation(center)) => {
             writeln!(out, "w,x,y,z")?;
             pool.install(|| {
                 write_releases(
                     mech,
-                    &center,
+                    center,
                     args.n,
                     &key,
                     &mut out,
@@ -71,14 +67,12 @@ pub fn run(args: SampleArgs) -> Result<()> {
             })?;
             mech.guarantee()
         }
-        PointMechanism::Real(_) => unreachable!("the registry builds real only with bounds"),
-        PointMechanism::Sphere(mech) => {
-            let center = sphere_center(space, args.center.as_deref())?;
+        (PointMechanism::Sphere(mech), SamplePoint::Direction(center)) => {
             writeln!(out, "{}", header(space))?;
             pool.install(|| {
                 write_releases(
                     mech,
-                    &center,
+                    center,
                     args.n,
                     &key,
                     &mut out,
@@ -97,13 +91,13 @@ pub fn run(args: SampleArgs) -> Result<()> {
             let unit = space.natural_unit();
             mech.guarantee().in_unit(unit.name, unit.radians)
         }
+        _ => unreachable!("the request's point is of the mechanism's space"),
     };
     let target = out.describe();
     out.finish()?;
-    match &args.center {
+    match (&args.center, request.together(&guarantee, args.n)?) {
         // Copies of one given point: each is a release of it, and together they compose.
-        Some(center) if args.n > 1 => {
-            let together = manifold_dp::privacy::rules::repeated(&guarantee, args.n)?;
+        (Some(center), Some(together)) => {
             eprintln!(
                 "wrote {} releases of {center} to {target}; each: {guarantee}; all {} together (releases of one point \
                  compose; their average approaches it): {together}",
@@ -184,36 +178,6 @@ fn header(space: Space) -> String {
         _ => {
             let n = space.sphere_dim().unwrap_or(0);
             (1..=n).map(|i| format!("x{i}")).collect::<Vec<_>>().join(",")
-        }
-    }
-}
-
-/// The point given by --center on a direction space (default: angle 0, 00:00, 0°N 0°E, the first axis).
-pub(crate) fn sphere_center(space: Space, text: Option<&str>) -> Result<DVector<f64>, BadInput> {
-    let dim = space.sphere_dim().expect("a direction space");
-    let Some(s) = text else {
-        return Ok(DVector::from_fn(dim, |i, _| if i == 0 { 1.0 } else { 0.0 }));
-    };
-    let bad = |e: String| BadInput(format!("--center {s}: {e}"));
-    let numbers = || -> Result<Vec<f64>, BadInput> {
-        s.split(',').map(|p| p.trim().parse::<f64>().map_err(|_| bad(format!("{p:?} is not a number")))).collect()
-    };
-    match space {
-        Space::Circle => sphere::from_angle(space.parse_distance(s)?).map_err(|e| bad(e.to_string())),
-        Space::TimeOfDay => {
-            let hours = clock::parse(s).map_err(bad)?.hours;
-            Periodic::HOURS_OF_DAY.to_circle(hours).map_err(|e| bad(e.to_string()))
-        }
-        Space::LatLon => match numbers()?[..] {
-            [lat, lon] => sphere::from_lat_lon_deg(lat, lon).map_err(|e| bad(e.to_string())),
-            _ => Err(bad("write lat,lon in degrees, e.g. 48.85,2.35".into())),
-        },
-        _ => {
-            let v = numbers()?;
-            if v.len() != dim {
-                return Err(bad(format!("write {dim} comma-separated coordinates of a unit vector")));
-            }
-            sphere::unit_vector_default(&v).map_err(|e| bad(e.to_string()))
         }
     }
 }
