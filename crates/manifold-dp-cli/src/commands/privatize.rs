@@ -9,18 +9,18 @@ use crate::BadInput;
 use crate::args::PrivatizeArgs;
 use crate::args::common::Flags;
 use crate::io::output::{Output, Readers};
+use crate::io::pipeline::staged;
+use crate::io::rejects::Rejects;
 use crate::io::table::{FileFormat, InputBatch, TableReader, TableWriter};
 use crate::render::progress::Progress;
 use crate::render::report::{NoiseSummary, PrivatizeReport, Rejection};
 use anyhow::{Context, Result};
-use arrow_array::{Array, BooleanArray, RecordBatch, StringArray};
-use arrow_select::filter::filter_record_batch;
+use arrow_array::{BooleanArray, RecordBatch};
 use manifold_dp::registry::{PointMechanism, PointRequest, Space};
 use manifold_dp::sample::rng::StreamKey;
 use manifold_dp_arrow::{Codec, Problem, Released, RowIds, privatize_batch};
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc;
 use std::time::Instant;
 
 /// Rejections listed in the report (all are counted).
@@ -124,93 +124,6 @@ fn default_format(space: Space) -> &'static str {
     }
 }
 
-/// Where invalid rows go with --skip-invalid.
-enum Rejects {
-    /// Raw CSV records, exactly as read (CSV input).
-    Csv(Box<csv::Writer<Output>>),
-    /// Rows of the input's schema (Parquet input).
-    Table(TableWriter),
-}
-
-impl Rejects {
-    fn create(
-        path: &str,
-        in_fmt: FileFormat,
-        delimiter: Option<u8>,
-        reader: &TableReader,
-        force: bool,
-    ) -> Result<Self> {
-        let fmt = FileFormat::resolve(None, path, "--skip-invalid").unwrap_or(in_fmt);
-        match in_fmt.delimiter(delimiter) {
-            Some(separator) => {
-                if fmt == FileFormat::Parquet {
-                    return Err(BadInput(format!(
-                        "--skip-invalid {path}: rows of a CSV input are set aside as CSV (they may not even have the \
-                         right number of fields); name it .csv"
-                    ))
-                    .into());
-                }
-                // Rejected rows keep the input's separator, so they can be fixed and fed back as they are.
-                let mut w = csv::WriterBuilder::new()
-                    .flexible(true)
-                    .delimiter(separator)
-                    .from_writer(Output::open_for(path, force, Readers::OwnerOnly)?);
-                let schema = reader.schema();
-                w.write_record(schema.fields().iter().map(|f| f.name().as_str()))?;
-                Ok(Rejects::Csv(Box::new(w)))
-            }
-            None => Ok(Rejects::Table(TableWriter::create(
-                path,
-                fmt,
-                None,
-                reader.schema(),
-                force,
-                &[],
-                Readers::OwnerOnly,
-            )?)),
-        }
-    }
-
-    /// Writes the rows of `input` not in `keep`, and its malformed records, in row order.
-    fn write(&mut self, input: &InputBatch, keep: &BooleanArray) -> Result<()> {
-        match self {
-            Rejects::Csv(w) => {
-                let columns: Vec<&StringArray> = input
-                    .batch
-                    .columns()
-                    .iter()
-                    .map(|c| c.as_any().downcast_ref::<StringArray>().expect("CSV columns are text"))
-                    .collect();
-                let mut rows: Vec<(u64, Vec<&str>)> =
-                    input.malformed.iter().map(|m| (m.row, m.fields.iter().map(String::as_str).collect())).collect();
-                for i in (0..keep.len()).filter(|&i| !keep.value(i)) {
-                    rows.push((input.rows[i], columns.iter().map(|c| c.value(i)).collect()));
-                }
-                rows.sort_by_key(|r| r.0);
-                for (_, fields) in rows {
-                    w.write_record(fields)?;
-                }
-                Ok(())
-            }
-            Rejects::Table(w) => {
-                let rejected = filter_record_batch(&input.batch, &negate(keep))?;
-                w.write(&rejected)
-            }
-        }
-    }
-
-    fn finish(self) -> Result<()> {
-        match self {
-            Rejects::Csv(w) => w.into_inner().map_err(|e| e.into_error())?.finish(),
-            Rejects::Table(w) => w.finish(),
-        }
-    }
-}
-
-fn negate(mask: &BooleanArray) -> BooleanArray {
-    mask.iter().map(|v| Some(!v.unwrap_or(false))).collect()
-}
-
 /// What a run writes, and how.
 struct Job<'a> {
     args: &'a PrivatizeArgs,
@@ -245,7 +158,7 @@ impl Job<'_> {
             // pass reads them all.
             validate_all(&args.input, in_fmt, args.delimiter, columns)?;
         }
-        let mut writer = TableWriter::create(
+        let writer = TableWriter::create(
             &args.output,
             out_fmt,
             args.delimiter,
@@ -254,7 +167,7 @@ impl Job<'_> {
             &columns.output_names(),
             Readers::AsUsual,
         )?;
-        let mut rejects = match &args.skip_invalid {
+        let rejects = match &args.skip_invalid {
             Some(path) => Some(Rejects::create(path, in_fmt, args.delimiter, &reader, args.force)?),
             None => None,
         };
@@ -263,68 +176,39 @@ impl Job<'_> {
             None => None,
         };
         let stream = writer.is_stream();
-        let published = AtomicU64::new(0);
+        let published = &AtomicU64::new(0);
         let progress = Progress::new(reader.progress_total());
         // Three stages overlap: a thread reads and decodes the file, this thread validates and adds noise (on all
         // cores), a thread encodes and writes. Bounded channels keep at most a few batches in memory.
-        let published = &published;
-        let ran = std::thread::scope(|scope| -> Result<_> {
-            let (to_worker, from_reader) = mpsc::sync_channel::<Result<InputBatch, BadInput>>(2);
-            std::thread::Builder::new().name("manifold-dp-read".into()).spawn_scoped(scope, move || {
-                loop {
-                    let next = reader.next_batch().transpose();
-                    let stop = !matches!(next, Some(Ok(_)));
-                    // A failed send means the worker stopped (on an error of its own); so do we.
-                    if let Some(item) = next
-                        && to_worker.send(item).is_err()
-                    {
-                        break;
-                    }
-                    if stop {
-                        break;
-                    }
+        let mut state = Counts::default();
+        // Three stages overlap: a thread reads and decodes the file, this thread validates and adds noise (on all
+        // cores), a thread encodes and writes.
+        let ran = staged(
+            || reader.next_batch().map_err(anyhow::Error::from).transpose(),
+            |input| {
+                let position = input.progress;
+                let item = process(args, mech, key, columns, skipping, input, &mut state)?;
+                if stream
+                    && item.batch.num_rows() > 0
+                    && let Some((c, guarantee)) = charge
+                {
+                    // The first rows are about to appear on the stream: the release is published now.
+                    c.record(&[guarantee], args.quiet)?;
                 }
-            })?;
-            let (to_writer, from_worker) = mpsc::sync_channel::<Written>(2);
-            let writing = std::thread::Builder::new().name("manifold-dp-write".into()).spawn_scoped(
-                scope,
-                move || -> Result<(TableWriter, Option<Rejects>)> {
-                    for item in from_worker {
-                        writer.write(&item.batch)?;
-                        published.fetch_add(item.batch.num_rows() as u64, Ordering::SeqCst);
-                        if let (Some(r), Some((input, keep))) = (rejects.as_mut(), item.rejected) {
-                            r.write(&input, &keep)?;
-                        }
-                    }
-                    Ok((writer, rejects))
-                },
-            )?;
-            let mut state = Counts::default();
-            let worked = (|| -> Result<()> {
-                for input in from_reader {
-                    let input = input?;
-                    let position = input.progress;
-                    let item = process(args, mech, key, columns, skipping, input, &mut state)?;
-                    if stream
-                        && item.batch.num_rows() > 0
-                        && let Some((c, guarantee)) = charge
-                    {
-                        // The first rows are about to appear on the stream: the release is published now.
-                        c.record(&[guarantee], args.quiet)?;
-                    }
-                    if to_writer.send(item).is_err() {
-                        break; // the writer failed; its error is reported below
-                    }
-                    progress.set(position);
+                progress.set(position);
+                Ok(item)
+            },
+            (writer, rejects),
+            |(writer, rejects), item: Written| {
+                writer.write(&item.batch)?;
+                published.fetch_add(item.batch.num_rows() as u64, Ordering::SeqCst);
+                if let (Some(r), Some((input, keep))) = (rejects.as_mut(), item.rejected) {
+                    r.write(&input, &keep)?;
                 }
                 Ok(())
-            })();
-            drop(to_writer);
-            let written = writing.join().map_err(|_| anyhow::anyhow!("the writer thread panicked"))?;
-            worked?;
-            let (writer, rejects) = written?;
-            Ok((state.rows_out, state.rejected, state.listed, writer, rejects))
-        });
+            },
+        )
+        .map(|(writer, rejects)| (state.rows_out, state.rejected, state.listed, writer, rejects));
         progress.finish();
         let (rows_out, rejected, listed, writer, rejects) = match ran {
             Ok(v) => v,
