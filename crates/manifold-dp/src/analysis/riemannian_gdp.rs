@@ -37,7 +37,8 @@ pub const TAIL_DELTA: f64 = 1e-280;
 
 /// The δ a Riemannian Gaussian release states ([`crate::privacy::Guarantee::Gdp`], μ-GDP up to δ):
 /// [`TAIL_DELTA`] (the profile beyond the certificate's range, proof §5) plus the proposal's far piece, whose
-/// mass below 10^-300 is left out of the acceptance bounds (proof §2), rounded up: 10^-280 + 10^-300 ≤ 2·10^-280.
+/// mass, at most e^-690 < 2.2·10^-300, is left out of the acceptance bounds (proof §2), rounded up:
+/// 10^-280 + 2.2·10^-300 ≤ 2·10^-280.
 pub const RELEASE_DELTA: f64 = 2e-280;
 
 /// Cells of a probability below this are counted at this mass (a floor instead of an underflow to 0).
