@@ -609,7 +609,8 @@ class MeanResult:
     ``degeneracy_probability`` says how likely noise large enough to have come from a degenerate mean was, and a
     ``UserWarning`` says so); ``mean`` is ``None`` only where no nearest point exists.
 
-    With ``mechanism="gaussian"`` the ``guarantee`` is ``{"notion": "gdp", "mu": μ}`` (``mu`` is that μ), ``sigma``
+    With ``mechanism="gaussian"`` the ``guarantee`` is ``{"notion": "gdp", "mu": μ}`` (``mu`` is that μ; on spheres
+    and so3 with ``"delta": 2e-280``, the certificate's negligible δ), ``sigma``
     is the Riemannian Gaussian's σ, ``rounding_cost`` is inside the certified μ and ``noise_epsilon`` is ``None``."""
 
     mean: Any
@@ -856,7 +857,8 @@ def mean(
 
     ``mechanism="gaussian"`` with ``mu=`` (so3, sphere:N, latlon, circle, timeofday) releases the same Fréchet
     mean with Riemannian Gaussian noise (density ∝ exp(−d²/2σ²)) at the smallest σ whose certified μ is at most
-    ``mu``: μ-Gaussian DP, ``guarantee == {"notion": "gdp", "mu": mu}`` (``docs/riemannian_gaussian.md``). μ = 1
+    ``mu``: μ-Gaussian DP up to a negligible δ, ``guarantee == {"notion": "gdp", "mu": mu, "delta": 2e-280}``
+    (``docs/riemannian_gaussian.md``). μ = 1
     means telling two neighbouring data sets apart is as hard as telling N(0, 1) from N(1, 1); releases at μ₁,
     μ₂, … compose to √(Σ μᵢ²). ``epsilon=`` with ``delta=`` instead of ``mu=`` gives the largest μ that is
     (ε, δ)-DP (the exact GDP curve); ``epsilon=`` alone, ``conditioning=`` and ``estimator="extrinsic"`` are
@@ -868,7 +870,7 @@ def mean(
     σ = (Δ + 2e_F)/μ with the chart's float error e_F (§8 of the same proof).
 
     >>> res = mdp.mean(latlon, space="latlon", center=[48.86, 2.34], radius="200km", mechanism="gaussian", mu=1.0)
-    >>> res.guarantee, res.sigma, res.expected_error     # {'notion': 'gdp', 'mu': 1.0}, radians
+    >>> res.guarantee, res.sigma, res.expected_error     # {'notion': 'gdp', 'mu': 1.0, 'delta': 2e-280}, radians
     >>> mdp.mean(rot, space="so3", center="identity", radius="30deg", mechanism="gaussian", mu=0.5).mean  # Rotation
 
     ``seed`` (an integer) is for experiments only: it warns, and with ``ledger=`` it is refused.

@@ -239,8 +239,8 @@ def mean(
     """The private Fréchet mean of the rows of a Spark DataFrame, with the arguments, guarantee and result of
     :func:`manifold_dp.mean` (``outside="error"|"drop"|"clip"``; ``.dropped`` and ``.clipped`` count the rows
     outside the ball). ``mechanism="gaussian"`` with ``mu=`` (or ``epsilon=`` with ``delta=``) releases the
-    Gaussian mean where :func:`manifold_dp.mean` does (spheres, so3, spd:K): μ-GDP, ``{"notion": "gdp", "mu": μ}``,
-    charged to a ledger as there.
+    Gaussian mean where :func:`manifold_dp.mean` does (spheres, so3, spd:K): μ-GDP, ``{"notion": "gdp", "mu": μ}``
+    (with the δ it states), charged to a ledger as there.
 
     The mean takes a few Spark jobs over the rows. The first fits each partition's own mean roughly (on up to a
     million of its rows: their extrinsic mean and one Newton step); their average, weighted by rows, is the

@@ -17,7 +17,8 @@ def _latlon(n=30):
 def test_gaussian_mean_states_gdp_at_the_mu_asked():
     res = mdp.mean(_latlon(), space="latlon", center=[45.0, 10.0], radius="200km", mechanism="gaussian", mu=1,
                    seed=1)
-    assert res.guarantee == {"notion": "gdp", "mu": 1.0}
+    # μ-GDP up to the certificate's tail and the proposal's far piece (riemannian_gaussian.md §2, §5), printed.
+    assert res.guarantee == {"notion": "gdp", "mu": 1.0, "delta": 2e-280}
     assert res.mu == 1.0 and res.mechanism == "gaussian" and res.noise_epsilon is None
     assert res.sigma >= res.sensitivity and res.expected_error > 0 and res.grid is not None
     assert res.mean.shape == (2,) and abs(res.mean[0] - 45.0) < 3 and abs(res.mean[1] - 10.0) < 3
@@ -31,7 +32,7 @@ def test_gaussian_mean_states_gdp_at_the_mu_asked():
 def test_rotation_in_rotation_out():
     rot = Rotation.from_rotvec(np.random.default_rng(2).normal(scale=0.05, size=(20, 3)))
     res = mdp.mean(rot, space="so3", center="identity", radius="30deg", mechanism="gaussian", mu=2.0, seed=3)
-    assert isinstance(res.mean, Rotation) and res.guarantee == {"notion": "gdp", "mu": 2.0}
+    assert isinstance(res.mean, Rotation) and res.guarantee == {"notion": "gdp", "mu": 2.0, "delta": 2e-280}
 
 
 @pytest.mark.parametrize(
@@ -98,11 +99,13 @@ def test_the_ledger_charges_the_gdp_account(tmp_path):
     kw = dict(space="latlon", center=[45.0, 10.0], radius="200km", mechanism="gaussian", mu=0.6, ledger=led,
               dataset="places")
     res = mdp.mean(_latlon(), **kw)
-    assert res.guarantee == {"notion": "gdp", "mu": 0.6}
-    assert led.releases("places")[0]["guarantees"] == [{"notion": "gdp", "mu": 0.6}]
+    assert res.guarantee == {"notion": "gdp", "mu": 0.6, "delta": 2e-280}
+    assert led.releases("places")[0]["guarantees"] == [{"notion": "gdp", "mu": 0.6, "delta": 2e-280}]
     assert "--mechanism gaussian --mu 0.6" in led.releases("places")[0]["mechanism"]
     gdp = next(a for a in led.spent("places")["notions"] if a["account"] == "gdp")
     assert gdp["total"]["mu"] == pytest.approx(0.6, rel=1e-12)
+    # The δ is stated beside the total, not charged (accounting.md, "GDP up to δ").
+    assert gdp["negligible_delta"] == 2e-280 and "delta" not in gdp["total"]
     mdp.mean(_latlon(), **kw)  # √(0.6² + 0.6²) ≈ 0.85 ≤ 1
     with pytest.raises(mdp.BudgetExceededError):
         mdp.mean(_latlon(), **kw)  # √1.08 > 1

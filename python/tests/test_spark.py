@@ -225,7 +225,7 @@ def test_the_distributed_gaussian_mean_is_the_single_machine_one_and_charges_gdp
     single = mdp.mean(pdf, seed=7, **kw)
     # The same noise (seeded) at the same exact mean, up to the order of floating-point additions.
     assert np.allclose(dist.mean, single.mean, rtol=0, atol=1e-9), (dist.mean, single.mean)
-    assert dist.guarantee == single.guarantee == {"notion": "gdp", "mu": 0.2}
+    assert dist.guarantee == single.guarantee == {"notion": "gdp", "mu": 0.2, "delta": 2e-280}
     assert dist.sigma == single.sigma and dist.clipped == 25
     # A ledger's gdp account: μ = 0.2 twice fits a budget of 0.3 (√0.08 ≈ 0.28), a third release does not.
     # (μ is small because σ = Δ/μ must stay above about 1e-5 rad, where the certificate reaches, at 20 000 rows.)

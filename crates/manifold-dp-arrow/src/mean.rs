@@ -1051,12 +1051,28 @@ impl MeanPlan {
         })
     }
 
-    /// The guarantee a release with `noise` states, and what a ledger is charged: [`MeanPlan::guarantee`] for the
-    /// Laplace, `{"notion": "gdp", "mu": μ}` for the Gaussian.
+    /// The guarantee a release with `noise` states, and what a ledger is charged before the release (the rows
+    /// unknown): [`MeanPlan::guarantee`] for the Laplace with the δ of its sampler's negligible events,
+    /// δ_B·(1 + e^ε) at the largest δ_B any row count gives (`LaplaceManifold::negligible_event_bound`: the
+    /// release's own δ_B where the rows do not change the sampler, and above it, a weaker true charge, where
+    /// they do: the circle and spheres past κ = 10⁶, the SPD chamber proposal); the Gaussian's
+    /// `{"notion": "gdp", "mu": μ}` with its δ on spheres and SO(3) (`riemannian_gdp::RELEASE_DELTA`).
     pub fn guarantee_for(&self, noise: &MeanNoise) -> Guarantee {
+        use manifold_dp::privacy::float_safety::negligible_delta;
         match *noise {
-            MeanNoise::Laplace { epsilon, .. } => self.guarantee(epsilon),
-            MeanNoise::Gaussian { mu } => Guarantee::Gdp { mu },
+            MeanNoise::Laplace { epsilon, .. } => {
+                let bound = match &self.geometry {
+                    Geometry::Real { .. } => 0.0,
+                    geometry => with_geometry!(geometry, |m, _c| m.negligible_event_bound()),
+                };
+                self.guarantee(epsilon).with_delta(negligible_delta(bound, epsilon))
+            }
+            MeanNoise::Gaussian { mu } => match self.geometry {
+                Geometry::So3 { .. } | Geometry::Sphere { .. } => {
+                    Guarantee::gdp_with_delta(mu, manifold_dp::analysis::riemannian_gdp::RELEASE_DELTA)
+                }
+                _ => Guarantee::gdp(mu),
+            },
         }
     }
 
@@ -1736,7 +1752,8 @@ mod tests {
         let noise = MeanNoise::Gaussian { mu: 1e4 };
         p.check_noise(3, &noise).unwrap();
         let out = p.release_with(&fit.mean, 3, &noise, &mut rng).unwrap();
-        assert_eq!(out.guarantee, Guarantee::Gdp { mu: 1e4 });
+        assert_eq!(out.guarantee, Guarantee::gdp(1e4));
+        assert_eq!(p.guarantee_for(&noise), out.guarantee);
         assert_eq!(out.mu, Some(1e4));
         assert_eq!(out.rounding_cost, 0.0);
         assert_eq!(out.grid.map(|g| g.chart), Some(manifold_dp::space::grid::Chart::LogDomain));
@@ -1798,7 +1815,9 @@ mod tests {
         p.check_noise(4, &big).unwrap();
         let fit = p.fit(std::slice::from_ref(&b)).unwrap();
         let out = p.release_with(&fit.mean, 4, &big, &mut rng).unwrap();
-        assert_eq!((out.guarantee, out.mu, out.conditioned), (Guarantee::Gdp { mu: 5.0 }, Some(5.0), false));
+        // μ-GDP up to the certificate's tail and the proposal's far piece (riemannian_gaussian.md §2, §5).
+        let with_delta = Guarantee::gdp_with_delta(5.0, manifold_dp::analysis::riemannian_gdp::RELEASE_DELTA);
+        assert_eq!((out.guarantee, out.mu, out.conditioned), (with_delta, Some(5.0), false));
         assert_eq!(p.guarantee_for(&big), out.guarantee);
         assert!((out.mean[0] - 45.0).abs() < 2.0 && (out.mean[1] - 10.0).abs() < 2.0, "{:?}", out.mean);
         assert!(out.sigma >= out.sensitivity / 5.0 && out.grid.is_some() && out.rounding_cost > 0.0);
@@ -1812,12 +1831,14 @@ mod tests {
         let fit = p.fit(std::slice::from_ref(&b)).unwrap();
         let q = p.release_with(&fit.mean, 2, &big, &mut rng).unwrap();
         assert!(q.mean[3] > 0.9, "{:?}", q.mean);
+        assert_eq!((q.guarantee, p.guarantee_for(&big)), (with_delta, with_delta));
         // SPD(k) under the affine-invariant metric: the wrapped Gaussian at the centre for k ≤ 3, refused beyond
         // (before any pass).
         let p = MeanPlan::new(Space::Spd(2), None, None, None, 2.0, Outside::Error, SpdMetric::Affine).unwrap();
         p.check_noise(2, &big).unwrap();
         let out = p.release_with(&[2.0, 0.5, 0.5, 1.0], 2, &big, &mut rng).unwrap();
-        assert_eq!((out.guarantee, out.mu), (Guarantee::Gdp { mu: 5.0 }, Some(5.0)));
+        assert_eq!((out.guarantee, out.mu), (Guarantee::gdp(5.0), Some(5.0)));
+        assert_eq!(p.guarantee_for(&big), out.guarantee);
         assert_eq!(out.grid.map(|g| g.chart), Some(manifold_dp::space::grid::Chart::SpdLogAtCenter));
         assert!(out.sigma >= out.sensitivity / 5.0 && out.rounding_cost == 0.0);
         let y = nalgebra::DMatrix::from_row_slice(2, 2, &out.mean);
@@ -1825,6 +1846,55 @@ mod tests {
         let p = MeanPlan::new(Space::Spd(4), None, None, None, 2.0, Outside::Error, SpdMetric::Affine).unwrap();
         let err = p.check_noise(2, &big).unwrap_err().to_string();
         assert!(err.contains("affine-invariant metric is offered for k ≤ 3"), "{err}");
+    }
+
+    /// What a ledger is charged before a Laplace mean's release (the rows unknown) is what the release records,
+    /// δ of the sampler's negligible events included, on every space whose sampler the rows do not change; and
+    /// never below it where they do (the circle past κ = 10⁶).
+    #[test]
+    fn the_laplace_pre_charge_is_the_recorded_guarantee() {
+        let mut rng = seeded_rng_for_experiments(9);
+        let epsilon = 1.0;
+        let noise = MeanNoise::Laplace { epsilon, conditioning: Conditioning::Auto };
+        let check = |p: &MeanPlan, mean: &[f64], n: u64, rng: &mut _, equal: bool| {
+            let out = p.release_with(mean, n, &noise, rng).unwrap();
+            let prepared = p.guarantee_for(&noise);
+            if equal {
+                assert_eq!(prepared, out.guarantee);
+            } else {
+                assert!(prepared.epsilon() == out.guarantee.epsilon() && prepared.delta() >= out.guarantee.delta());
+            }
+            out.guarantee
+        };
+        // S² (the strips: δ_LC), S³ (+ δ_N), SO(3) (none), the circle (none below κ = 10⁶), SPD(2) log-Euclidean
+        // (δ_N) and affine-invariant (δ_P on the polynomial scheme).
+        let s2 = MeanPlan::new(Space::LatLon, None, None, Some(&[45.0, 10.0]), 0.05, Outside::Error, SpdMetric::Affine)
+            .unwrap();
+        let g = check(&s2, &s2.start(), 100, &mut rng, true);
+        assert!(g.delta() > 0.0, "{g}");
+        let s3 = MeanPlan::new(
+            Space::Sphere(4),
+            None,
+            None,
+            Some(&[1.0, 0.0, 0.0, 0.0]),
+            0.5,
+            Outside::Error,
+            SpdMetric::Affine,
+        )
+        .unwrap();
+        let g = check(&s3, &s3.start(), 100, &mut rng, true);
+        assert!(g.delta() > s2.guarantee_for(&noise).delta(), "{g}");
+        let so3 =
+            MeanPlan::new(Space::So3, Some("quat-xyzw"), None, None, 0.5, Outside::Error, SpdMetric::Affine).unwrap();
+        assert_eq!(check(&so3, &so3.start(), 100, &mut rng, true).delta(), 0.0);
+        let le = MeanPlan::new(Space::Spd(2), None, None, None, 1.5, Outside::Error, SpdMetric::LogEuclidean).unwrap();
+        assert!(check(&le, &le.start(), 100, &mut rng, true).delta() > 0.0);
+        let affine = MeanPlan::new(Space::Spd(2), None, None, None, 1.5, Outside::Error, SpdMetric::Affine).unwrap();
+        check(&affine, &affine.start(), 100, &mut rng, true);
+        let circle =
+            MeanPlan::new(Space::Circle, None, None, Some(&[0.0]), 0.5, Outside::Error, SpdMetric::Affine).unwrap();
+        assert_eq!(check(&circle, &circle.start(), 100, &mut rng, false).delta(), 0.0);
+        assert!(circle.guarantee_for(&noise).delta() > 0.0);
     }
 
     #[test]

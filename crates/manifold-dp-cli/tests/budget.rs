@@ -97,6 +97,35 @@ fn convert_and_refuse() {
     budget(&["convert", "--from", "rao", "1", "--family", "gg:3", "--to", "gdp"]).assert().code(2);
 }
 
+/// A release's pure guarantee up to its negligible δ converts to GDP up to the same δ, printed; to (ε, δ) the
+/// GDP δ adds δ·(1 + e^ε); zCDP, which has no δ, is refused with the routes that hold (`accounting.md`, "GDP up
+/// to δ").
+#[test]
+fn a_negligible_delta_travels_through_convert() {
+    let v = json(&["convert", "--from", "pure", "1,1e-300", "--to", "gdp"]);
+    let plain = json(&["convert", "--from", "pure", "1", "--to", "gdp"]);
+    assert_eq!(v["result"]["mu"], plain["result"]["mu"]);
+    assert_eq!((v["result"]["delta"].as_f64(), plain["result"].get("delta")), (Some(1e-300), None), "{v}");
+    budget(&["convert", "--from", "pure", "1,1e-300", "--to", "gdp"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("from:   pure DP, epsilon = 1 + delta ≤ 1e-300"))
+        .stdout(
+            predicate::str::contains("to:     Gaussian DP, mu = ").and(predicate::str::contains("+ delta ≤ 1e-300")),
+        );
+    budget(&["convert", "--from", "pure", "1,1e-300", "--to", "zcdp"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("convert to gdp"));
+    let a = json(&["convert", "--from", "gdp", "1,2e-280", "--to", "approx", "--epsilon", "2"]);
+    let exact = json(&["convert", "--from", "gdp", "1", "--to", "approx", "--epsilon", "2"]);
+    let (d, d0) = (a["result"]["delta"].as_f64().unwrap(), exact["result"]["delta"].as_f64().unwrap());
+    assert!(d > d0 && d <= d0 * (1.0 + 1e-15) + 1e-278, "{d} {d0}");
+    budget(&["convert", "--from", "gdp", "1,2e-280", "--to", "zcdp"]).assert().code(2);
+    budget(&["convert", "--from", "pure", "1,2", "--to", "gdp"]).assert().code(2);
+    budget(&["convert", "--from", "zcdp", "1,1e-300", "--to", "approx", "--delta", "1e-6"]).assert().code(2);
+}
+
 #[test]
 fn bad_values_exit_2() {
     budget(&["compose", "--notion", "pure", "-1"]).assert().code(2);

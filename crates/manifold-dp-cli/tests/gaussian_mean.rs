@@ -51,7 +51,10 @@ fn latlon_gaussian_mean_prints_a_gdp_guarantee_with_the_mu_asked() {
         .arg(&input)
         .assert()
         .success()
-        .stdout(predicate::str::contains("Guarantee: Gaussian DP, mu = 0.5, for data sets of 30 points"))
+        // μ-GDP up to the certificate's tail and the proposal's far piece (riemannian_gaussian.md §2, §5).
+        .stdout(predicate::str::contains(
+            "Guarantee: Gaussian DP, mu = 0.5 + delta ≤ 2e-280, for data sets of 30 points",
+        ))
         .stdout(predicate::str::contains("Noise: Riemannian Gaussian"))
         .stdout(predicate::str::contains(" km"));
     let out = bin()
@@ -64,7 +67,7 @@ fn latlon_gaussian_mean_prints_a_gdp_guarantee_with_the_mu_asked() {
         .stdout
         .clone();
     let v = json(&out);
-    assert_eq!(v["guarantee"], serde_json::json!({"notion": "gdp", "mu": 0.5}));
+    assert_eq!(v["guarantee"], serde_json::json!({"notion": "gdp", "mu": 0.5, "delta": 2e-280}));
     assert_eq!((v["mu"].as_f64(), v["mechanism"].as_str()), (Some(0.5), Some("gaussian")));
     for key in ["sigma", "sensitivity", "expected_error", "rounding_cost", "sigma_km", "expected_error_km"] {
         assert!(v[key].as_f64().is_some_and(|x| x > 0.0), "{key}: {v}");
@@ -90,7 +93,7 @@ fn so3_gaussian_mean_from_epsilon_and_delta() {
         .stdout
         .clone();
     let v = json(&out);
-    assert_eq!(v["guarantee"], serde_json::json!({"notion": "gdp", "mu": 1.0}));
+    assert_eq!(v["guarantee"], serde_json::json!({"notion": "gdp", "mu": 1.0, "delta": 2e-280}));
     assert!(v["expected_error_deg"].as_f64().unwrap() > 0.0);
     // (ε, δ) = (1, 1e-6) is converted to the largest μ whose curve is (1, 1e-6)-DP: about 0.2.
     let out = bin()
@@ -182,6 +185,8 @@ fn the_ledger_charges_the_gdp_account_and_refuses_past_its_budget() {
     // Charged μ = 0.6 (the ledger rounds its sums outwards).
     let mu = gdp["total"]["mu"].as_f64().unwrap();
     assert!((0.6..0.6 + 1e-12).contains(&mu), "{gdp}");
+    // The release's δ (the certificate's tail and far piece) is stated beside the total, not charged.
+    assert_eq!((gdp["negligible_delta"].as_f64(), gdp["total"].get("delta")), (Some(2e-280), None), "{gdp}");
     // √(0.6² + 0.6²) ≈ 0.85 ≤ 1; a third would be √1.08 > 1: refused before the file is read, printing nothing.
     mean().assert().success();
     mean().assert().code(4).stdout(predicate::str::is_empty());

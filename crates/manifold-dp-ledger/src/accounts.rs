@@ -172,7 +172,7 @@ impl Account {
             Account::Metric { metric, unit } => Guarantee::metric_dp_in(0.0, metric, unit, 0.0),
             Account::Notion(Notion::Approx) => Guarantee::ApproxDp { epsilon: 0.0, delta: 0.0 },
             Account::Notion(Notion::Zcdp) => Guarantee::Zcdp { rho: 0.0 },
-            Account::Notion(Notion::Gdp) => Guarantee::Gdp { mu: 0.0 },
+            Account::Notion(Notion::Gdp) => Guarantee::gdp(0.0),
             Account::Notion(Notion::Rao) => {
                 let family = match budget {
                     Some(Guarantee::RaoDp { family, .. }) => *family,
@@ -285,22 +285,24 @@ pub(crate) fn cost(account: Account, release: &[Guarantee]) -> Result<Option<Gua
     express(release, target).map(Some).map_err(s)
 }
 
-/// The release's guarantees with the negligible δ of its pure ones set to 0: the guarantees of the ideal
-/// mechanism its computed one equals except on events of probability at most that δ under every input
-/// (`docs/proofs/float_safety.md` §6). Only for the zCDP and GDP accounts, which sum that δ beside their total.
+/// The release's guarantees with the negligible δ of its pure and GDP ones set to 0: the guarantees of the ideal
+/// mechanism its computed one is within total variation δ of (under every input for the samplers' events,
+/// `docs/proofs/float_safety.md` §6; per pair of neighbours for a GDP δ, `docs/proofs/accounting.md`, "GDP up to
+/// δ"). Only for the zCDP and GDP accounts, which sum that δ beside their total.
 fn ideal(release: &[Guarantee]) -> Vec<Guarantee> {
     release
         .iter()
         .map(|g| match *g {
             Guarantee::PureDp { epsilon, neighbouring, .. } => Guarantee::PureDp { epsilon, neighbouring, delta: 0.0 },
+            Guarantee::Gdp { mu, .. } => Guarantee::gdp(mu),
             other => other,
         })
         .collect()
 }
 
 /// The negligible δ a zCDP or GDP account states beside its total: Σ over the releases it holds of the largest
-/// δ of their pure guarantees (each ≥ the δ_B of its events, so ≥ the total-variation distance between the
-/// computed release and its ideal one), rounded up and capped at 1. The whole view is then within total
+/// δ of their pure and GDP guarantees (each ≥ the total-variation distance between the computed release and
+/// its ideal one), rounded up and capped at 1. The whole view is then within total
 /// variation of this sum from a view the account's own rule bounds (a union bound over the releases' events,
 /// valid adaptively: `docs/proofs/accounting.md`, "The negligible δ"). 0 for other accounts, whose totals
 /// carry their δ's themselves.
@@ -308,10 +310,12 @@ pub(crate) fn negligible_delta(account: Account, releases: &[&[Guarantee]]) -> f
     if !matches!(account, Account::Notion(Notion::Zcdp | Notion::Gdp)) {
         return 0.0;
     }
-    let per_release = releases
-        .iter()
-        .filter(|r| ReleaseKind::of(r) == ReleaseKind::Central)
-        .map(|r| r.iter().filter(|g| matches!(g, Guarantee::PureDp { .. })).map(Guarantee::delta).fold(0.0, f64::max));
+    let per_release = releases.iter().filter(|r| ReleaseKind::of(r) == ReleaseKind::Central).map(|r| {
+        r.iter()
+            .filter(|g| matches!(g, Guarantee::PureDp { .. } | Guarantee::Gdp { .. }))
+            .map(Guarantee::delta)
+            .fold(0.0, f64::max)
+    });
     per_release.fold(0.0, add_up).min(1.0)
 }
 
@@ -374,7 +378,7 @@ pub(crate) fn fits(total: &Guarantee, budget: &Guarantee, releases: usize) -> bo
         }
         Guarantee::ApproxDp { epsilon, delta } => Guarantee::ApproxDp { epsilon: w(epsilon), delta: w(delta) },
         Guarantee::Zcdp { rho } => Guarantee::Zcdp { rho: w(rho) },
-        Guarantee::Gdp { mu } => Guarantee::Gdp { mu: w(mu) },
+        Guarantee::Gdp { mu, delta } => Guarantee::gdp_with_delta(w(mu), w(delta)),
         Guarantee::RaoDp { theta, family } => Guarantee::RaoDp { theta: w(theta), family },
         Guarantee::MetricDp { epsilon, additive_epsilon, metric, unit, grid, delta_base } => Guarantee::MetricDp {
             epsilon: w(epsilon),
@@ -427,7 +431,9 @@ pub(crate) fn remaining(total: &Guarantee, budget: &Guarantee) -> Option<Guarant
             Guarantee::ApproxDp { epsilon: minus(b, t), delta: minus(db, dt) }
         }
         (Guarantee::Zcdp { rho: t }, Guarantee::Zcdp { rho: b }) => Guarantee::Zcdp { rho: minus(b, t) },
-        (Guarantee::Gdp { mu: t }, Guarantee::Gdp { mu: b }) => Guarantee::Gdp { mu: quad(b, t) },
+        (Guarantee::Gdp { mu: t, delta: dt }, Guarantee::Gdp { mu: b, delta: db }) => {
+            Guarantee::gdp_with_delta(quad(b, t), minus(db, dt))
+        }
         (Guarantee::RaoDp { theta: t, .. }, Guarantee::RaoDp { theta: b, family }) => {
             Guarantee::RaoDp { theta: quad(b, t), family }
         }
@@ -543,7 +549,7 @@ mod tests {
 
     #[test]
     fn approximate_total_of_gdp_uses_the_exact_curve() {
-        let g = [Guarantee::Gdp { mu: 0.5 }];
+        let g = [Guarantee::gdp(0.5)];
         let t = total(Account::Notion(Notion::Approx), &[&g], None, true).unwrap();
         let exact = convert(&g[0], Target::Approx { delta: Some(REPORT_DELTA), epsilon: None }).unwrap();
         assert_eq!(t, exact);
@@ -556,8 +562,8 @@ mod tests {
     fn remaining_is_rounded_down() {
         let left = remaining(&Guarantee::pure(0.75), &Guarantee::pure(1.0)).unwrap();
         assert_eq!(left, Guarantee::pure(0.25));
-        let left = remaining(&Guarantee::Gdp { mu: 0.6 }, &Guarantee::Gdp { mu: 1.0 }).unwrap();
-        let Guarantee::Gdp { mu } = left else { panic!() };
+        let left = remaining(&Guarantee::gdp(0.6), &Guarantee::gdp(1.0)).unwrap();
+        let Guarantee::Gdp { mu, .. } = left else { panic!() };
         assert!(mu <= 0.8 && mu > 0.8 - 1e-15 && mu * mu + 0.36 <= 1.0 + 1e-15, "{mu}");
         assert_eq!(
             remaining(&Guarantee::Zcdp { rho: 2.0 }, &Guarantee::Zcdp { rho: 1.0 }),

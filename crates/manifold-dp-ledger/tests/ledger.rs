@@ -122,7 +122,7 @@ fn a_mean_with_a_negligible_delta_is_accepted_by_zcdp_and_gdp_ledgers() {
     let (_dir, _path, ledger) = new_ledger();
     let mean = pure(0.5).with_delta(1e-300);
     ledger.set_budget("z", Guarantee::Zcdp { rho: 1.0 }).unwrap();
-    ledger.set_budget("g", Guarantee::Gdp { mu: 2.0 }).unwrap();
+    ledger.set_budget("g", Guarantee::gdp(2.0)).unwrap();
     for (label, account) in [("z", "zcdp"), ("g", "gdp")] {
         ledger.record(label, "mean s2", &[mean], None).unwrap();
         let r = ledger.record(label, "mean s2", &[mean], None).unwrap();
@@ -224,17 +224,17 @@ fn zcdp_adds_and_pure_releases_count_as_zcdp() {
 #[test]
 fn gdp_adds_in_quadrature() {
     let (_dir, _path, ledger) = new_ledger();
-    ledger.set_budget("d", Guarantee::Gdp { mu: 1.0 }).unwrap();
-    ledger.record("d", "gaussian", &[Guarantee::Gdp { mu: 0.6 }], None).unwrap();
-    let r = ledger.record("d", "gaussian", &[Guarantee::Gdp { mu: 0.6 }], None).unwrap();
-    let Guarantee::Gdp { mu } = total(&r.spent, "gdp") else { panic!() };
+    ledger.set_budget("d", Guarantee::gdp(1.0)).unwrap();
+    ledger.record("d", "gaussian", &[Guarantee::gdp(0.6)], None).unwrap();
+    let r = ledger.record("d", "gaussian", &[Guarantee::gdp(0.6)], None).unwrap();
+    let Guarantee::Gdp { mu, .. } = total(&r.spent, "gdp") else { panic!() };
     assert!(near(mu, 0.72f64.sqrt()), "{mu}");
     // √(1 − 0.72) ≈ 0.529 is left: 0.5 fits (though 0.6 + 0.6 + 0.5 > 1), 0.6 does not.
     let left = r.spent.get("gdp").unwrap().remaining.unwrap();
-    let Guarantee::Gdp { mu: left } = left else { panic!() };
+    let Guarantee::Gdp { mu: left, .. } = left else { panic!() };
     assert!((left - 0.28f64.sqrt()).abs() < 1e-12, "{left}");
-    assert!(ledger.check("d", &[Guarantee::Gdp { mu: 0.6 }]).unwrap_err().is_refusal());
-    ledger.record("d", "gaussian", &[Guarantee::Gdp { mu: 0.5 }], None).unwrap();
+    assert!(ledger.check("d", &[Guarantee::gdp(0.6)]).unwrap_err().is_refusal());
+    ledger.record("d", "gaussian", &[Guarantee::gdp(0.5)], None).unwrap();
     // Beside GDP: the exact (ε, δ) curve at δ = 1e-6, and zCDP ρ = μ²/2.
     let spent = ledger.spent("d").unwrap();
     assert!(matches!(spent.get("gdp").unwrap().standard, Some(Guarantee::ApproxDp { delta, .. }) if delta == 1e-6));
@@ -252,7 +252,7 @@ fn rao_adds_in_quadrature_with_a_standard_guarantee_beside_it() {
     assert!(!rao.testing_meaning);
     // Gaussian θ-Rao DP is θ-GDP: its (ε, δ) at 1e-6 stands beside it, and GDP shows the same μ.
     assert!(matches!(rao.standard, Some(Guarantee::ApproxDp { .. })), "{rao:?}");
-    assert!(matches!(total(&r.spent, "gdp"), Guarantee::Gdp { mu } if near(mu, 0.6)));
+    assert!(matches!(total(&r.spent, "gdp"), Guarantee::Gdp { mu, .. } if near(mu, 0.6)));
     // A generalized-Gaussian mechanism reports Rao θ with its pure ε beside it.
     let gg = [Guarantee::RaoDp { theta: 0.7, family: RaoFamily::GeneralizedGaussian { order: 3 } }, pure(0.9)];
     let r = ledger.record("d", "generalized gaussian", &gg, None).unwrap();

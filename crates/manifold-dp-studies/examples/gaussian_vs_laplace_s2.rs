@@ -35,7 +35,7 @@ fn cap_point(rng: &mut ReleaseRng, r: f64) -> DVector<f64> {
 /// through ε-DP's kink, μ = −2Φ⁻¹(1/(1 + e^ε))) is at most `mu`, by bisection.
 fn pure_epsilon_for_mu(mu: f64) -> f64 {
     let gdp = |e: f64| match convert(&Guarantee::pure(e), Target::Gdp) {
-        Ok(Guarantee::Gdp { mu }) => mu,
+        Ok(Guarantee::Gdp { mu, .. }) => mu,
         other => panic!("pure → GDP: {other:?}"),
     };
     let (mut lo, mut hi) = (0.0, 100.0);

@@ -58,7 +58,7 @@ fn ball_point(rng: &mut ReleaseRng, k: usize, r: f64) -> DMatrix<f64> {
 /// The μ of ε-DP as a GDP curve (the library's conversion, `docs/proofs/accounting.md`).
 fn mu_of_pure(epsilon: f64) -> f64 {
     match convert(&Guarantee::pure(epsilon), Target::Gdp) {
-        Ok(Guarantee::Gdp { mu }) => mu,
+        Ok(Guarantee::Gdp { mu, .. }) => mu,
         other => panic!("pure → GDP: {other:?}"),
     }
 }

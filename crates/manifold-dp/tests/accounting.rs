@@ -12,7 +12,7 @@ use statrs::distribution::{ContinuousCDF, Normal};
 const APPROX_AT: fn(f64) -> Target = |delta| Target::Approx { delta: Some(delta), epsilon: None };
 
 fn gdp(mu: f64) -> Guarantee {
-    Guarantee::Gdp { mu }
+    Guarantee::gdp(mu)
 }
 
 fn close(a: f64, b: f64, rel: f64) -> bool {
@@ -26,7 +26,7 @@ fn composition_identities() {
         let kf = k as f64;
         let pure = compose(&vec![Guarantee::pure(0.3); k]).unwrap().epsilon().unwrap();
         assert!(pure >= 0.3 * kf && close(pure, 0.3 * kf, 1e-12), "{pure}");
-        let Guarantee::Gdp { mu } = compose(&vec![gdp(0.4); k]).unwrap() else { panic!() };
+        let Guarantee::Gdp { mu, .. } = compose(&vec![gdp(0.4); k]).unwrap() else { panic!() };
         assert!(mu >= 0.4 * kf.sqrt() * (1.0 - 1e-16) && close(mu, 0.4 * kf.sqrt(), 1e-13), "{mu}");
         let Guarantee::Zcdp { rho } = compose(&vec![Guarantee::Zcdp { rho: 0.02 }; k]).unwrap() else { panic!() };
         assert!(close(rho, 0.02 * kf, 1e-12));
@@ -54,7 +54,7 @@ fn composition_identities() {
     // Associativity (up to the upward rounding of the intermediate total).
     let left = compose(&[compose(&[gdp(0.3), gdp(0.4)]).unwrap(), gdp(1.2)]).unwrap();
     let all = compose(&[gdp(0.3), gdp(0.4), gdp(1.2)]).unwrap();
-    let (Guarantee::Gdp { mu: l }, Guarantee::Gdp { mu: r }) = (left, all) else { panic!() };
+    let (Guarantee::Gdp { mu: l, .. }, Guarantee::Gdp { mu: r, .. }) = (left, all) else { panic!() };
     assert!(close(l, r, 1e-15) && close(r, 1.3, 1e-15));
     // Approximate: basic composition adds both parameters.
     let approx = compose(&[Guarantee::ApproxDp { epsilon: 1.0, delta: 1e-6 }; 3]).unwrap();
@@ -133,7 +133,7 @@ fn pure_tradeoff(eps: f64, alpha: f64) -> f64 {
 #[test]
 fn pure_to_gdp_is_the_largest_valid_mu() {
     for eps in [0.01, 0.1, 0.5, 1.0, 3.0, 10.0] {
-        let Guarantee::Gdp { mu } = convert(&Guarantee::pure(eps), Target::Gdp).unwrap() else { panic!() };
+        let Guarantee::Gdp { mu, .. } = convert(&Guarantee::pure(eps), Target::Gdp).unwrap() else { panic!() };
         let kink = 1.0 / (1.0 + eps.exp());
         let grid = (1..2000).map(|i| i as f64 / 2000.0).chain([kink]);
         // The proof's inequality G_μ ≤ f_ε holds on a grid (up to the evaluation error of Φ)…
@@ -149,7 +149,7 @@ fn pure_to_gdp_is_the_largest_valid_mu() {
 #[test]
 fn pure_to_gdp_stays_finite_for_huge_epsilon() {
     for eps in [700.0, 1e4, 1e300] {
-        let Guarantee::Gdp { mu } = convert(&Guarantee::pure(eps), Target::Gdp).unwrap() else { panic!() };
+        let Guarantee::Gdp { mu, .. } = convert(&Guarantee::pure(eps), Target::Gdp).unwrap() else { panic!() };
         assert!(mu.is_finite() && mu >= 2.0 * (2.0 * eps).sqrt(), "eps = {eps}: mu = {mu}");
     }
 }
@@ -307,7 +307,7 @@ fn implied_guarantees_convert_each_release_first() {
     let get = |name: &str| routes.iter().find(|(n, _)| n == name).unwrap().1.clone().unwrap();
     let Guarantee::Zcdp { rho } = get("zcdp") else { panic!() };
     assert!(close(rho, 1.25, 1e-14), "composed per release (10·ε²/2), not (Σε)²/2 = 12.5: {rho}");
-    let Guarantee::Gdp { mu } = get("gdp") else { panic!() };
+    let Guarantee::Gdp { mu, .. } = get("gdp") else { panic!() };
     assert!(close(mu, 10f64.sqrt() * 0.62390, 1e-4), "{mu}");
     assert_eq!(get("approx, basic"), Guarantee::ApproxDp { epsilon: 5.0, delta: 0.0 });
     let Guarantee::ApproxDp { epsilon, delta } = get("approx from the zcdp total") else { panic!() };

@@ -108,12 +108,18 @@ fn composition_sums_the_deltas_and_conversion_keeps_them_truthful() {
     assert!(mm.delta() >= 2e-300 && mm.delta() <= 2e-300 * (1.0 + 1e-15), "{mm:?}");
     let (one, two) = (m.metric_delta_at(1.5).unwrap(), mm.metric_delta_at(1.5).unwrap());
     assert!(two >= 2.0 * one && two >= 2e-300 * (1.0 + 3f64.exp()), "{one:e} {two:e}");
-    // Pure with δ > 0: (ε, δ) yes, zCDP and GDP refused; metric → pure keeps the δ.
+    // Pure with δ > 0: (ε, δ) yes; GDP up to the same δ (within total variation δ of an ε-DP release); zCDP,
+    // which has no δ, refused; metric → pure keeps the δ.
     assert_eq!(
         convert(&a, Target::Approx { delta: None, epsilon: None }).unwrap(),
         Guarantee::ApproxDp { epsilon: 1.0, delta: 1e-300 }
     );
-    assert!(convert(&a, Target::Zcdp).is_err() && convert(&a, Target::Gdp).is_err());
+    let as_gdp = convert(&a, Target::Gdp).unwrap();
+    assert_eq!(
+        as_gdp,
+        Guarantee::gdp_with_delta(convert(&Guarantee::pure(1.0), Target::Gdp).unwrap().mu().unwrap(), 1e-300)
+    );
+    assert!(convert(&a, Target::Zcdp).is_err());
     assert!(convert(&Guarantee::pure(1.0), Target::Zcdp).is_ok());
     // Metric → pure at the diameter D: ε·D and δ_B(1 + e^{ε·D}), both at D.
     let pure_m = convert(&m, Target::Pure { diameter: Some(std::f64::consts::PI) }).unwrap();
@@ -128,4 +134,44 @@ fn composition_sums_the_deltas_and_conversion_keeps_them_truthful() {
     assert!(total.fits_within(&Guarantee::pure(2.0)).unwrap());
     assert!(!total.fits_within(&Guarantee::pure(2.0).with_delta(1e-300)).unwrap());
     assert!(total.fits_within(&Guarantee::pure(2.0).with_delta(1e-299)).unwrap());
+}
+
+/// μ-GDP up to δ (the Riemannian Gaussian's certificate tail and far piece, `accounting.md`, "GDP up to δ"):
+/// printed and serialised only when δ > 0, summed by composition, added as δ·(1 + e^ε) by the conversion to
+/// (ε, δ), refused as zCDP, capped by a budget only where it states a δ.
+#[test]
+fn a_gdp_delta_is_printed_composed_and_converted() {
+    use manifold_dp::analysis::gaussian_dp::gdp_delta;
+    let plain = Guarantee::gdp(1.0);
+    assert_eq!(serde_json::to_string(&plain).unwrap(), r#"{"notion":"gdp","mu":1.0}"#);
+    assert_eq!(plain.to_string(), "Gaussian DP, mu = 1");
+    let g = Guarantee::gdp_with_delta(1.0, 2e-280);
+    let json = serde_json::to_string(&g).unwrap();
+    assert_eq!(json, r#"{"notion":"gdp","mu":1.0,"delta":2e-280}"#);
+    assert_eq!(serde_json::from_str::<Guarantee>(&json).unwrap(), g);
+    assert_eq!(g.to_string(), "Gaussian DP, mu = 1 + delta ≤ 2e-280");
+    assert_eq!((g.delta(), plain.with_delta(2e-280)), (2e-280, g));
+    assert!(Guarantee::gdp_with_delta(1.0, 1.5).validate().is_err());
+    // Composition: μ in quadrature, δ summed (negative control: a sum that dropped them would be 0 or 2e-280).
+    let total = compose(&[g, g, plain]).unwrap();
+    assert!((total.mu().unwrap() - 3f64.sqrt()).abs() < 1e-12, "{total}");
+    assert!(total.delta() >= 4e-280 && total.delta() <= 4e-280 * (1.0 + 1e-15), "{total:?}");
+    assert_eq!(compose_parallel(&[g, plain]).unwrap().delta(), 2e-280);
+    // (ε, δ): the exact curve plus δ·(1 + e^ε), at a given ε and at a given δ.
+    let at_e = convert(&g, Target::Approx { delta: None, epsilon: Some(2.0) }).unwrap();
+    let curve = gdp_delta(1.0, 2.0).unwrap();
+    assert_eq!(at_e.epsilon(), Some(2.0));
+    assert!(at_e.delta() >= curve + 2e-280 * (1.0 + 2f64.exp()) && at_e.delta() <= curve * (1.0 + 1e-12) + 1e-278);
+    let at_d = convert(&g, Target::Approx { delta: Some(1e-6), epsilon: None }).unwrap();
+    let exact = convert(&plain, Target::Approx { delta: Some(1e-6), epsilon: None }).unwrap();
+    assert_eq!(at_d.epsilon(), exact.epsilon());
+    assert!(at_d.delta() > 1e-6, "{at_d:?}");
+    // Negative control: without δ the curve is unchanged.
+    assert_eq!(exact.delta(), 1e-6);
+    assert!(convert(&g, Target::Zcdp).is_err() && convert(&plain, Target::Zcdp).is_ok());
+    assert_eq!(convert(&g, Target::Gdp).unwrap(), g);
+    // A budget caps δ only where it states one.
+    assert!(g.fits_within(&Guarantee::gdp(1.0)).unwrap());
+    assert!(!g.fits_within(&Guarantee::gdp_with_delta(1.0, 1e-280)).unwrap());
+    assert!(g.fits_within(&Guarantee::gdp_with_delta(1.0, 1e-279)).unwrap());
 }

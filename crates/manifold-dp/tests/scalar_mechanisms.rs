@@ -372,7 +372,7 @@ fn order_two_reproduces_the_gaussian_profile() {
     let gauss = Gaussian::new(1.0, 2.0 / std::f64::consts::SQRT_2).unwrap();
     let g = gg.guarantees();
     let mu = gauss.mu();
-    assert!(g.iter().any(|x| matches!(*x, Guarantee::Gdp { mu: m } if (m / mu - 1.0).abs() < 1e-15)));
+    assert!(g.iter().any(|x| matches!(*x, Guarantee::Gdp { mu: m, .. } if (m / mu - 1.0).abs() < 1e-15)));
     assert!(rao_theta(&g, RaoFamily::Gaussian) == rao_theta(&g, RaoFamily::GeneralizedGaussian { order: 2 }));
     let (e1, d1) = approx(&g);
     let (e2, d2) = approx(&gauss.guarantees());
@@ -410,7 +410,7 @@ fn every_standard_guarantee_is_reported() {
 
     let gauss = Gaussian::new(1.0, 2.0).unwrap().guarantees();
     for g in [
-        Guarantee::Gdp { mu: 0.5 },
+        Guarantee::gdp(0.5),
         Guarantee::Zcdp { rho: 0.125 },
         Guarantee::RaoDp { theta: 0.5, family: RaoFamily::Gaussian },
     ] {

@@ -112,6 +112,25 @@ impl GuaranteeContext {
         Ok((metric, unit))
     }
 
+    /// [`GuaranteeContext::parse`], where a pure or GDP value may also carry a release's negligible δ
+    /// (`1,1e-300`): pure ε up to δ, μ-GDP up to δ, as a release's report states them.
+    pub fn parse_with_delta(&self, notion: NotionArg, value: &str) -> Result<Guarantee, BadInput> {
+        let Some((main, delta)) = value.split_once(',').filter(|_| matches!(notion, NotionArg::Pure | NotionArg::Gdp))
+        else {
+            return self.parse(notion, value);
+        };
+        let delta = delta
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| BadInput(format!("cannot read delta {delta:?} in {value:?}: write a number")))?;
+        let g = match self.parse(notion, main)? {
+            Guarantee::PureDp { epsilon, neighbouring, .. } => Guarantee::PureDp { epsilon, neighbouring, delta },
+            Guarantee::Gdp { mu, .. } => Guarantee::gdp_with_delta(mu, delta),
+            other => other,
+        };
+        g.validate().map_err(|e| BadInput(format!("{value:?}: {e}")))
+    }
+
     /// The guarantee of `notion` written as `value` (`0.5`, or `0.5,1e-6` for approx).
     pub fn parse(&self, notion: NotionArg, value: &str) -> Result<Guarantee, BadInput> {
         let number = |s: &str, what: &str| {
@@ -128,7 +147,7 @@ impl GuaranteeContext {
             }
             NotionArg::Pure => Guarantee::pure(number(value, "epsilon")?),
             NotionArg::Zcdp => Guarantee::Zcdp { rho: number(value, "rho")? },
-            NotionArg::Gdp => Guarantee::Gdp { mu: number(value, "mu")? },
+            NotionArg::Gdp => Guarantee::gdp(number(value, "mu")?),
             NotionArg::Rao => Guarantee::RaoDp { theta: number(value, "theta")?, family: self.family()? },
             NotionArg::Metric => {
                 let (metric, unit) = self.metric()?;
@@ -180,7 +199,10 @@ pub struct ComposeArgs {
 
 #[derive(Debug, Args)]
 pub struct ConvertArgs {
-    /// The guarantee to convert: a notion and its value, e.g. `--from gdp 1.0` or `--from approx 1,1e-6`.
+    /// The guarantee to convert: a notion and its value, e.g. `--from gdp 1.0` or `--from approx 1,1e-6`. A pure
+    /// or gdp value may carry a release's negligible delta as its report states it (`--from pure 1,1e-300`:
+    /// pure epsilon up to the samplers' events of probability at most that delta; `--from gdp 1,2e-280`: GDP up
+    /// to delta); a general (epsilon, delta) guarantee is `approx`.
     #[arg(long, num_args = 2, value_names = ["NOTION", "VALUE"], allow_hyphen_values = true)]
     pub from: Vec<String>,
     /// The notion wanted.

@@ -163,7 +163,7 @@ pub fn convert_cmd(args: ConvertArgs) -> Result<()> {
     let notion = NotionArg::from_str(notion, true).map_err(|_| {
         BadInput(format!("unknown notion {notion:?} after --from: use pure, approx, zcdp, gdp, rao or metric"))
     })?;
-    let from = args.context.parse(notion, value)?;
+    let from = args.context.parse_with_delta(notion, value)?;
     let target = match args.to {
         NotionArg::Pure => Target::Pure { diameter: args.diameter },
         NotionArg::Approx => Target::Approx { delta: args.delta, epsilon: args.epsilon },

@@ -299,7 +299,7 @@ fn is_zero(g: &Guarantee) -> bool {
     match *g {
         Guarantee::ApproxDp { epsilon, delta } => epsilon == 0.0 || delta == 0.0,
         Guarantee::Zcdp { rho } => rho == 0.0,
-        Guarantee::Gdp { mu } => mu == 0.0,
+        Guarantee::Gdp { mu, .. } => mu == 0.0,
         Guarantee::RaoDp { theta, .. } => theta == 0.0,
         Guarantee::PureDp { epsilon, .. } | Guarantee::MetricDp { epsilon, .. } => epsilon == 0.0,
     }
@@ -339,7 +339,7 @@ fn brief_left(g: &Guarantee) -> String {
 fn brief_rounded(g: &Guarantee, rounding: Rounding) -> String {
     let sig = |x: f64| short_rounded(x, rounding);
     let mut text = brief_main(g, rounding);
-    // The samplers' negligible δ of metric and pure totals, stated beside ε (never hidden, never charged); a
+    // The samplers' negligible δ of metric, pure and GDP totals, stated beside ε (never hidden, never charged); a
     // metric one per pair of inputs d apart, δ_B·(1 + e^{ε·d + ε₀}).
     let relation = if rounding == Rounding::Up { "≤" } else { "=" };
     match *g {
@@ -350,7 +350,9 @@ fn brief_rounded(g: &Guarantee, rounding: Rounding) -> String {
             }
             text += "))";
         }
-        Guarantee::PureDp { delta, .. } if delta > 0.0 => text += &format!(", delta {relation} {}", sig(delta)),
+        Guarantee::PureDp { delta, .. } | Guarantee::Gdp { delta, .. } if delta > 0.0 => {
+            text += &format!(", delta {relation} {}", sig(delta))
+        }
         _ => {}
     }
     text
@@ -362,7 +364,7 @@ fn brief_main(g: &Guarantee, rounding: Rounding) -> String {
         Guarantee::PureDp { epsilon, .. } => format!("epsilon = {}", sig(epsilon)),
         Guarantee::ApproxDp { epsilon, delta } => format!("(epsilon = {}, delta = {})", sig(epsilon), sig(delta)),
         Guarantee::Zcdp { rho } => format!("rho = {}", sig(rho)),
-        Guarantee::Gdp { mu } => format!("mu = {}", sig(mu)),
+        Guarantee::Gdp { mu, .. } => format!("mu = {}", sig(mu)),
         Guarantee::RaoDp { theta, family } => {
             let family = match family {
                 RaoFamily::Gaussian => "Gaussian".to_string(),

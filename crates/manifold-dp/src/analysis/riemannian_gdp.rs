@@ -21,7 +21,7 @@
 //! **Every ε** (proof §5). The bound and δ_{G_μ} both decrease in ε: checking the bound at ε_i against
 //! δ_{G_μ}(ε_{i+1}) covers [ε_i, ε_{i+1}]. The grid stops where δ_{G_μ} falls below [`TAIL_DELTA`] (after
 //! checking that the bound is below it there): beyond it the guarantee holds up to an additive δ below
-//! 10^-280, stated and not printed, as the samplers' events of negligible probability are.
+//! 10^-280, printed in the release's guarantee with the proposal's far piece as [`RELEASE_DELTA`].
 //!
 //! **Float-safe releases** (proof §6). A release rounded onto a grid whose every cell probability is within
 //! e^{±ε₀} of the exact law's has δ_R(ε) ≤ e^{ε₀}·δ(ε − 2ε₀); [`certify_mu`] certifies that profile, so the
@@ -32,8 +32,14 @@ use crate::error::{Error, Fallible, check_positive};
 use std::f64::consts::PI;
 
 /// Beyond the ε where δ_{G_μ}(ε) falls below this, the certificate only checks that the release's δ is below it
-/// (proof §5): an additive δ < 10^-280 for those ε, stated and not printed.
+/// (proof §5): an additive δ < 10^-280 for those ε, part of [`RELEASE_DELTA`].
 pub const TAIL_DELTA: f64 = 1e-280;
+
+/// The δ a Riemannian Gaussian release states ([`crate::privacy::Guarantee::Gdp`], μ-GDP up to δ):
+/// [`TAIL_DELTA`] (the profile beyond the certificate's range, proof §5) plus the proposal's far piece, whose
+/// mass, at most e^-690 < 2.2·10^-300, is left out of the acceptance bounds (proof §2), rounded up:
+/// 10^-280 + 2.2·10^-300 ≤ 2·10^-280.
+pub const RELEASE_DELTA: f64 = 2e-280;
 
 /// Cells of a probability below this are counted at this mass (a floor instead of an underflow to 0).
 const MASS_FLOOR: f64 = 1e-300;

@@ -7,11 +7,12 @@
 //! plus the certified Karcher tolerance: `docs/proofs/frechet_mean_sensitivity.md`). The normaliser does not
 //! depend on m̂ on these homogeneous spaces, so the draw is not conditioned on the ball. σ is the smallest (to
 //! 10⁻³) whose certified μ ([`crate::analysis::riemannian_gdp::certify_mu`], the rounding's cost inside it) is
-//! at most the μ asked; the guarantee is `{"notion": "gdp", "mu": μ}` for the μ asked.
+//! at most the μ asked; the guarantee is `{"notion": "gdp", "mu": μ, "delta": δ}` for the μ asked, μ-GDP up to
+//! δ = [`RELEASE_DELTA`] (the certificate's tail and the proposal's far piece).
 
 use crate::Fallible;
 use crate::analysis::quadrature::integrate_peaked;
-use crate::analysis::riemannian_gdp::{CertifiedMu, GaussianSpace, sigma_for_mu};
+use crate::analysis::riemannian_gdp::{CertifiedMu, GaussianSpace, RELEASE_DELTA, sigma_for_mu};
 use crate::error::{Error, check_positive};
 use crate::manifold::sensitivity::check_radius;
 use crate::manifold::{
@@ -136,9 +137,11 @@ impl<M: GaussianManifold> GaussianFrechetMean<M> {
         Ok(GaussianFrechetMean { manifold, center, radius, n, mu, certificate, sensitivity, stop, noise, rounding })
     }
 
-    /// μ-GDP at the μ asked (the certified μ is at most it): `{"notion": "gdp", "mu": μ}`.
+    /// μ-GDP at the μ asked (the certified μ is at most it), up to δ = [`RELEASE_DELTA`] (the certificate's
+    /// tail and the proposal's far piece, `docs/proofs/riemannian_gaussian.md` §2, §5):
+    /// `{"notion": "gdp", "mu": μ, "delta": 2e-280}`.
     pub fn guarantee(&self) -> Guarantee {
-        Guarantee::Gdp { mu: self.mu }
+        Guarantee::gdp_with_delta(self.mu, RELEASE_DELTA)
     }
 
     /// The certificate: the certified μ (≤ the μ asked), Δ/σ and the rounding's ε₀ inside it.

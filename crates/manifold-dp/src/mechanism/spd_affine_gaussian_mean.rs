@@ -129,7 +129,7 @@ impl AffineGaussianMean {
     /// μ-GDP at the μ asked (the chart's f64 error is inside σ; the exact cells cost nothing):
     /// `{"notion": "gdp", "mu": μ}`.
     pub fn guarantee(&self) -> Guarantee {
-        Guarantee::Gdp { mu: self.mu }
+        Guarantee::gdp(self.mu)
     }
 
     /// σ = (Δ + 2e_F)/μ (rounded up), the standard deviation of each chart coordinate's noise.

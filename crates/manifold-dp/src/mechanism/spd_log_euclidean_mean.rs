@@ -94,7 +94,7 @@ impl LogEuclideanGaussianMean {
 
     /// μ-GDP at the μ asked, exactly (Δ/σ = μ; the exact cells cost nothing): `{"notion": "gdp", "mu": μ}`.
     pub fn guarantee(&self) -> Guarantee {
-        Guarantee::Gdp { mu: self.mu }
+        Guarantee::gdp(self.mu)
     }
 
     /// σ = Δ/μ (rounded up), the standard deviation of each log coordinate's noise.

@@ -7,11 +7,12 @@
 //! | pure ε | Σε | max ε |
 //! | approximate (ε, δ) | (Σε, Σδ), or advanced: see [`compose_advanced`] | (max ε, max δ) |
 //! | zCDP ρ | Σρ | max ρ |
-//! | GDP μ | √(Σμ²) | max μ |
+//! | GDP μ (up to δ) | √(Σμ²), Σδ | max μ, max δ |
 //! | Rao θ | √(Σθ²) (a distance in the product family) | max θ |
 //!
-//! Conversions that hold ([`convert`]): pure ε → (ε, 0), ρ = ε²/2 zCDP, μ = −2Φ⁻¹(1/(1 + e^ε)) GDP; metric
-//! εd → pure ε·diameter; zCDP ρ → (ρ + 2√(ρ ln(1/δ)), δ); GDP μ → ρ = μ²/2 zCDP and the exact (ε, δ) curve;
+//! Conversions that hold ([`convert`]): pure ε → (ε, 0), ρ = ε²/2 zCDP, μ = −2Φ⁻¹(1/(1 + e^ε)) GDP (pure ε up
+//! to a negligible δ: GDP up to the same δ); metric εd → pure ε·diameter; zCDP ρ → (ρ + 2√(ρ ln(1/δ)), δ); GDP
+//! μ → ρ = μ²/2 zCDP and the exact (ε, δ) curve (GDP up to δ′ > 0: the curve plus δ′·(1 + e^ε), no zCDP);
 //! Rao θ in the Gaussian family = θ-GDP. Everything else is refused with [`Error::Inconvertible`] and the
 //! reason. Proofs and citations: `docs/proofs/accounting.md`.
 //!
@@ -119,7 +120,10 @@ impl Guarantee {
                 delta_in_range(delta)?;
             }
             Guarantee::Zcdp { rho } => nonneg("rho", rho)?,
-            Guarantee::Gdp { mu } => nonneg("mu", mu)?,
+            Guarantee::Gdp { mu, delta } => {
+                nonneg("mu", mu)?;
+                delta_in_range(delta)?;
+            }
             Guarantee::RaoDp { theta, .. } => nonneg("theta", theta)?,
         }
         Ok(*self)
@@ -128,8 +132,8 @@ impl Guarantee {
     /// Whether this cost fits within `budget` (same notion; for metric DP the same metric and unit):
     /// every component ≤ the budget's. Compares exact floats: the cost is already rounded up.
     ///
-    /// A metric or pure budget bounds ε (and ε₀ where it states one); it bounds the negligible δ of the
-    /// samplers' events only where it states a δ > 0 (a cap). A budget with δ = 0 puts no cap on that δ: the
+    /// A metric, pure or GDP budget bounds ε or μ (and ε₀ where it states one); it bounds the negligible δ of
+    /// the samplers' events only where it states a δ > 0 (a cap). A budget with δ = 0 puts no cap on that δ: the
     /// accumulated δ is reported beside ε, never hidden (`docs/proofs/accounting.md`, "The negligible δ").
     pub fn fits_within(&self, budget: &Guarantee) -> Fallible<bool> {
         same_kind(self, budget)?;
@@ -138,7 +142,9 @@ impl Guarantee {
                 e <= eb && d <= db
             }
             (Guarantee::Zcdp { rho }, Guarantee::Zcdp { rho: b }) => rho <= b,
-            (Guarantee::Gdp { mu }, Guarantee::Gdp { mu: b }) => mu <= b,
+            (Guarantee::Gdp { mu, delta }, Guarantee::Gdp { mu: b, delta: db }) => {
+                mu <= b && (db == 0.0 || delta <= db)
+            }
             (Guarantee::RaoDp { theta, .. }, Guarantee::RaoDp { theta: b, .. }) => theta <= b,
             // A metric budget bounds ε per unit; it bounds the float-safety term ε₀ too when it states one
             // (a budget typed as "ε per km" states none, and the totals show ε₀ beside ε).
@@ -259,9 +265,10 @@ pub fn compose(costs: &[Guarantee]) -> Fallible<Guarantee> {
         Guarantee::Zcdp { .. } => Guarantee::Zcdp {
             rho: sum_up(costs.iter().map(|g| if let Guarantee::Zcdp { rho } = g { *rho } else { 0.0 })),
         },
-        Guarantee::Gdp { .. } => Guarantee::Gdp {
-            mu: root_sum_squares_up(costs.iter().map(|g| if let Guarantee::Gdp { mu } = g { *mu } else { 0.0 })),
-        },
+        // δ's add (`docs/proofs/accounting.md`, "GDP up to δ").
+        Guarantee::Gdp { .. } => {
+            Guarantee::Gdp { mu: root_sum_squares_up(costs.iter().filter_map(Guarantee::mu)), delta: delta_sum(costs) }
+        }
         Guarantee::RaoDp { .. } => Guarantee::RaoDp {
             theta: root_sum_squares_up(
                 costs.iter().map(|g| if let Guarantee::RaoDp { theta, .. } = g { *theta } else { 0.0 }),
@@ -295,7 +302,7 @@ pub fn compose_parallel(costs: &[Guarantee]) -> Fallible<Guarantee> {
         Guarantee::Zcdp { .. } => {
             Guarantee::Zcdp { rho: max(&|g| if let Guarantee::Zcdp { rho } = g { *rho } else { 0.0 }) }
         }
-        Guarantee::Gdp { .. } => Guarantee::Gdp { mu: max(&|g| if let Guarantee::Gdp { mu } = g { *mu } else { 0.0 }) },
+        Guarantee::Gdp { .. } => Guarantee::Gdp { mu: max(&|g| g.mu().unwrap_or(0.0)), delta: max(&Guarantee::delta) },
         Guarantee::RaoDp { .. } => Guarantee::RaoDp {
             theta: max(&|g| if let Guarantee::RaoDp { theta, .. } = g { *theta } else { 0.0 }),
             family: merged_family(costs),
@@ -494,17 +501,21 @@ pub fn convert(g: &Guarantee, to: Target) -> Fallible<Guarantee> {
         | (Guarantee::Gdp { .. }, Target::Gdp)
         | (Guarantee::RaoDp { .. }, Target::Rao) => Ok(g),
         (Guarantee::PureDp { epsilon, delta, .. }, Target::Approx { .. }) => Ok(Guarantee::ApproxDp { epsilon, delta }),
-        // (ε, δ)-DP with δ > 0 allows unbounded loss with probability δ: no zCDP or GDP bound follows.
-        (Guarantee::PureDp { delta, .. }, Target::Zcdp | Target::Gdp) if delta > 0.0 => Err(refuse(
+        // A pure guarantee's δ > 0 is the samplers' negligible events: the release is within total variation δ
+        // of an ε-DP one, hence μ-GDP up to the same δ (`docs/proofs/accounting.md`, "GDP up to δ"). zCDP has
+        // no δ to carry it: the route is through GDP or (ε, δ).
+        (Guarantee::PureDp { delta, .. }, Target::Zcdp) if delta > 0.0 => Err(refuse(
             &g,
             to_notion,
-            "pure DP up to a delta > 0 (the samplers' negligible events) implies no zCDP or GDP bound; \
-             convert to (epsilon, delta) instead",
+            "pure DP up to a delta > 0 (the samplers' negligible events) is GDP up to that delta, but a zCDP \
+             guarantee has no delta to carry it; convert to gdp or to (epsilon, delta) instead",
         )),
         (Guarantee::PureDp { epsilon, .. }, Target::Zcdp) => {
             Ok(Guarantee::Zcdp { rho: div_up(mul_up(epsilon, epsilon), 2.0) })
         }
-        (Guarantee::PureDp { epsilon, .. }, Target::Gdp) => Ok(Guarantee::Gdp { mu: gdp_of_pure(epsilon) }),
+        (Guarantee::PureDp { epsilon, delta, .. }, Target::Gdp) => {
+            Ok(Guarantee::gdp_with_delta(gdp_of_pure(epsilon), delta))
+        }
         (Guarantee::ApproxDp { .. }, Target::Approx { .. }) => Ok(g),
         (Guarantee::ApproxDp { .. }, _) => Err(refuse(
             &g,
@@ -519,12 +530,33 @@ pub fn convert(g: &Guarantee, to: Target) -> Fallible<Guarantee> {
         (Guarantee::Zcdp { .. }, _) => {
             Err(refuse(&g, to_notion, "zCDP implies (ε, δ)-DP only; it bounds no pure, GDP or Rao quantity"))
         }
-        (Guarantee::Gdp { mu }, Target::Zcdp) => Ok(Guarantee::Zcdp { rho: div_up(mul_up(mu, mu), 2.0) }),
-        (Guarantee::Gdp { mu }, Target::Approx { delta, epsilon }) => match (delta, epsilon) {
-            (Some(d), _) => Ok(Guarantee::ApproxDp { epsilon: gdp_epsilon(mu, check_delta(d)?)?, delta: d }),
-            (None, Some(e)) => Ok(Guarantee::ApproxDp { epsilon: e, delta: gdp_delta(mu, check_epsilon(e)?)? }),
-            (None, None) => Err(refuse(&g, to_notion, "needs a delta (or an epsilon) to pick a point on the curve")),
-        },
+        (Guarantee::Gdp { delta, .. }, Target::Zcdp) if delta > 0.0 => Err(refuse(
+            &g,
+            to_notion,
+            "GDP up to a delta > 0 implies zCDP only up to that delta, which a zCDP guarantee cannot carry; \
+             convert to (epsilon, delta) instead",
+        )),
+        (Guarantee::Gdp { mu, .. }, Target::Zcdp) => Ok(Guarantee::Zcdp { rho: div_up(mul_up(mu, mu), 2.0) }),
+        // μ-GDP up to δ is (ε, δ_{G_μ}(ε) + δ·(1 + e^ε))-DP at every ε (`docs/proofs/accounting.md`, "GDP up
+        // to δ"); with δ = 0 the exact curve.
+        (Guarantee::Gdp { mu, delta: extra }, Target::Approx { delta, epsilon }) => {
+            let plus = |point: Guarantee| match point {
+                Guarantee::ApproxDp { epsilon: e, delta: d } if extra > 0.0 => Guarantee::ApproxDp {
+                    epsilon: e,
+                    delta: add_up(d, crate::privacy::float_safety::negligible_delta(extra, e)).min(1.0),
+                },
+                p => p,
+            };
+            match (delta, epsilon) {
+                (Some(d), _) => Ok(plus(Guarantee::ApproxDp { epsilon: gdp_epsilon(mu, check_delta(d)?)?, delta: d })),
+                (None, Some(e)) => {
+                    Ok(plus(Guarantee::ApproxDp { epsilon: e, delta: gdp_delta(mu, check_epsilon(e)?)? }))
+                }
+                (None, None) => {
+                    Err(refuse(&g, to_notion, "needs a delta (or an epsilon) to pick a point on the curve"))
+                }
+            }
+        }
         (Guarantee::Gdp { .. }, _) => Err(refuse(
             &g,
             to_notion,
@@ -532,7 +564,7 @@ pub fn convert(g: &Guarantee, to: Target) -> Fallible<Guarantee> {
         )),
         (Guarantee::RaoDp { theta, family: RaoFamily::Gaussian }, target) => {
             // θ-Rao DP in the Gaussian location family with fixed σ is θ-GDP (docs/math.md §4).
-            convert(&Guarantee::Gdp { mu: theta }, target)
+            convert(&Guarantee::gdp(theta), target)
         }
         (Guarantee::RaoDp { .. }, _) => Err(refuse(
             &g,
@@ -619,8 +651,8 @@ fn smaller(a: &Guarantee, b: &Guarantee) -> bool {
         (Guarantee::ApproxDp { epsilon: e1, delta: d1 }, Guarantee::ApproxDp { epsilon: e2, delta: d2 }) => {
             (d1, e1) < (d2, e2)
         }
-        (Guarantee::Zcdp { rho: x }, Guarantee::Zcdp { rho: y })
-        | (Guarantee::Gdp { mu: x }, Guarantee::Gdp { mu: y }) => x < y,
+        (Guarantee::Zcdp { rho: x }, Guarantee::Zcdp { rho: y }) => x < y,
+        (Guarantee::Gdp { mu: x, delta: d1 }, Guarantee::Gdp { mu: y, delta: d2 }) => (d1, x) < (d2, y),
         (Guarantee::RaoDp { theta: x, family: f }, Guarantee::RaoDp { theta: y, .. }) => {
             x < y || (x == y && f == RaoFamily::Gaussian)
         }

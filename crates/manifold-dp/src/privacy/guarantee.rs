@@ -87,6 +87,25 @@ impl Guarantee {
     pub const fn pure(epsilon: f64) -> Guarantee {
         Guarantee::PureDp { epsilon, neighbouring: Neighbouring::ReplaceOneRow, delta: 0.0 }
     }
+
+    /// μ-GDP, with no δ.
+    pub const fn gdp(mu: f64) -> Guarantee {
+        Guarantee::Gdp { mu, delta: 0.0 }
+    }
+
+    /// μ-GDP up to δ: every test has β ≥ G_μ(α + δ) − δ ([`Guarantee::Gdp`]; `docs/proofs/accounting.md`,
+    /// "GDP up to δ").
+    pub const fn gdp_with_delta(mu: f64, delta: f64) -> Guarantee {
+        Guarantee::Gdp { mu, delta }
+    }
+
+    /// The μ of a GDP guarantee; `None` for other notions.
+    pub fn mu(&self) -> Option<f64> {
+        match *self {
+            Guarantee::Gdp { mu, .. } => Some(mu),
+            _ => None,
+        }
+    }
 }
 
 /// A privacy guarantee, as a value.
@@ -153,10 +172,18 @@ pub enum Guarantee {
         rho: f64,
     },
     /// μ-Gaussian DP (Dong, Roth & Su 2022): testing M(D) against M(D′) is at least as hard as testing
-    /// N(0, 1) against N(μ, 1).
+    /// N(0, 1) against N(μ, 1): every test's type-II error β at type-I error α has β ≥ G_μ(α).
+    ///
+    /// With `delta` δ > 0 ("μ-GDP up to δ"), β ≥ G_μ(α + δ) − δ, equivalently the (ε, δ) profile is at most
+    /// δ_{G_μ}(ε) + δ·(1 + e^ε) for every ε: what a release within total variation δ of a μ-GDP one satisfies,
+    /// and what the Riemannian Gaussian's certificate leaves beyond its numerical range
+    /// (`docs/proofs/accounting.md`, "GDP up to δ"; `docs/proofs/riemannian_gaussian.md` §5).
     Gdp {
         /// μ ≥ 0.
         mu: f64,
+        /// δ ≥ 0, the total-variation slack (serialised, key `delta`, only when > 0).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        delta: f64,
     },
     /// θ-Rao DP (Soto et al.): the Fisher–Rao distance between the output laws of neighbouring inputs, within
     /// the mechanism's parametric `family`, is at most θ. A distance, not a hypothesis-testing bound: see
@@ -202,13 +229,15 @@ impl Guarantee {
     }
 
     /// The δ field: the additive δ of a pure or approximate guarantee; for a metric guarantee its base δ_B,
-    /// whose δ between inputs d apart is [`Guarantee::metric_delta_at`]; 0 for the other notions. Sums of
-    /// these are what composition adds (`docs/proofs/accounting.md`, "The negligible δ").
+    /// whose δ between inputs d apart is [`Guarantee::metric_delta_at`]; a GDP guarantee's total-variation δ;
+    /// 0 for the other notions. Sums of these are what composition adds (`docs/proofs/accounting.md`, "The
+    /// negligible δ", "GDP up to δ").
     pub fn delta(&self) -> f64 {
         match *self {
             Guarantee::MetricDp { delta_base: delta, .. }
             | Guarantee::PureDp { delta, .. }
-            | Guarantee::ApproxDp { delta, .. } => delta,
+            | Guarantee::ApproxDp { delta, .. }
+            | Guarantee::Gdp { delta, .. } => delta,
             _ => 0.0,
         }
     }
@@ -230,7 +259,8 @@ impl Guarantee {
     /// This guarantee with `extra` added to its δ field ([`Guarantee::delta`]; rounded up: a larger δ is a
     /// weaker, still true claim). For a metric guarantee `extra` is a base δ_B (an event's probability); for
     /// a pure or approximate one, an additive δ (`float_safety::with_negligible_events` converts an event's
-    /// probability into one). Notions without a δ field are returned unchanged.
+    /// probability into one); for a GDP one, a total-variation δ. Notions without a δ field are returned
+    /// unchanged.
     pub fn with_delta(self, extra: f64) -> Guarantee {
         let add = |d: f64| crate::numerics::rounding::add_up(d, extra).min(1.0);
         match self {
@@ -241,6 +271,7 @@ impl Guarantee {
                 Guarantee::PureDp { epsilon, neighbouring, delta: add(delta) }
             }
             Guarantee::ApproxDp { epsilon, delta } => Guarantee::ApproxDp { epsilon, delta: add(delta) },
+            Guarantee::Gdp { mu, delta } => Guarantee::Gdp { mu, delta: add(delta) },
             g => g,
         }
     }
@@ -293,7 +324,7 @@ fn is_zero(x: &f64) -> bool {
     *x == 0.0
 }
 
-/// The δ of a pure guarantee, as an upper bound ("+ delta ≤ 1e-300"); nothing when it is 0.
+/// The δ of a pure or GDP guarantee, as an upper bound ("+ delta ≤ 1e-300"); nothing when it is 0.
 fn write_delta(f: &mut fmt::Formatter<'_>, delta: f64) -> fmt::Result {
     if delta > 0.0 { write!(f, " + delta ≤ {}", short_up(delta)) } else { Ok(()) }
 }
@@ -344,7 +375,10 @@ impl fmt::Display for Guarantee {
                 write!(f, "approximate DP, epsilon = {}, delta = {}", short_up(epsilon), short_up(delta))
             }
             Guarantee::Zcdp { rho } => write!(f, "zCDP, rho = {}", short_up(rho)),
-            Guarantee::Gdp { mu } => write!(f, "Gaussian DP, mu = {}", short_up(mu)),
+            Guarantee::Gdp { mu, delta } => {
+                write!(f, "Gaussian DP, mu = {}", short_up(mu))?;
+                write_delta(f, delta)
+            }
             Guarantee::RaoDp { theta, family } => {
                 write!(f, "Rao DP, theta = {} (Fisher-Rao distance in the {})", short_up(theta), family.describe())
             }

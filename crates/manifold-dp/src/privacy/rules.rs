@@ -72,8 +72,8 @@ mod tests {
             let eps = total.epsilon().unwrap();
             assert!(eps >= 0.5 * n as f64 && eps <= 0.5 * n as f64 * (1.0 + 1e-12), "{n}: {eps}");
         }
-        let mu = repeated(&Guarantee::Gdp { mu: 1.0 }, 16).unwrap();
-        assert!(matches!(mu, Guarantee::Gdp { mu } if (mu - 4.0).abs() < 1e-12));
+        let mu = repeated(&Guarantee::gdp(1.0), 16).unwrap();
+        assert!(matches!(mu, Guarantee::Gdp { mu, .. } if (mu - 4.0).abs() < 1e-12));
         assert!(repeated(&each, 0).is_err());
     }
 }

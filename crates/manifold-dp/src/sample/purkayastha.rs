@@ -164,6 +164,19 @@ impl PurkayasthaNoise {
         self.kappa
     }
 
+    /// The largest [`PurkayasthaNoise::negligible_event_probability`] over every concentration on S^{dim−1}:
+    /// δ_LC (the strips, dim > 2) or δ_G (the Gamma proposal, the circle's only one), + δ_N for dim ≥ 4. What a
+    /// release's guarantee is charged before its κ is known (it grows with the rows).
+    pub fn negligible_event_bound(dim: usize) -> f64 {
+        let end = if dim > 2 { crate::sample::log_concave::END_EVENT_PROBABILITY } else { GAMMA_FAR_EVENT_PROBABILITY };
+        let p = crate::numerics::rounding::add_up(0.0, end.max(GAMMA_FAR_EVENT_PROBABILITY));
+        if dim >= 4 {
+            crate::numerics::rounding::add_up(p, crate::sample::normal::DIRECTION_EVENT_PROBABILITY)
+        } else {
+            p
+        }
+    }
+
     /// A bound on the probability, per draw, of the noise-only events where the float bounds are not claimed
     /// (`docs/proofs/float_safety.md` §6): δ_LC for the strip table (n ≥ 3, κ ≤ [`STRIPS_UP_TO`]), δ_G for
     /// the Gamma proposal (κ beyond it), δ_N for the direction (n ≥ 4), summed.

@@ -80,8 +80,8 @@ fn ln_add(a: f64, b: f64) -> f64 {
     if hi == f64::NEG_INFINITY { hi } else { hi + (lo - hi).exp().ln_1p() }
 }
 
-/// Below this log-probability a proposal piece's arithmetic is not bounded (its mass is below 10⁻³⁰⁰: a δ stated,
-/// not printed, proof §2).
+/// Below this log-probability a proposal piece's arithmetic is not bounded (its mass is at most e^-690 < 2.2·10⁻³⁰⁰:
+/// a δ, part of the release's printed `riemannian_gdp::RELEASE_DELTA`, proof §2).
 const NEGLIGIBLE_LN: f64 = -690.0;
 
 impl GaussianNoise {
@@ -249,7 +249,7 @@ impl GaussianNoise {
                             + 10.0);
                     near.max(quadratic) + 2.0 * e_m
                 } else {
-                    // The far piece's mass is below 10⁻³⁰⁰ (a δ, stated); ln P(near) errs by at most that much.
+                    // The far piece's mass is below 2.2·10⁻³⁰⁰ (a δ, printed); ln P(near) errs by at most that much.
                     near + 1e-300
                 }
             }

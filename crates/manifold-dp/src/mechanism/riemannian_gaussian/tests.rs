@@ -24,7 +24,10 @@ fn jiang_s2_setting_is_certified_and_beats_the_matched_laplace() {
     );
     assert!(cert.mu <= 1.0 && cert.mu > 0.995);
     assert!((mean.sensitivity() - 0.1215).abs() < 1e-3);
-    assert_eq!(serde_json::to_value(mean.guarantee()).unwrap(), serde_json::json!({"notion": "gdp", "mu": 1.0}));
+    assert_eq!(
+        serde_json::to_value(mean.guarantee()).unwrap(),
+        serde_json::json!({"notion": "gdp", "mu": 1.0, "delta": 2e-280})
+    );
     // The targets, from the exact laws (no sampling): error ≤ 0.16 rad and ≤ 0.6× the Laplace mean at
     // the pure ε that is 1-GDP (1/(1 + e^ε) ≥ Φ(−1/2): ε ≤ 0.807).
     let laplace = PrivateFrechetMean::new(

@@ -101,6 +101,12 @@ pub trait LaplaceManifold: Manifold {
         0.0
     }
 
+    /// The largest [`LaplaceManifold::negligible_event_probability`] over every scale σ: what a release is
+    /// charged before its σ (which depends on the rows) is known. 0 where the sampler has none.
+    fn negligible_event_bound(&self) -> f64 {
+        0.0
+    }
+
     /// The metric a release's metric-DP guarantee is stated in: the manifold's own, except where the proof
     /// bounds the loss per unit of coordinates computed in f64 (SPD(k), log-Euclidean:
     /// [`Metric::SpdComputedLogCoordinates`], `docs/proofs/float_safety.md` §3d).

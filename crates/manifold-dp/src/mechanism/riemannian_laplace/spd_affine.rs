@@ -83,6 +83,10 @@ impl LaplaceManifold for SpdAffine {
         noise.negligible_event_probability()
     }
 
+    fn negligible_event_bound(&self) -> f64 {
+        crate::sample::spd_laplace::POLYNOMIAL_GAP_EVENT_PROBABILITY
+    }
+
     fn distance_unit(&self) -> &'static str {
         "(the metric's distance)"
     }

@@ -62,6 +62,10 @@ impl LaplaceManifold for SpdLogEuclidean {
         noise.negligible_event_probability()
     }
 
+    fn negligible_event_bound(&self) -> f64 {
+        if self.dimension() >= 2 { crate::sample::normal::DIRECTION_EVENT_PROBABILITY } else { 0.0 }
+    }
+
     fn distance_unit(&self) -> &'static str {
         "(the metric's distance)"
     }

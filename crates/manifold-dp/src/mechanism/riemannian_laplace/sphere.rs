@@ -28,6 +28,10 @@ impl LaplaceManifold for Sphere {
         noise.negligible_event_probability()
     }
 
+    fn negligible_event_bound(&self) -> f64 {
+        PurkayasthaNoise::negligible_event_bound(self.ambient())
+    }
+
     fn rounding(&self, sigma: f64) -> Option<Rounding> {
         self.laplace_rounding(sigma, RIEMANNIAN_SPACING_BELOW_NOISE_LOG2)
     }

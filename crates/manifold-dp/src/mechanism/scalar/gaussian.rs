@@ -143,7 +143,7 @@ impl Gaussian {
         let mu = self.mu;
         let (epsilon, delta) = self.approx;
         vec![
-            Guarantee::Gdp { mu },
+            Guarantee::gdp(mu),
             Guarantee::Zcdp { rho: 0.5 * mul_up(mu, mu) },
             Guarantee::RaoDp { theta: mu, family: RaoFamily::Gaussian },
             Guarantee::ApproxDp { epsilon, delta },

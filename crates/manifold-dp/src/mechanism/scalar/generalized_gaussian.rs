@@ -208,7 +208,7 @@ impl GeneralizedGaussian {
                 // The Gaussian mechanism with σ = s/√2: μ = Δ/σ = √2Δ/s = θ.
                 let mu = theta;
                 guarantees.extend([
-                    Guarantee::Gdp { mu },
+                    Guarantee::gdp(mu),
                     Guarantee::Zcdp { rho: 0.5 * mul_up(mu, mu) },
                     Guarantee::RaoDp { theta: mu, family: RaoFamily::Gaussian },
                     Guarantee::ApproxDp { epsilon: gdp_epsilon(mu, standard_delta)?, delta: standard_delta },

@@ -23,7 +23,7 @@ fn sigma_is_the_laplace_mean_s_sensitivity_plus_the_chart_error_over_mu() {
         assert_eq!(g.sigma(), div_up(add_up(g.sensitivity(), 2.0 * g.chart_error()), 1.0));
         let g2 = AffineGaussianMean::new(k, DMatrix::identity(k, k), 1.5, 40, 2.0).unwrap();
         assert!((g2.sensitivity() + 2.0 * g2.chart_error()) / g2.sigma() <= 2.0);
-        assert_eq!(g.guarantee(), Guarantee::Gdp { mu: 1.0 });
+        assert_eq!(g.guarantee(), Guarantee::gdp(1.0));
         assert_eq!(g.rounding_cost(), 0.0);
         let spacing_log2 = (g.sigma().log2().floor() as i32) - 20;
         assert_eq!(g.grid(), Grid { chart: Chart::SpdLogAtCenter, spacing_log2 });

@@ -39,7 +39,7 @@ fn sigma_is_the_laplace_mean_s_sensitivity_over_mu() {
         let g2 = LogEuclideanGaussianMean::new(k, DMatrix::identity(k, k), 1.5, 40, 2.0).unwrap();
         assert_eq!(g2.sigma(), crate::numerics::rounding::div_up(g.sensitivity(), 2.0));
         assert!(g2.sensitivity() / g2.sigma() <= 2.0);
-        assert_eq!(g.guarantee(), Guarantee::Gdp { mu: 1.0 });
+        assert_eq!(g.guarantee(), Guarantee::gdp(1.0));
         assert_eq!(g.rounding_cost(), 0.0);
         assert_eq!(g.grid(), Grid { chart: Chart::LogDomain, spacing_log2: (g.sigma().log2().floor() as i32) - 20 });
     }
