@@ -376,14 +376,17 @@ pub(crate) fn fits(total: &Guarantee, budget: &Guarantee, releases: usize) -> bo
         Guarantee::Zcdp { rho } => Guarantee::Zcdp { rho: w(rho) },
         Guarantee::Gdp { mu } => Guarantee::Gdp { mu: w(mu) },
         Guarantee::RaoDp { theta, family } => Guarantee::RaoDp { theta: w(theta), family },
-        Guarantee::MetricDp { epsilon, additive_epsilon, metric, unit, grid, delta_base } => Guarantee::MetricDp {
-            epsilon: w(epsilon),
-            additive_epsilon: w(additive_epsilon),
-            metric,
-            unit,
-            grid,
-            delta_base: w(delta_base),
-        },
+        Guarantee::MetricDp { epsilon, additive_epsilon, metric, unit, grid, delta_base, renyi } => {
+            Guarantee::MetricDp {
+                epsilon: w(epsilon),
+                additive_epsilon: w(additive_epsilon),
+                metric,
+                unit,
+                grid,
+                delta_base: w(delta_base),
+                renyi,
+            }
+        }
     };
     total.fits_within(&widened).unwrap_or(false)
 }
