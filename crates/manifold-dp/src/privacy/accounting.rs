@@ -632,6 +632,23 @@ fn smaller(a: &Guarantee, b: &Guarantee) -> bool {
     }
 }
 
+/// A metric guarantee's Rényi family: valid parameters, and a law on the space the guarantee is stated in
+/// (the sphere for VMF, chordal or great-circle, and Purkayastha, great-circle; SO(3) for Laplace and Bingham).
+fn family_fits(family: crate::analysis::renyi_local::LocalFamily, metric: Metric) -> Fallible<()> {
+    use crate::analysis::renyi_local::LocalFamily;
+    family.validate()?;
+    let fits = match family {
+        LocalFamily::Vmf { .. } => matches!(metric, Metric::SphereChordal | Metric::SphereSurface),
+        LocalFamily::Purkayastha { .. } => metric == Metric::SphereSurface,
+        LocalFamily::LaplaceSo3 { .. } | LocalFamily::BinghamSo3 { .. } => metric == Metric::So3Geodesic,
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(Error::NotApplicable(format!("the Rényi family {family:?} is not a law in the {metric:?} metric's space")))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -680,22 +697,5 @@ mod tests {
         assert!(matches!(compose(&[m1, m2]), Err(Error::Incompatible { .. })));
         assert!(compose(&[]).is_err());
         assert!(compose(&[Guarantee::pure(f64::NAN)]).is_err());
-    }
-}
-
-/// A metric guarantee's Rényi family: valid parameters, and a law on the space the guarantee is stated in
-/// (the sphere for VMF, chordal or great-circle, and Purkayastha, great-circle; SO(3) for Laplace and Bingham).
-fn family_fits(family: crate::analysis::renyi_local::LocalFamily, metric: Metric) -> Fallible<()> {
-    use crate::analysis::renyi_local::LocalFamily;
-    family.validate()?;
-    let fits = match family {
-        LocalFamily::Vmf { .. } => matches!(metric, Metric::SphereChordal | Metric::SphereSurface),
-        LocalFamily::Purkayastha { .. } => metric == Metric::SphereSurface,
-        LocalFamily::LaplaceSo3 { .. } | LocalFamily::BinghamSo3 { .. } => metric == Metric::So3Geodesic,
-    };
-    if fits {
-        Ok(())
-    } else {
-        Err(Error::NotApplicable(format!("the Rényi family {family:?} is not a law in the {metric:?} metric's space")))
     }
 }
