@@ -70,7 +70,7 @@ fn limit(db: &str, args: &LimitArgs) -> Result<()> {
     if budgets.is_empty() {
         return Err(BadInput(
             "give at least one budget: --pure E, --approx E,D, --zcdp R, --gdp MU, --rao T, \
-                             --metric-dp E, --overall-pure E or --guarantee JSON"
+                             --metric-dp E, --overall-pure E, --local-approx E,D or --guarantee JSON"
                 .into(),
         )
         .into());
@@ -87,6 +87,7 @@ fn limit(db: &str, args: &LimitArgs) -> Result<()> {
         .iter()
         .map(|(a, b)| match a {
             manifold_dp_ledger::Account::Overall => format!("overall cap: {b}"),
+            manifold_dp_ledger::Account::LocalRdp => format!("local releases in Rényi DP: {b}"),
             _ => b.to_string(),
         })
         .collect();
