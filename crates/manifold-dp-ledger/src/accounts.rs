@@ -26,6 +26,9 @@
 //! release that reports a pure or (ε, δ) guarantee is charged that one; a release that reports only zCDP, GDP
 //! or Gaussian Rao DP is charged its (ε, δ) at the fixed δᵢ = [`REPORT_DELTA`], whatever was spent before it.
 //!
+//! The optional [`Account::LocalRdp`] budget, (ε, δ), charges the local releases again, by their Rényi curves
+//! ([`local_curve`]) composed order by order and read by the filter's rule ([`local_rdp_epsilon`]).
+//!
 //! The ledger admits releases one by one against what is left, so each account is a privacy *filter*, and
 //! each rule here is one whose filter is proven for parameters chosen adaptively: the basic sums (pure,
 //! metric, approximate), Σρ (the Rényi filter) and √Σμ² (GDP's filter). Theorems and the reasons:
