@@ -108,8 +108,9 @@ pub enum Account {
     },
     /// The optional overall cap, in pure ε: central releases at their pure ε, local ones at ε·diameter + ε₀.
     Overall,
-    /// An (ε, δ) budget of the local releases, charged by their Rényi curves composed order by order (the
-    /// Rényi filter over the public orders, [`local_rdp_total`]): k repeated local releases cost far less than
+    /// An (ε, δ) budget of the local releases, charged by their Rényi curves ([`local_curve`]) composed order
+    /// by order and admitted while [`local_rdp_epsilon`] ≤ ε (the Rényi filter over the public orders,
+    /// `docs/proofs/accounting.md`, "Local releases in Rényi DP"): k repeated local releases cost far less than
     /// k·(ε·diameter + ε₀) when each one's divergence is well below its pure ε.
     LocalRdp,
 }
