@@ -26,7 +26,9 @@ class Guarantee(TypedDict, total=False):
     and the public ``grid`` a release lies on). ``pure_dp`` carries ``delta`` only when it is above 0: the
     samplers' negligible events (about 1e-300 for most releases), added to the probability bound between
     neighbours. ``metric_dp`` carries ``delta_base`` δ_B only when it is above 0: the probability of those
-    events, whose δ between inputs d apart is δ_B·(1 + e^(ε·d + ε₀)). A mean with ``outside="drop"`` adds
+    events, whose δ between inputs d apart is δ_B·(1 + e^(ε·d + ε₀)). A local release by vmf, purkayastha,
+    laplace or bingham carries ``renyi``, its noise law (``{"family": "vmf", "dim": 3, "kappa": 0.1}``), from
+    which a ledger's ``local_approx`` budget computes its Rényi curve. A mean with ``outside="drop"`` adds
     ``rows``, ``domain`` and ``not_protected``: what the guarantee does not cover."""
 
     notion: str
@@ -41,6 +43,7 @@ class Guarantee(TypedDict, total=False):
     unit: str
     additive_epsilon: float
     grid: Dict[str, Any]
+    renyi: Dict[str, Any]
     neighbouring: str
     rows: int
     domain: str
@@ -103,13 +106,23 @@ class Ledger:
     def __repr__(self) -> str:
         return f"Ledger({self.path!r})"
 
-    def set_budget(self, dataset: str, *budgets: Guarantee, overall: Optional[float] = None) -> Dict[str, Any]:
+    def set_budget(
+        self,
+        dataset: str,
+        *budgets: Guarantee,
+        overall: Optional[float] = None,
+        local_approx: Optional[Tuple[float, float]] = None,
+    ) -> Dict[str, Any]:
         """Sets the budgets of ``dataset`` (guarantee dicts, e.g. ``{"notion": "pure_dp", "epsilon": 3}``, or a
         local ``{"notion": "metric_dp", "epsilon": 0.5, "metric": "sphere_surface", "unit": "km",
         "additive_epsilon": 0.05}``, whose ``"metric"`` may also name the space: ``"latlon"``, ``"timeofday"``,
         ``"circle"``, ``"sphere"`` or ``"so3"``) and, with ``overall=``, an overall pure-DP cap over every
-        release (local ones at ε·diameter + their rounding cost); returns what it has spent."""
-        return json.loads(self._native.set_budgets(dataset, [_guarantee_json(b) for b in budgets], overall))
+        release (local ones at ε·diameter + their rounding cost); with ``local_approx=(ε, δ)``, an (ε, δ)
+        budget of the local releases composed in Rényi DP (account ``"local_rdp"``: VMF, Purkayastha, SO(3)
+        Laplace and Bingham releases charged by their Rényi curves, so many repeated releases fit where adding
+        ε's would refuse them); returns what it has spent."""
+        native = [_guarantee_json(b) for b in budgets]
+        return json.loads(self._native.set_budgets(dataset, native, overall, local_approx))
 
     def spent(self, dataset: str) -> Dict[str, Any]:
         """What ``dataset`` has spent under each account, against its budgets, and ``"combined"``: the whole data

@@ -140,3 +140,27 @@ def test_python_charges_through_the_ledger_crates_protocol(tmp_path, monkeypatch
     assert [c.split(" ")[0] for c in calls] == ["privatize", "mean"]
     assert not hasattr(led, "_check") and not hasattr(led, "_record")
     assert [r["request_id"] for r in led.releases()] == ["job-1", None]
+
+
+def test_repeated_local_releases_compose_in_renyi_dp_under_a_local_approx_budget(tmp_path):
+    # VMF on S² at κ = 0.1: ε_p = 2κ + ε₀ ≈ 0.2 a release, so adding ε's admits 14 under ε = 3; the ledger's
+    # local Rényi account admits 22 (as the command line does), then refuses.
+    led = mdp.Ledger(tmp_path / "l.sqlite")
+    mech = mdp.Mechanism("sphere:3", "vmf", epsilon=0.1)
+    assert mech.guarantee["renyi"] == {"family": "vmf", "dim": 3, "kappa": 0.1}
+    led.set_budget("pts", local_approx=(3.0, 1e-6))
+    x = np.array([[1.0, 0.0, 0.0], [0.0, 0.6, 0.8]])
+    admitted = 0
+    for _ in range(60):
+        try:
+            mech.privatize(x, ledger=led, dataset="pts")
+        except mdp.BudgetExceededError:
+            break
+        admitted += 1
+    assert 20 <= admitted < 60, admitted
+    assert len(led.releases("pts")) == admitted, "a refusal records nothing"
+    spent = led.spent("pts")
+    rdp = next(n for n in spent["notions"] if n["account"] == "local_rdp")
+    assert rdp["total"]["notion"] == "approx_dp" and rdp["total"]["epsilon"] <= 3.0
+    assert rdp["budget"] == {"notion": "approx_dp", "epsilon": 3.0, "delta": 1e-6}
+    assert led.releases("pts")[0]["guarantees"][0]["renyi"] == mech.guarantee["renyi"]

@@ -563,3 +563,58 @@ fn a_kind_without_a_budget_is_refused_naming_the_flag() {
     assert_eq!(spent(&db, "a")["releases"], 0);
     assert_eq!(spent(&db, "b")["releases"], 0);
 }
+
+/// Repeated local releases under a local (ε, δ) budget composed in Rényi DP (`--local-approx`): VMF on S² at
+/// κ = 0.1 costs ε_p = 2κ + ε₀ ≈ 0.2 between any two points, so adding ε's admits 14 releases under ε = 3;
+/// the Rényi account admits 22, then refuses one (exit 4), recording and writing nothing.
+#[test]
+fn repeated_local_releases_compose_in_renyi_dp_under_a_local_approx_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("l.sqlite");
+    let input = dir.path().join("points.csv");
+    std::fs::write(&input, "x1,x2,x3\n1,0,0\n0,0.6,0.8\n").unwrap();
+    ledger(&db).args(["init", "--dataset", "points", "--local-approx", "3,1e-6"]).assert().success();
+    let run = |i: usize| {
+        let out = dir.path().join(format!("out{i}.csv"));
+        let mut c = cmd();
+        c.args(["privatize", "--space", "sphere:3", "--mechanism", "vmf", "--epsilon", "0.1", "--quiet"])
+            .arg("--input")
+            .arg(&input)
+            .arg("--output")
+            .arg(&out)
+            .args(["--ledger"])
+            .arg(&db)
+            .args(["--dataset", "points"]);
+        (c, out)
+    };
+    let mut admitted = 0;
+    for i in 0..60 {
+        let (mut c, out) = run(i);
+        let output = c.output().unwrap();
+        if output.status.code() == Some(4) {
+            assert!(String::from_utf8_lossy(&output.stderr).contains("local_rdp"), "{output:?}");
+            assert!(!out.exists(), "a refused release writes nothing");
+            break;
+        }
+        assert!(output.status.success(), "{output:?}");
+        admitted += 1;
+    }
+    assert!((20..60).contains(&admitted), "admitted {admitted}, linear composition 14");
+    let s = spent(&db, "points");
+    assert_eq!(s["releases"], admitted, "nothing charged on refusal");
+    let rdp = account(&s, "local_rdp");
+    assert_eq!(rdp["total"]["notion"], "approx_dp");
+    assert!(rdp["total"]["epsilon"].as_f64().unwrap() <= 3.0 && rdp["total"]["delta"].as_f64().unwrap() == 1e-6);
+    // The linear total beside it: Σ ε per chordal unit, as pure DP 22·ε_p > 4, over the budget of 3.
+    let linear = account(&s, "metric:sphere_chordal:unit");
+    assert!(linear["total"]["epsilon"].as_f64().unwrap() >= 0.1 * admitted as f64 * (1.0 - 1e-9));
+    assert!(linear["standard"]["epsilon"].as_f64().unwrap() > 4.0);
+    // The guarantee recorded carries the law it was charged by.
+    let export = ledger(&db).args(["export"]).assert().success().get_output().stdout.clone();
+    let release = &json_of(&export)["datasets"][0]["releases"][0]["guarantees"][0];
+    assert_eq!(release["renyi"], serde_json::json!({"family": "vmf", "dim": 3, "kappa": 0.1}));
+    // The text report shows both.
+    let text = ledger(&db).args(["show", "--dataset", "points"]).assert().success().get_output().stdout.clone();
+    let text = String::from_utf8(text).unwrap();
+    assert!(text.contains("local_rdp") && text.contains("metric:sphere_chordal:unit"), "{text}");
+}

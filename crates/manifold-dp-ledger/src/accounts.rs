@@ -26,13 +26,18 @@
 //! release that reports a pure or (ε, δ) guarantee is charged that one; a release that reports only zCDP, GDP
 //! or Gaussian Rao DP is charged its (ε, δ) at the fixed δᵢ = [`REPORT_DELTA`], whatever was spent before it.
 //!
+//! The optional [`Account::LocalRdp`] budget, (ε, δ), charges the local releases again, by their Rényi curves
+//! ([`local_curve`]) composed order by order and read by the filter's rule ([`local_rdp_epsilon`]).
+//!
 //! The ledger admits releases one by one against what is left, so each account is a privacy *filter*, and
 //! each rule here is one whose filter is proven for parameters chosen adaptively: the basic sums (pure,
 //! metric, approximate), Σρ (the Rényi filter) and √Σμ² (GDP's filter). Theorems and the reasons:
 //! `docs/proofs/accounting.md`, "The ledger is a filter".
 
+use manifold_dp::analysis::renyi_local::RDP_ORDERS;
 use manifold_dp::privacy::accounting::radians_per_unit;
-use manifold_dp::privacy::rounding::{add_up, div_up, mul_up};
+use manifold_dp::privacy::renyi::RdpCurve;
+use manifold_dp::privacy::rounding::{add_up, div_up, fn_up, mul_up};
 use manifold_dp::privacy::{Guarantee, Metric, Notion, RaoFamily, Target, compose, convert, express};
 use std::f64::consts::PI;
 use std::fmt;
@@ -48,6 +53,14 @@ pub const DEFAULT_ADDITIVE_ALLOWANCE: f64 = 0.1;
 
 /// The account key of the optional overall standard-DP cap.
 pub const OVERALL_KEY: &str = "overall";
+
+/// The account key of the local releases' Rényi (ε, δ) budget ([`Account::LocalRdp`]).
+pub const LOCAL_RDP_KEY: &str = "local_rdp";
+
+/// The share of a local Rényi budget's δ set aside for the samplers' negligible events (their δ_B, about
+/// 10⁻³⁰⁰ a release): 2⁻²⁰. The filter runs at δ_R = δ·(1 − 2⁻²⁰), which costs ε about 10⁻⁶/(α − 1)
+/// (`docs/proofs/accounting.md`, "Local releases in Rényi DP").
+pub const LOCAL_RDP_NEGLIGIBLE_SHARE: f64 = 1.0 / (1u64 << 20) as f64;
 
 /// Whether a release is local (metric DP: each row released on its own, a guarantee per unit of distance) or
 /// central (a guarantee between data sets that differ in one row).
@@ -95,6 +108,11 @@ pub enum Account {
     },
     /// The optional overall cap, in pure ε: central releases at their pure ε, local ones at ε·diameter + ε₀.
     Overall,
+    /// An (ε, δ) budget of the local releases, charged by their Rényi curves ([`local_curve`]) composed order
+    /// by order and admitted while [`local_rdp_epsilon`] ≤ ε (the Rényi filter over the public orders,
+    /// `docs/proofs/accounting.md`, "Local releases in Rényi DP"): k repeated local releases cost far less than
+    /// k·(ε·diameter + ε₀) when each one's divergence is well below its pure ε.
+    LocalRdp,
 }
 
 /// The snake_case name of a metric, as in its JSON form (`so3_geodesic`).
@@ -120,6 +138,9 @@ impl Account {
         if key == OVERALL_KEY {
             return Some(Account::Overall);
         }
+        if key == LOCAL_RDP_KEY {
+            return Some(Account::LocalRdp);
+        }
         if let Some(rest) = key.strip_prefix("metric:") {
             let (metric, unit) = rest.rsplit_once(':')?;
             let metric: Metric = serde_json::from_value(serde_json::Value::String(metric.into())).ok()?;
@@ -135,6 +156,7 @@ impl Account {
             Account::Notion(n) => *n,
             Account::Metric { .. } => Notion::Metric,
             Account::Overall => Notion::Pure,
+            Account::LocalRdp => Notion::Approx,
         }
     }
 
@@ -142,18 +164,19 @@ impl Account {
     pub fn kind(&self) -> Option<ReleaseKind> {
         match self {
             Account::Notion(_) => Some(ReleaseKind::Central),
-            Account::Metric { .. } => Some(ReleaseKind::Local),
+            Account::Metric { .. } | Account::LocalRdp => Some(ReleaseKind::Local),
             Account::Overall => None,
         }
     }
 
     /// The account's name: the notion's CLI spelling (`pure`, `approx`, `zcdp`, `gdp`, `rao`),
-    /// `metric:METRIC:UNIT` (`metric:so3_geodesic:rad`), or `overall`.
+    /// `metric:METRIC:UNIT` (`metric:so3_geodesic:rad`), `overall`, or `local_rdp`.
     pub fn key(&self) -> String {
         match self {
             Account::Notion(n) => n.as_str().to_string(),
             Account::Metric { metric, unit } => format!("metric:{}:{unit}", metric_name(*metric)),
             Account::Overall => OVERALL_KEY.to_string(),
+            Account::LocalRdp => LOCAL_RDP_KEY.to_string(),
         }
     }
 
@@ -170,7 +193,7 @@ impl Account {
     fn zero(&self, budget: Option<&Guarantee>) -> Guarantee {
         match *self {
             Account::Metric { metric, unit } => Guarantee::metric_dp_in(0.0, metric, unit, 0.0),
-            Account::Notion(Notion::Approx) => Guarantee::ApproxDp { epsilon: 0.0, delta: 0.0 },
+            Account::Notion(Notion::Approx) | Account::LocalRdp => Guarantee::ApproxDp { epsilon: 0.0, delta: 0.0 },
             Account::Notion(Notion::Zcdp) => Guarantee::Zcdp { rho: 0.0 },
             Account::Notion(Notion::Gdp) => Guarantee::gdp(0.0),
             Account::Notion(Notion::Rao) => {
@@ -250,6 +273,117 @@ fn local_as_pure(release: &[Guarantee]) -> Result<Guarantee, String> {
     best.ok_or(why)
 }
 
+/// A local release's Rényi curve between any two inputs, and the probability β of its samplers' negligible
+/// events: at each order the smallest over its metric guarantees in spaces of bounded diameter D of the curve
+/// its noise law gives ([`RdpCurve::of_guarantee`], `docs/proofs/renyi_local.md` §4) or, for a guarantee that
+/// carries no law, the curve of its pure ε_p = ε·D + ε₀, min(ε_p, αε_p²/2); β the largest δ_B among them.
+pub fn local_curve(release: &[Guarantee]) -> Result<(RdpCurve, f64), String> {
+    let mut best: Option<RdpCurve> = None;
+    let mut events: f64 = 0.0;
+    let mut why = String::from("it states metric DP in no metric of finite diameter (tangent plane, SPD)");
+    for g in release {
+        let Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, delta_base, .. } = *g else { continue };
+        let Some(d) = diameter(metric, unit) else { continue };
+        let curve = match cached_curve(g, d) {
+            Ok(Some(c)) => c,
+            Ok(None) => RdpCurve::pure(add_up(mul_up(epsilon, d), additive_epsilon)),
+            Err(e) => {
+                why = e;
+                continue;
+            }
+        };
+        best = Some(best.map_or(curve, |b| b.min(&curve)));
+        events = events.max(delta_base);
+    }
+    best.map(|c| (c, events)).ok_or(why)
+}
+
+/// [`RdpCurve::of_guarantee`], remembered: a curve takes 24 integrals over 2¹⁷ cells, and a ledger recomputes
+/// the totals of every release of a data set at each check, mostly of the same few laws.
+fn cached_curve(g: &Guarantee, diameter: f64) -> Result<Option<RdpCurve>, String> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<HashMap<String, RdpCurve>>> = OnceLock::new();
+    let Some(family) = g.renyi() else { return Ok(None) };
+    // Every input of the curve, exactly (Debug prints an f64 so that it reads back to the same double).
+    let key = format!("{family:?}|{:?}|{:?}|{diameter:?}", g.epsilon(), g.additive_epsilon());
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(c) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(Some(*c));
+    }
+    let curve = RdpCurve::of_release(family, g, diameter).map_err(s)?;
+    let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
+    if map.len() >= 256 {
+        map.clear();
+    }
+    map.insert(key, curve);
+    Ok(Some(curve))
+}
+
+/// The ε the local Rényi filter reads off a composed curve `sum` at the filter's δ_R:
+/// min over the orders α of Σρ(α) + ln(|Λ|/δ_R)/(α − 1), |Λ| = [`RDP_ORDERS`]`.len()`, rounded up. A release
+/// is admitted while this is at most the budget's ε, that is while some order has Σρ(α) ≤
+/// B_α = ε − ln(|Λ|/δ_R)/(α − 1) (`docs/proofs/accounting.md`, "Local releases in Rényi DP"). Infinite when
+/// δ_R is too small for |Λ|/δ_R to be a double.
+pub fn local_rdp_epsilon(sum: &RdpCurve, delta_r: f64) -> f64 {
+    let ratio = div_up(RDP_ORDERS.len() as f64, delta_r);
+    if !(ratio.is_finite() && delta_r > 0.0) {
+        return f64::INFINITY;
+    }
+    let log = fn_up(ratio.ln());
+    RDP_ORDERS
+        .iter()
+        .zip(sum.epsilons)
+        // α − 1 is exact for these dyadic orders.
+        .map(|(&alpha, rho)| add_up(rho, div_up(log, alpha - 1.0)))
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// The δ_R a local Rényi budget's filter runs at, and the share kept for negligible events:
+/// δ_N = δ·[`LOCAL_RDP_NEGLIGIBLE_SHARE`] (exact: a power of two) and δ_R = δ − δ_N rounded down.
+pub fn local_rdp_split(delta: f64) -> (f64, f64) {
+    let share = delta * LOCAL_RDP_NEGLIGIBLE_SHARE;
+    (-add_up(share, -delta), share)
+}
+
+/// The local Rényi account's total ([`Account::LocalRdp`]): over the local releases, S(α) = Σ ρₜ(α) of their
+/// curves ([`local_curve`]) and β = Σ βₜ of their negligible events, both rounded up, read as (ε_T, δ_T)
+/// with ε_T = [`local_rdp_epsilon`]`(S, δ_R)` at the budget's δ (else [`REPORT_DELTA`]) and δ_T the budget's
+/// δ while β·(1 + e^ε) ≤ δ_N (ε the budget's), else δ_R + β·(1 + e^ε), which exceeds it. Within the budget
+/// exactly when the filter admits (`docs/proofs/accounting.md`, "Local releases in Rényi DP"). Central
+/// releases are not held here; with `strict`, a local release in a metric of unbounded diameter is an error.
+pub(crate) fn local_rdp_total(
+    releases: &[&[Guarantee]],
+    budget: Option<&Guarantee>,
+    strict: bool,
+) -> Result<Guarantee, Unaccounted> {
+    let (budget_epsilon, delta) = match budget {
+        Some(Guarantee::ApproxDp { epsilon, delta }) => (Some(*epsilon), *delta),
+        _ => (None, REPORT_DELTA),
+    };
+    let mut sum: Option<RdpCurve> = None;
+    let mut events = 0.0;
+    for (i, r) in releases.iter().enumerate() {
+        if ReleaseKind::of(r) != ReleaseKind::Local {
+            continue;
+        }
+        match local_curve(r) {
+            Ok((c, beta)) => {
+                sum = Some(sum.map_or(c, |s| RdpCurve::compose(&[s, c])));
+                events = add_up(events, beta);
+            }
+            Err(reason) if strict => return Err(Unaccounted { index: Some(i), reason }),
+            Err(_) => {}
+        }
+    }
+    let Some(sum) = sum else { return Ok(Account::LocalRdp.zero(budget)) };
+    let (delta_r, share) = local_rdp_split(delta);
+    let epsilon = local_rdp_epsilon(&sum, delta_r);
+    let negligible = manifold_dp::privacy::float_safety::negligible_delta(events, budget_epsilon.unwrap_or(epsilon));
+    let delta = if negligible <= share { delta } else { add_up(delta_r, negligible).min(1.0) };
+    Ok(Guarantee::ApproxDp { epsilon, delta })
+}
+
 /// Why a total cannot be formed: which release (its index in the list) cannot be expressed, and why.
 #[derive(Debug, Clone)]
 pub(crate) struct Unaccounted {
@@ -272,6 +406,9 @@ pub(crate) fn cost(account: Account, release: &[Guarantee]) -> Result<Option<Gua
             return express(&with_implied_metrics(release), Target::Metric { metric, unit }).map(Some).map_err(s);
         }
         Account::Overall if kind == ReleaseKind::Local => return local_as_pure(release).map(Some),
+        // Totalled by [`local_rdp_total`], never summed as guarantees; a central release is not held there.
+        Account::LocalRdp if kind == ReleaseKind::Local => return local_curve(release).map(|_| None),
+        Account::LocalRdp => return Ok(None),
         Account::Overall => Target::Pure { diameter: None },
         Account::Notion(_) if kind == ReleaseKind::Local => return Ok(None),
         Account::Notion(Notion::Approx) => return approx_cost(release).map(Some),
@@ -347,6 +484,9 @@ pub(crate) fn total(
     budget: Option<&Guarantee>,
     strict: bool,
 ) -> Result<Guarantee, Unaccounted> {
+    if account == Account::LocalRdp {
+        return local_rdp_total(releases, budget, strict);
+    }
     let mut costs = Vec::new();
     for (i, r) in releases.iter().enumerate() {
         match cost(account, r) {
@@ -380,16 +520,28 @@ pub(crate) fn fits(total: &Guarantee, budget: &Guarantee, releases: usize) -> bo
         Guarantee::Zcdp { rho } => Guarantee::Zcdp { rho: w(rho) },
         Guarantee::Gdp { mu, delta } => Guarantee::gdp_with_delta(w(mu), w(delta)),
         Guarantee::RaoDp { theta, family } => Guarantee::RaoDp { theta: w(theta), family },
-        Guarantee::MetricDp { epsilon, additive_epsilon, metric, unit, grid, delta_base } => Guarantee::MetricDp {
-            epsilon: w(epsilon),
-            additive_epsilon: w(additive_epsilon),
-            metric,
-            unit,
-            grid,
-            delta_base: w(delta_base),
-        },
+        Guarantee::MetricDp { epsilon, additive_epsilon, metric, unit, grid, delta_base, renyi } => {
+            Guarantee::MetricDp {
+                epsilon: w(epsilon),
+                additive_epsilon: w(additive_epsilon),
+                metric,
+                unit,
+                grid,
+                delta_base: w(delta_base),
+                renyi,
+            }
+        }
     };
     total.fits_within(&widened).unwrap_or(false)
+}
+
+/// [`fits`] in `account`: the local Rényi account compares exactly (its total is already a bound read off
+/// the filter's rule, `docs/proofs/accounting.md`, "Local releases in Rényi DP"), every other one as [`fits`].
+pub(crate) fn fits_in(account: Account, total: &Guarantee, budget: &Guarantee, releases: usize) -> bool {
+    if account == Account::LocalRdp {
+        return total.fits_within(budget).unwrap_or(false);
+    }
+    fits(total, budget, releases)
 }
 
 /// The most a budget is widened by for decimal sums (`fits`): 2^-40 ≈ 9.1·10⁻¹³ of it, reached at 2046

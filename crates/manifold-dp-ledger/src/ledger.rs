@@ -370,6 +370,7 @@ impl Ledger {
             }
             let fits = match account {
                 Account::Overall => matches!(b, Guarantee::PureDp { .. }),
+                Account::LocalRdp => matches!(b, Guarantee::ApproxDp { delta, .. } if *delta > 0.0),
                 other => Account::of(b) == *other,
             };
             if !fits {
@@ -393,7 +394,7 @@ impl Ledger {
                         reason: u.reason,
                     });
                 }
-                Ok(t) if !accounts::fits(&t, b, lists.len()) => {
+                Ok(t) if !accounts::fits_in(account, &t, b, lists.len()) => {
                     return Err(LedgerError::BelowSpent {
                         dataset: dataset.into(),
                         notion: account.key(),
@@ -455,6 +456,7 @@ impl Ledger {
         budget.validate().map_err(|e| self.corrupt(format!("the {account} budget of {dataset:?}: {e}")))?;
         let fits = match Account::from_key(account) {
             Some(Account::Overall) => matches!(budget, Guarantee::PureDp { .. }),
+            Some(Account::LocalRdp) => matches!(budget, Guarantee::ApproxDp { delta, .. } if delta > 0.0),
             Some(a) => Account::of(&budget) == a,
             None => false,
         };
@@ -809,7 +811,7 @@ impl DatasetState {
                         reason: u.reason,
                     });
                 }
-                Ok(total) if !accounts::fits(&total, budget, after.len()) => {
+                Ok(total) if !accounts::fits_in(account, &total, budget, after.len()) => {
                     let spent = accounts::total(account, &before, Some(budget), true).unwrap_or(total);
                     return Err(LedgerError::OverBudget(Box::new(Overdraft {
                         dataset: self.dataset.clone(),
@@ -841,6 +843,9 @@ impl DatasetState {
         metric.sort_by_key(Account::key);
         metric.dedup();
         order.extend(metric);
+        if self.budget(Account::LocalRdp).is_some() {
+            order.push(Account::LocalRdp);
+        }
         if self.budget(Account::Overall).is_some() {
             order.push(Account::Overall);
         }
@@ -886,8 +891,13 @@ impl DatasetState {
                         (None, Some(format!("{which}: {}", u.reason)))
                     }
                 };
-                let remaining = total.zip(budget).and_then(|(t, b)| accounts::remaining(&t, &b));
-                let within_budget = total.zip(budget).map(|(t, b)| accounts::fits(&t, &b, lists.len()));
+                // What is left of a Rényi budget is no difference of (ε, δ)'s: it is the curve's room at each
+                // order, so none is stated.
+                let remaining = total
+                    .zip(budget)
+                    .filter(|_| account != Account::LocalRdp)
+                    .and_then(|(t, b)| accounts::remaining(&t, &b));
+                let within_budget = total.zip(budget).map(|(t, b)| accounts::fits_in(account, &t, &b, lists.len()));
                 let negligible_delta = accounts::negligible_delta(account, &lists);
                 let standard = total
                     .and_then(|t| accounts::standard_companion(&t, negligible_delta, pure.as_ref(), approx.as_ref()));

@@ -37,7 +37,10 @@
 //! the ones before, so a budget is a privacy *filter*. Every account uses a rule proven valid as a filter:
 //! Σε for pure and metric DP, the basic (Σε, Σδ) for approximate DP (Rogers, Roth, Ullman & Vadhan 2016),
 //! Σρ for zCDP (the Rényi filter, Feldman & Zrnic 2021), √Σμ² for GDP (Smith & Thakurta 2022);
-//! `docs/proofs/accounting.md`, "The ledger is a filter". The ledger never composes in parallel.
+//! `docs/proofs/accounting.md`, "The ledger is a filter". The ledger never composes in parallel. An optional
+//! local (ε, δ) budget ([`Account::LocalRdp`]) composes the local releases' Rényi curves order by order and
+//! admits while some public order α has Σρ(α) ≤ ε − ln(|Λ|/δ)/(α − 1), the Rényi filter with a union bound
+//! over the orders (`docs/proofs/accounting.md`, "Local releases in Rényi DP").
 //!
 //! **Journal mode.** The default rollback journal, not WAL: the ledger stays one self-contained file that can be
 //! copied or backed up at any moment between transactions (a WAL file holds committed entries outside the main

@@ -1020,10 +1020,17 @@ impl Ledger {
     }
 
     /// Sets the budgets of `dataset` (guarantees as JSON objects; a metric-DP budget's `additive_epsilon` is
-    /// its additive allowance, the default where absent), and the overall pure cap `overall` when given;
-    /// returns what it has spent, as JSON.
-    #[pyo3(signature = (dataset, budgets_json, overall=None))]
-    fn set_budgets(&self, dataset: &str, budgets_json: Vec<String>, overall: Option<f64>) -> PyResult<String> {
+    /// its additive allowance, the default where absent), the overall pure cap `overall` and the local
+    /// releases' (ε, δ) budget composed in Rényi DP `local_approx` when given; returns what it has spent, as
+    /// JSON.
+    #[pyo3(signature = (dataset, budgets_json, overall=None, local_approx=None))]
+    fn set_budgets(
+        &self,
+        dataset: &str,
+        budgets_json: Vec<String>,
+        overall: Option<f64>,
+        local_approx: Option<(f64, f64)>,
+    ) -> PyResult<String> {
         let mut budgets: Vec<(Account, Guarantee)> = Vec::new();
         for text in &budgets_json {
             let g: Guarantee = serde_json::from_str(text).map_err(bad)?;
@@ -1031,6 +1038,9 @@ impl Ledger {
         }
         if let Some(epsilon) = overall {
             budgets.push((Account::Overall, Guarantee::pure(epsilon)));
+        }
+        if let Some((epsilon, delta)) = local_approx {
+            budgets.push((Account::LocalRdp, Guarantee::ApproxDp { epsilon, delta }));
         }
         Ok(json(&self.open()?.set_budgets_in(dataset, &budgets).map_err(ledger_error)?))
     }

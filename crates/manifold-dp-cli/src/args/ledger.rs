@@ -40,7 +40,8 @@ Examples:
   manifold-dp budget ledger init --db budget.sqlite --dataset trips --metric-dp 0.5 --metric sphere_surface --unit km")]
     Init(InitArgs),
     /// Set or change budgets of a data set: central ones (--pure, --approx, --zcdp, --gdp, --rao), a local one
-    /// (--metric-dp per --unit of --metric, with --additive-allowance), and an --overall-pure cap. A budget can
+    /// (--metric-dp per --unit of --metric, with --additive-allowance), an --overall-pure cap, and a local
+    /// (epsilon, delta) budget composed in Rényi DP (--local-approx). A budget can
     /// be raised, or lowered down to what was spent.
     Limit(LimitArgs),
     /// Record a release (every guarantee its mechanism reported), or refuse it (exit 4) when a total would pass
@@ -126,10 +127,17 @@ pub struct BudgetExtras {
     /// local ones at epsilon times the metric's diameter plus their additive cost.
     #[arg(long, value_name = "EPSILON")]
     pub overall_pure: Option<String>,
+    /// An (epsilon, delta) budget, written epsilon,delta (8,1e-6), of the local releases composed in Rényi DP:
+    /// each release of VMF, Purkayastha, SO(3) Laplace or Bingham is charged by its Rényi curve (any other
+    /// local release in a bounded space by its pure epsilon's), so many repeated releases fit where the
+    /// --metric-dp budget, which adds epsilons, would refuse them.
+    #[arg(long, value_name = "EPSILON,DELTA")]
+    pub local_approx: Option<String>,
 }
 
 impl BudgetExtras {
-    /// The budgets of `guarantees` with these added: the allowance on the metric budget, the overall cap.
+    /// The budgets of `guarantees` with these added: the allowance on the metric budget, the overall cap, the
+    /// local Rényi budget.
     pub fn apply(&self, guarantees: Vec<Guarantee>) -> Result<Vec<(manifold_dp_ledger::Account, Guarantee)>, BadInput> {
         let mut out = Vec::new();
         for g in guarantees {
@@ -152,6 +160,17 @@ impl BudgetExtras {
                 .filter(|e| e.is_finite() && *e >= 0.0)
                 .ok_or_else(|| BadInput(format!("--overall-pure {v:?}: give a number >= 0")))?;
             out.push((manifold_dp_ledger::Account::Overall, Guarantee::pure(epsilon)));
+        }
+        if let Some(v) = &self.local_approx {
+            let bad =
+                || BadInput(format!("--local-approx {v:?}: give epsilon,delta with epsilon >= 0 and delta in (0, 1)"));
+            let (e, d) = v.split_once(',').ok_or_else(bad)?;
+            let (epsilon, delta) =
+                (e.trim().parse::<f64>().map_err(|_| bad())?, d.trim().parse::<f64>().map_err(|_| bad())?);
+            if !(epsilon.is_finite() && epsilon >= 0.0 && delta > 0.0 && delta < 1.0) {
+                return Err(bad());
+            }
+            out.push((manifold_dp_ledger::Account::LocalRdp, Guarantee::ApproxDp { epsilon, delta }));
         }
         Ok(out)
     }

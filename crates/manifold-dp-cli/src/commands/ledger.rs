@@ -70,7 +70,7 @@ fn limit(db: &str, args: &LimitArgs) -> Result<()> {
     if budgets.is_empty() {
         return Err(BadInput(
             "give at least one budget: --pure E, --approx E,D, --zcdp R, --gdp MU, --rao T, \
-                             --metric-dp E, --overall-pure E or --guarantee JSON"
+                             --metric-dp E, --overall-pure E, --local-approx E,D or --guarantee JSON"
                 .into(),
         )
         .into());
@@ -87,6 +87,7 @@ fn limit(db: &str, args: &LimitArgs) -> Result<()> {
         .iter()
         .map(|(a, b)| match a {
             manifold_dp_ledger::Account::Overall => format!("overall cap: {b}"),
+            manifold_dp_ledger::Account::LocalRdp => format!("local releases in Rényi DP: {b}"),
             _ => b.to_string(),
         })
         .collect();
@@ -271,7 +272,12 @@ fn may_release(s: &Spent) -> String {
     let left: Vec<String> = budgeted
         .iter()
         .filter(|n| !spent.iter().any(|s| s.account == n.account))
-        .filter_map(|n| Some(format!("{} {}", n.account, brief_left(&n.remaining?))))
+        .filter_map(|n| match (n.remaining, n.total, n.budget) {
+            (Some(r), _, _) => Some(format!("{} {}", n.account, brief_left(&r))),
+            // A Rényi budget states no difference (its room is per order): what is spent, of what.
+            (None, Some(t), Some(b)) => Some(format!("{} {} spent of {}", n.account, brief(&t), brief(&b))),
+            _ => None,
+        })
         .collect();
     if let Some(n) = spent.first() {
         // Budgets hold one kind of release each: a spent central budget leaves local releases their own.

@@ -72,6 +72,11 @@ pub struct LogBounds {
 }
 
 impl LocalFamily {
+    /// Checks the parameters: κ or ε finite and > 0, the dimension in [2, 10000].
+    pub fn validate(&self) -> Fallible<()> {
+        self.check()
+    }
+
     fn check(&self) -> Fallible<()> {
         let (name, value, dim) = match *self {
             LocalFamily::Vmf { dim, kappa } | LocalFamily::Purkayastha { dim, kappa } => ("kappa", kappa, Some(dim)),

@@ -79,15 +79,16 @@ impl BinghamSo3 {
         BinghamAngle::new(self.kappa()).expect("kappa validated at construction")
     }
 
+    /// The noise law's family and parameters, which its guarantee carries for the ledger's Rényi account.
+    pub fn family(&self) -> crate::analysis::renyi_local::LocalFamily {
+        crate::analysis::renyi_local::LocalFamily::BinghamSo3 { kappa: self.kappa() }
+    }
+
     /// The release's Rényi DP curve between any two inputs (the local model's neighbours), its float-safety
     /// term included: [`crate::privacy::renyi::RdpCurve::of_release`] with the diameter π
     /// (`docs/proofs/renyi_local.md`).
     pub fn renyi_curve(&self) -> Fallible<crate::privacy::renyi::RdpCurve> {
-        crate::privacy::renyi::RdpCurve::of_release(
-            crate::analysis::renyi_local::LocalFamily::BinghamSo3 { kappa: self.kappa() },
-            &self.guarantee(),
-            std::f64::consts::PI,
-        )
+        crate::privacy::renyi::RdpCurve::of_release(self.family(), &self.guarantee(), std::f64::consts::PI)
     }
 }
 
@@ -100,6 +101,8 @@ impl Mechanism for BinghamSo3 {
             self.rounding.guarantee(self.epsilon(), Metric::So3Geodesic),
             self.noise.negligible_event_probability(),
         )
+        // The noise law, from which the ledger computes the release's Rényi curve (`renyi_local.md` §6).
+        .with_renyi(self.family())
     }
 
     #[inline]

@@ -55,15 +55,16 @@ impl LaplaceSo3 {
         LaplaceAngle::new(self.epsilon()).expect("epsilon validated at construction")
     }
 
+    /// The noise law's family and parameters, which its guarantee carries for the ledger's Rényi account.
+    pub fn family(&self) -> crate::analysis::renyi_local::LocalFamily {
+        crate::analysis::renyi_local::LocalFamily::LaplaceSo3 { epsilon: self.epsilon() }
+    }
+
     /// The release's Rényi DP curve between any two inputs (the local model's neighbours), its float-safety
     /// term included: [`crate::privacy::renyi::RdpCurve::of_release`] with the diameter π
     /// (`docs/proofs/renyi_local.md`).
     pub fn renyi_curve(&self) -> Fallible<crate::privacy::renyi::RdpCurve> {
-        crate::privacy::renyi::RdpCurve::of_release(
-            crate::analysis::renyi_local::LocalFamily::LaplaceSo3 { epsilon: self.epsilon() },
-            &self.guarantee(),
-            std::f64::consts::PI,
-        )
+        crate::privacy::renyi::RdpCurve::of_release(self.family(), &self.guarantee(), std::f64::consts::PI)
     }
 }
 
@@ -71,7 +72,8 @@ impl Mechanism for LaplaceSo3 {
     type Point = UnitQuaternion<f64>;
 
     fn guarantee(&self) -> Guarantee {
-        self.rounding.guarantee(self.epsilon(), Metric::So3Geodesic)
+        // The noise law, from which the ledger computes the release's Rényi curve (`renyi_local.md` §6).
+        self.rounding.guarantee(self.epsilon(), Metric::So3Geodesic).with_renyi(self.family())
     }
 
     #[inline]

@@ -59,15 +59,16 @@ impl PurkayasthaSphere {
         SphereAngle::purkayastha(self.dim(), self.epsilon()).expect("parameters validated at construction")
     }
 
+    /// The noise law's family and parameters, which its guarantee carries for the ledger's Rényi account.
+    pub fn family(&self) -> crate::analysis::renyi_local::LocalFamily {
+        crate::analysis::renyi_local::LocalFamily::Purkayastha { dim: self.dim(), kappa: self.epsilon() }
+    }
+
     /// The release's Rényi DP curve between any two inputs (the local model's neighbours), its float-safety
     /// term included: [`crate::privacy::renyi::RdpCurve::of_release`] with the diameter π
     /// (`docs/proofs/renyi_local.md`).
     pub fn renyi_curve(&self) -> Fallible<crate::privacy::renyi::RdpCurve> {
-        crate::privacy::renyi::RdpCurve::of_release(
-            crate::analysis::renyi_local::LocalFamily::Purkayastha { dim: self.dim(), kappa: self.epsilon() },
-            &self.guarantee(),
-            std::f64::consts::PI,
-        )
+        crate::privacy::renyi::RdpCurve::of_release(self.family(), &self.guarantee(), std::f64::consts::PI)
     }
 }
 
@@ -80,6 +81,8 @@ impl Mechanism for PurkayasthaSphere {
             self.rounding.guarantee(self.epsilon(), Metric::SphereSurface),
             self.noise.negligible_event_probability(),
         )
+        // The noise law, from which the ledger computes the release's Rényi curve (`renyi_local.md` §6).
+        .with_renyi(self.family())
     }
 
     /// Panics if `x` does not have the mechanism's dimension (a programming error; validate data with

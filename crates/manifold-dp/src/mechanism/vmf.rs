@@ -59,15 +59,16 @@ impl VmfSphere {
         SphereAngle::new(self.dim(), self.epsilon()).expect("parameters validated at construction")
     }
 
+    /// The noise law's family and parameters, which its guarantee carries for the ledger's Rényi account.
+    pub fn family(&self) -> crate::analysis::renyi_local::LocalFamily {
+        crate::analysis::renyi_local::LocalFamily::Vmf { dim: self.dim(), kappa: self.epsilon() }
+    }
+
     /// The release's Rényi DP curve between any two inputs (the local model's neighbours), its float-safety
     /// term included: [`crate::privacy::renyi::RdpCurve::of_release`] with the chordal diameter 2
     /// (`docs/proofs/renyi_local.md`).
     pub fn renyi_curve(&self) -> Fallible<crate::privacy::renyi::RdpCurve> {
-        crate::privacy::renyi::RdpCurve::of_release(
-            crate::analysis::renyi_local::LocalFamily::Vmf { dim: self.dim(), kappa: self.epsilon() },
-            &self.guarantee(),
-            2.0,
-        )
+        crate::privacy::renyi::RdpCurve::of_release(self.family(), &self.guarantee(), 2.0)
     }
 }
 
@@ -80,6 +81,8 @@ impl Mechanism for VmfSphere {
             self.rounding.guarantee(self.epsilon(), Metric::SphereChordal),
             self.noise.negligible_event_probability(),
         )
+        // The noise law, from which the ledger computes the release's Rényi curve (`renyi_local.md` §6).
+        .with_renyi(self.family())
     }
 
     /// Panics if `x` does not have the mechanism's dimension (a programming error; validate data with

@@ -96,7 +96,8 @@ impl Guarantee {
         }
     }
 
-    /// Checks that the numbers are in range: ε, ρ, μ, θ finite and ≥ 0, δ ∈ [0, 1].
+    /// Checks that the numbers are in range: ε, ρ, μ, θ finite and ≥ 0, δ ∈ [0, 1]; a metric guarantee's
+    /// Rényi family has valid parameters and lives in the guarantee's space.
     pub fn validate(&self) -> Fallible<Guarantee> {
         fn nonneg(name: &'static str, v: f64) -> Fallible<()> {
             if v.is_finite() && v >= 0.0 {
@@ -106,10 +107,13 @@ impl Guarantee {
             }
         }
         match *self {
-            Guarantee::MetricDp { epsilon, additive_epsilon, delta_base: delta, .. } => {
+            Guarantee::MetricDp { epsilon, additive_epsilon, delta_base: delta, metric, renyi, .. } => {
                 nonneg("epsilon", epsilon)?;
                 nonneg("additive epsilon", additive_epsilon)?;
                 delta_in_range(delta)?;
+                if let Some(family) = renyi {
+                    family_fits(family, metric)?;
+                }
             }
             Guarantee::PureDp { epsilon, delta, .. } => {
                 nonneg("epsilon", epsilon)?;
@@ -657,6 +661,23 @@ fn smaller(a: &Guarantee, b: &Guarantee) -> bool {
             x < y || (x == y && f == RaoFamily::Gaussian)
         }
         (a, b) => a.epsilon() < b.epsilon(),
+    }
+}
+
+/// A metric guarantee's Rényi family: valid parameters, and a law on the space the guarantee is stated in
+/// (the sphere for VMF, chordal or great-circle, and Purkayastha, great-circle; SO(3) for Laplace and Bingham).
+fn family_fits(family: crate::analysis::renyi_local::LocalFamily, metric: Metric) -> Fallible<()> {
+    use crate::analysis::renyi_local::LocalFamily;
+    family.validate()?;
+    let fits = match family {
+        LocalFamily::Vmf { .. } => matches!(metric, Metric::SphereChordal | Metric::SphereSurface),
+        LocalFamily::Purkayastha { .. } => metric == Metric::SphereSurface,
+        LocalFamily::LaplaceSo3 { .. } | LocalFamily::BinghamSo3 { .. } => metric == Metric::So3Geodesic,
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(Error::NotApplicable(format!("the Rényi family {family:?} is not a law in the {metric:?} metric's space")))
     }
 }
 

@@ -1,5 +1,6 @@
 //! Guarantees as data: every mechanism returns one, the CLI prints it and writes it into reports.
 
+use crate::analysis::renyi_local::LocalFamily;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -141,6 +142,13 @@ pub enum Guarantee {
         /// δ_B·(1 + e^{ε·d + ε₀})` ([`Guarantee::metric_delta_at`]). Serialised (key `delta_base`) only when > 0.
         #[serde(default, skip_serializing_if = "is_zero")]
         delta_base: f64,
+        /// The noise law of a local release whose Rényi curve is known (its family and parameters, e.g.
+        /// `{"family": "vmf", "dim": 3, "kappa": 0.1}`): with this guarantee's ε₀ and ε·diameter + ε₀ it gives
+        /// the release's (α, ε(α))-RDP curve between any two inputs ([`crate::privacy::renyi::RdpCurve::of_guarantee`],
+        /// `docs/proofs/renyi_local.md` §4), which the ledger composes order by order. Serialised only when
+        /// present; dropped by composition and by every change of metric other than a change of unit.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        renyi: Option<LocalFamily>,
     },
     /// Pure ε-differential privacy: `P[M(D) ∈ Z] ≤ exp(ε)·P[M(D′) ∈ Z]` for data sets D, D′ that differ in
     /// one record (replacing it), or the narrower pairs `neighbouring` names. ε = 0 is perfect privacy (output
@@ -200,12 +208,20 @@ pub enum Guarantee {
 impl Guarantee {
     /// Metric DP with `epsilon` per unit of `metric` (no additive term, no grid).
     pub fn metric_dp(epsilon: f64, metric: Metric) -> Self {
-        Guarantee::MetricDp { epsilon, metric, unit: metric.unit(), additive_epsilon: 0.0, grid: None, delta_base: 0.0 }
+        Guarantee::MetricDp {
+            epsilon,
+            metric,
+            unit: metric.unit(),
+            additive_epsilon: 0.0,
+            grid: None,
+            delta_base: 0.0,
+            renyi: None,
+        }
     }
 
     /// Metric DP per `unit` of `metric` with an additive term and no grid (a budget or a total).
     pub fn metric_dp_in(epsilon: f64, metric: Metric, unit: UnitName, additive_epsilon: f64) -> Self {
-        Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid: None, delta_base: 0.0 }
+        Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid: None, delta_base: 0.0, renyi: None }
     }
 
     /// The float-safe release guarantee: ε per unit of `metric` plus `additive_epsilon`, outputs on `grid`.
@@ -217,6 +233,26 @@ impl Guarantee {
             additive_epsilon,
             grid: Some(grid),
             delta_base: 0.0,
+            renyi: None,
+        }
+    }
+
+    /// A local release's metric guarantee with the noise law its Rényi curve is computed from
+    /// (`docs/proofs/renyi_local.md` §4, §6); other notions are returned unchanged.
+    pub fn with_renyi(self, family: LocalFamily) -> Guarantee {
+        match self {
+            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid, delta_base, .. } => {
+                Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid, delta_base, renyi: Some(family) }
+            }
+            g => g,
+        }
+    }
+
+    /// The noise law a metric guarantee carries for its Rényi curve, if any.
+    pub fn renyi(&self) -> Option<LocalFamily> {
+        match *self {
+            Guarantee::MetricDp { renyi, .. } => renyi,
+            _ => None,
         }
     }
 
@@ -264,8 +300,16 @@ impl Guarantee {
     pub fn with_delta(self, extra: f64) -> Guarantee {
         let add = |d: f64| crate::numerics::rounding::add_up(d, extra).min(1.0);
         match self {
-            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid, delta_base } => {
-                Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid, delta_base: add(delta_base) }
+            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid, delta_base, renyi } => {
+                Guarantee::MetricDp {
+                    epsilon,
+                    metric,
+                    unit,
+                    additive_epsilon,
+                    grid,
+                    delta_base: add(delta_base),
+                    renyi,
+                }
             }
             Guarantee::PureDp { epsilon, neighbouring, delta } => {
                 Guarantee::PureDp { epsilon, neighbouring, delta: add(delta) }
@@ -306,6 +350,7 @@ impl Guarantee {
                 additive_epsilon,
                 grid,
                 delta_base,
+                renyi,
                 ..
             } => Guarantee::MetricDp {
                 epsilon: epsilon * radians_per_unit,
@@ -314,6 +359,8 @@ impl Guarantee {
                 additive_epsilon,
                 grid,
                 delta_base,
+                // The law, and so its curve between any two inputs, does not depend on the unit it is stated in.
+                renyi,
             },
             g => g,
         }
@@ -348,7 +395,7 @@ pub use crate::space::grid::{Chart, Grid};
 impl fmt::Display for Guarantee {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid, delta_base } => {
+            Guarantee::MetricDp { epsilon, metric, unit, additive_epsilon, grid, delta_base, .. } => {
                 write!(f, "metric DP, epsilon = {} per {unit} of {}", short_up(epsilon), metric.describe())?;
                 if additive_epsilon > 0.0 {
                     write!(f, " + {}", short_up(additive_epsilon))?;
@@ -403,6 +450,29 @@ mod tests {
         let pure = Guarantee::pure(1.0);
         assert_eq!(pure.to_string(), "pure DP, epsilon = 1");
         assert_eq!(serde_json::to_string(&pure).unwrap(), r#"{"notion":"pure_dp","epsilon":1.0}"#);
+    }
+
+    #[test]
+    fn a_local_release_carries_its_renyi_family_in_json() {
+        let family = LocalFamily::Vmf { dim: 3, kappa: 0.5 };
+        let g = Guarantee::metric_dp(0.5, Metric::SphereChordal).with_renyi(family);
+        let json = serde_json::to_string(&g).unwrap();
+        assert_eq!(
+            json,
+            r#"{"notion":"metric_dp","epsilon":0.5,"metric":"sphere_chordal","unit":"unit","renyi":{"family":"vmf","dim":3,"kappa":0.5}}"#
+        );
+        let back: Guarantee = serde_json::from_value(serde_json::from_str(&json).unwrap()).unwrap();
+        assert_eq!(back, g);
+        assert_eq!(back.renyi(), Some(family));
+        // The text is unchanged; a change of unit keeps the law; composition drops it (no single family).
+        assert_eq!(g.to_string(), Guarantee::metric_dp(0.5, Metric::SphereChordal).to_string());
+        assert_eq!(g.in_unit("rad", 1.0).renyi(), Some(family));
+        assert_eq!(crate::privacy::accounting::compose(&[g, g]).unwrap().renyi(), None);
+        // A family that is no law of the guarantee's space, or has bad parameters, is refused.
+        assert!(Guarantee::metric_dp(0.5, Metric::So3Geodesic).with_renyi(family).validate().is_err());
+        let bad = LocalFamily::Vmf { dim: 3, kappa: -1.0 };
+        assert!(Guarantee::metric_dp(0.5, Metric::SphereChordal).with_renyi(bad).validate().is_err());
+        assert!(g.validate().is_ok());
     }
 
     #[test]

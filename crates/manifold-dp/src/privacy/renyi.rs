@@ -65,6 +65,24 @@ impl RdpCurve {
         RdpCurve::local_release(family, additive_epsilon, add_up(mul_up(epsilon, diameter), additive_epsilon))
     }
 
+    /// The curve a local release's metric guarantee carries ([`Guarantee::renyi`]), in a space of `diameter`
+    /// (in the guarantee's unit): [`RdpCurve::of_release`] with its family; `None` when it carries none.
+    pub fn of_guarantee(guarantee: &Guarantee, diameter: f64) -> Fallible<Option<RdpCurve>> {
+        match guarantee.renyi() {
+            Some(family) => RdpCurve::of_release(family, guarantee, diameter).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The smaller of two curves at each order: both bound the same divergences, so their minimum does.
+    pub fn min(&self, other: &RdpCurve) -> RdpCurve {
+        let mut epsilons = self.epsilons;
+        for (s, o) in epsilons.iter_mut().zip(other.epsilons) {
+            *s = s.min(o);
+        }
+        RdpCurve { epsilons }
+    }
+
     /// The curve of pure ε-DP: min(ε, αε²/2) (Bun & Steinke 2016, Prop. 1.4).
     pub fn pure(epsilon: f64) -> RdpCurve {
         let mut epsilons = [0.0; RDP_ORDERS.len()];
