@@ -6,7 +6,9 @@ use crate::analysis::SphereAngle;
 use crate::error::Fallible;
 use crate::mechanism::Mechanism;
 use crate::mechanism::Unprotected;
-use crate::mechanism::sphere::{check_point_dim, release_each};
+use crate::mechanism::sphere::{
+    check_point_dim, draw_on_circle, release_each, release_on_circle, snap_drawn_on_circle,
+};
 use crate::privacy::float_safety::Rounding;
 use crate::privacy::{Guarantee, Metric};
 use crate::sample::purkayastha::PurkayasthaNoise;
@@ -71,6 +73,20 @@ impl PurkayasthaSphere {
     }
 }
 
+impl PurkayasthaSphere {
+    /// On the circle: the drawn offset in turns ([`PurkayasthaNoise::sample_offset_turns`]).
+    #[inline(always)]
+    fn offset<R: CryptoRng + ?Sized>(&self, rng: &mut R) -> f64 {
+        self.noise.sample_offset_turns(rng)
+    }
+
+    /// The raw draw from the same words, for inputs off the angle's path.
+    #[inline(always)]
+    fn rotate<R: CryptoRng + ?Sized>(&self, mu: &[f64], out: &mut [f64], rng: &mut R) {
+        self.noise.sample_into(mu, out, rng)
+    }
+}
+
 impl Mechanism for PurkayasthaSphere {
     type Point = DVector<f64>;
 
@@ -96,6 +112,75 @@ impl Mechanism for PurkayasthaSphere {
 
     fn privatize_slice_unprotected<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R, _: Unprotected) {
         release_each(xs, self.dim(), rng, |mu, out, rng| self.noise.sample_into(mu, out, rng));
+    }
+
+    /// On the circle, the release snapped from its angle ([`release_on_circle`]); elsewhere the raw draw snapped.
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+        check_point_dim(x, self.dim());
+        if self.dim() == 2 {
+            let mut z = x.clone();
+            release_on_circle(
+                &self.rounding,
+                z.as_mut_slice(),
+                rng,
+                |r| self.offset(r),
+                |mu, out, r| self.rotate(mu, out, r),
+            );
+            return z;
+        }
+        let mut z = self.noise.sample_around(x, rng);
+        self.snap(&mut z);
+        z
+    }
+
+    /// On the circle, every angle drawn first, then every snap ([`draw_on_circle`]).
+    fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R) {
+        if self.dim() == 2 {
+            for x in xs.iter_mut() {
+                check_point_dim(x, 2);
+                draw_on_circle(
+                    &self.rounding,
+                    x.as_mut_slice(),
+                    rng,
+                    |r| self.offset(r),
+                    |mu, out, r| self.rotate(mu, out, r),
+                );
+            }
+            for x in xs {
+                snap_drawn_on_circle(&self.rounding, x.as_mut_slice());
+            }
+            return;
+        }
+        self.privatize_slice_unprotected(xs, rng, Unprotected::INTERNAL);
+        for x in xs {
+            self.snap(x);
+        }
+    }
+
+    fn privatize_each<R: CryptoRng>(&self, xs: &mut [DVector<f64>], mut rng: impl FnMut(usize) -> R) {
+        if self.dim() == 2 {
+            for (i, x) in xs.iter_mut().enumerate() {
+                check_point_dim(x, 2);
+                let r = &mut rng(i);
+                draw_on_circle(
+                    &self.rounding,
+                    x.as_mut_slice(),
+                    r,
+                    |r| self.offset(r),
+                    |mu, out, r| self.rotate(mu, out, r),
+                );
+            }
+            for x in xs {
+                snap_drawn_on_circle(&self.rounding, x.as_mut_slice());
+            }
+            return;
+        }
+        for (i, x) in xs.iter_mut().enumerate() {
+            self.privatize_slice_unprotected(std::slice::from_mut(x), &mut rng(i), Unprotected::INTERNAL);
+        }
+        for x in xs {
+            self.snap(x);
+        }
     }
 
     fn snap(&self, z: &mut DVector<f64>) {
