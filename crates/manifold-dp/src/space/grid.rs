@@ -181,7 +181,7 @@ fn turn_cell_by_libm(x: f64, y: f64, cells: f64) -> u64 {
 /// angle"). A NaN angle gives cell 0.
 #[inline]
 pub fn turn_cell_of_turns(turns: f64, spacing_log2: i32) -> u64 {
-    debug_assert!((-50..=0).contains(&spacing_log2) && !(turns.abs() > 1.0));
+    debug_assert!((-50..=0).contains(&spacing_log2) && (turns.is_nan() || turns.abs() <= 1.0));
     let cells = pow2(-spacing_log2);
     let k = (turns * cells + ROUNDER) - ROUNDER;
     // k ∈ [−N, N]: one wrap from each side, by selects (the sign of an offset is a fair coin).
