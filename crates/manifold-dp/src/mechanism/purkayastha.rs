@@ -114,7 +114,8 @@ impl Mechanism for PurkayasthaSphere {
         release_each(xs, self.dim(), rng, |mu, out, rng| self.noise.sample_into(mu, out, rng));
     }
 
-    /// On the circle, the release snapped from its angle ([`release_on_circle`]); elsewhere the raw draw snapped.
+    /// On the circle, the release snapped from its angle (`docs/proofs/float_safety.md` §4, "The circle by its
+    /// angle"); elsewhere the raw draw snapped.
     fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
         check_point_dim(x, self.dim());
         if self.dim() == 2 {
@@ -133,7 +134,7 @@ impl Mechanism for PurkayasthaSphere {
         z
     }
 
-    /// On the circle, every angle drawn first, then every snap ([`draw_on_circle`]).
+    /// On the circle, every angle drawn first, then every snap.
     fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R) {
         if self.dim() == 2 {
             for x in xs.iter_mut() {
