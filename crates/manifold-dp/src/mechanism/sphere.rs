@@ -5,6 +5,8 @@ use crate::analysis::{AngularLaw, epsilon_for_radius};
 use crate::error::{Error, Fallible};
 use crate::mechanism::Unprotected;
 use crate::mechanism::{Mechanism, PurkayasthaSphere, VmfSphere, WrappedLaplaceCircle};
+use crate::numerics::trig::atan2_turns;
+use crate::privacy::float_safety::Rounding;
 use crate::privacy::{Guarantee, calibration};
 use nalgebra::DVector;
 use rand::CryptoRng;
@@ -211,6 +213,23 @@ impl Mechanism for SphereMechanism {
         }
     }
 
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+        match self {
+            SphereMechanism::Vmf(m) => m.privatize(x, rng),
+            SphereMechanism::Purkayastha(m) => m.privatize(x, rng),
+            SphereMechanism::WrappedLaplace(m) => m.privatize(x, rng),
+        }
+    }
+
+    /// Dispatches once for the whole slice.
+    fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R) {
+        match self {
+            SphereMechanism::Vmf(m) => m.privatize_slice(xs, rng),
+            SphereMechanism::Purkayastha(m) => m.privatize_slice(xs, rng),
+            SphereMechanism::WrappedLaplace(m) => m.privatize_slice(xs, rng),
+        }
+    }
+
     /// Dispatches once for the whole slice.
     fn privatize_each<R: CryptoRng>(&self, xs: &mut [DVector<f64>], rng: impl FnMut(usize) -> R) {
         match self {
@@ -250,6 +269,54 @@ impl Mechanism for SphereMechanism {
 #[inline]
 pub(crate) fn check_point_dim(x: &DVector<f64>, dim: usize) {
     assert_eq!(x.len(), dim, "a point of R^{} given to a mechanism on S^{}", x.len(), dim - 1);
+}
+
+/// One float-safe release on the circle by its angle (`docs/proofs/float_safety.md` §4, "The circle by its
+/// angle"): the input's angle in turns ([`atan2_turns`], computed while the noise is drawn), plus the drawn
+/// offset `offset(rng)` in turns, snapped on the turn grid; the output is the representative of that cell, as
+/// for every circle release. Where the grid or the input leaves that path (a turn grid finer than 2^-50 or
+/// coarser than a turn, a zero or non-finite input), the rotated point `rotate(mu, out, rng)` is snapped as
+/// before. `x` has two coordinates.
+#[inline]
+pub(crate) fn release_on_circle<R: ?Sized>(
+    rounding: &Rounding,
+    x: &mut [f64],
+    rng: &mut R,
+    offset: impl FnOnce(&mut R) -> f64,
+    rotate: impl FnOnce(&[f64], &mut [f64], &mut R),
+) {
+    draw_on_circle(rounding, x, rng, offset, rotate);
+    snap_drawn_on_circle(rounding, x);
+}
+
+/// The first half of [`release_on_circle`], for batches (all draws first, then all snaps, which then overlap in
+/// the CPU instead of each waiting for its draw): leaves the release's angle in turns in `x[0]` and +∞ in `x[1]`
+/// (no release is infinite), or, off the angle's path, the finished release.
+#[inline]
+pub(crate) fn draw_on_circle<R: ?Sized>(
+    rounding: &Rounding,
+    x: &mut [f64],
+    rng: &mut R,
+    offset: impl FnOnce(&mut R) -> f64,
+    rotate: impl FnOnce(&[f64], &mut [f64], &mut R),
+) {
+    let mu = [x[0], x[1]];
+    if let (Some(_), Some(input)) = (rounding.turn_spacing(), atan2_turns(mu[1], mu[0])) {
+        // |input| ≤ ½ and |offset| ≤ ½: the sum is one rounding, within 2^-53 of the real sum.
+        x[0] = input + offset(rng);
+        x[1] = f64::INFINITY;
+    } else {
+        rotate(&mu, x, rng);
+        rounding.snap_direction(x);
+    }
+}
+
+/// The second half of [`release_on_circle`]: snaps an angle left by [`draw_on_circle`].
+#[inline]
+pub(crate) fn snap_drawn_on_circle(rounding: &Rounding, x: &mut [f64]) {
+    if x[1] == f64::INFINITY {
+        rounding.snap_turns_at(x[0], x);
+    }
 }
 
 /// Releases every point of `xs` in place with `draw(centre, out, rng)`, copying each centre into one

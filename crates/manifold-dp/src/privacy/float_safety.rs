@@ -10,7 +10,9 @@
 use crate::error::{Error, Fallible};
 use crate::numerics::rounding::{add_up, div_up, fn_up, mul_up};
 use crate::privacy::guarantee::{Chart, Grid, Guarantee, Metric, short};
-use crate::space::grid::{round_tangent, round_to_grid, snap_direction, snap_quaternion};
+use crate::space::grid::{
+    round_tangent, round_to_grid, snap_direction, snap_quaternion, turn_cell_of_turns, turn_representative,
+};
 use nalgebra::UnitQuaternion;
 use std::f64::consts::{FRAC_PI_2, TAU};
 
@@ -678,6 +680,29 @@ impl Rounding {
         snap_direction(self.grid, v);
         if let Some(coarse) = self.coarse {
             snap_direction(coarse, v)
+        }
+    }
+
+    /// The spacing exponent s of the turn grid when releases lie on the circle's turn grid with −50 ≤ s ≤ 0,
+    /// where [`Rounding::snap_turns_at`] applies; `None` otherwise.
+    #[inline]
+    pub fn turn_spacing(&self) -> Option<i32> {
+        (self.grid.chart == Chart::Turns && (-50..=0).contains(&self.grid.spacing_log2))
+            .then_some(self.grid.spacing_log2)
+    }
+
+    /// The float-safe release on the circle whose angle is `turns` (|`turns`| ≤ 1, the input's angle plus the
+    /// drawn offset, each at most ½ turn): the representative of the turn cell of `turns`
+    /// ([`turn_cell_of_turns`]), then the coarser grid's, if set. Within η of the exact angle when the input's
+    /// angle is within 2·2^-53 turns of the exact one and the offset within 2·2^-53 turns of the drawn one
+    /// (`docs/proofs/float_safety.md` §4, "The circle by its angle"). Requires [`Rounding::turn_spacing`] to be
+    /// `Some`.
+    #[inline]
+    pub fn snap_turns_at(&self, turns: f64, out: &mut [f64]) {
+        let s = self.grid.spacing_log2;
+        out.copy_from_slice(&turn_representative(turn_cell_of_turns(turns, s), s));
+        if let Some(coarse) = self.coarse {
+            snap_direction(coarse, out)
         }
     }
 

@@ -23,7 +23,7 @@ use crate::sample::small_sin_cos;
 use crate::sample::sphere::point_at_angle_into;
 use crate::sample::uniform::TruncatedExp;
 use nalgebra::DVector;
-use rand::Rng;
+use rand::{Rng, RngExt};
 use std::f64::consts::PI;
 
 /// The largest concentration the strip tables serve (their α_LC is tested up to here, §3f); beyond it the
@@ -294,6 +294,17 @@ impl PurkayasthaNoise {
         debug_assert_eq!(mu.len(), self.dim);
         let (cos, sin) = self.sample_cos_sin(rng);
         point_at_angle_into(mu, cos, sin, out, rng);
+    }
+
+    /// On the circle (n = 2): the drawn signed offset ±θ/2π in turns, from the same random words, in the same
+    /// order, as [`PurkayasthaNoise::sample_into`] (the angle θ, then the fair sign of the rotation), so a
+    /// release snapped from the input's angle plus this offset has the law of the rotated point's. Within
+    /// 2^-53 turns of ±θ̂/2π for the drawn θ̂ (`docs/proofs/float_safety.md` §4, "The circle by its angle").
+    #[inline]
+    pub fn sample_offset_turns<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+        debug_assert_eq!(self.dim, 2);
+        let turns = self.sample_angle(rng) * (1.0 / std::f64::consts::TAU);
+        if rng.random::<bool>() { turns } else { -turns }
     }
 
     /// The ambient dimension n.

@@ -173,6 +173,23 @@ fn turn_cell_by_libm(x: f64, y: f64, cells: f64) -> u64 {
     (if k < 0.0 { k + cells } else { k }) as u64
 }
 
+/// The cell of the angle `turns` (in turns, |`turns`| ≤ 1) on the turn grid of spacing 2^`spacing_log2` turns,
+/// −50 ≤ `spacing_log2` ≤ 0: round(turns·N) mod N, N = 2^-s, ties to even, computed exactly (the scaling is by
+/// a power of two and |turns·N| ≤ 2^50 < 2^51, where adding and removing 1.5·2^52 rounds exactly). The circle's
+/// releases that know their angle in turns (the input's angle plus the drawn offset) snap it here, without
+/// forming the rotated point and taking its angle again (`docs/proofs/float_safety.md` §4, "The circle by its
+/// angle"). A NaN angle gives cell 0.
+#[inline]
+pub fn turn_cell_of_turns(turns: f64, spacing_log2: i32) -> u64 {
+    debug_assert!((-50..=0).contains(&spacing_log2) && (turns.is_nan() || turns.abs() <= 1.0));
+    let cells = pow2(-spacing_log2);
+    let k = (turns * cells + ROUNDER) - ROUNDER;
+    // k ∈ [−N, N]: one wrap from each side, by selects (the sign of an offset is a fair coin).
+    let k = k + [0.0, cells][usize::from(k < 0.0)];
+    let k = k - [0.0, cells][usize::from(k >= cells)];
+    k as u64
+}
+
 /// The representative of turn cell `k`: (cos 2πk/N, sin 2πk/N) with N = 2^-`spacing_log2`, within 16·2^-53 of
 /// libm's (`sample::trig::sin_cos_turns`: a table and short polynomials, not libm, which cost a quarter of a
 /// circle release). Any deterministic function of k would do for privacy; this one is also accurate.
