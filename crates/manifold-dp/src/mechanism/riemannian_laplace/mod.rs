@@ -42,7 +42,7 @@ pub use point::RiemannianLaplace;
 pub use so3::so3_mean_release_error;
 pub use spd_affine::{MAX_SPD_BALL, spd_footpoint_error};
 pub(crate) use spd_log_euclidean::coords_to_sym;
-pub use sphere::{cube_chart_error, s2_mean_release_error, sphere_mean_release_error};
+pub use sphere::{cube_chart_error, cube_chart_error_near_axis, s2_mean_release_error, sphere_mean_release_error};
 
 use crate::Fallible;
 use crate::analysis::AngularLaw;
