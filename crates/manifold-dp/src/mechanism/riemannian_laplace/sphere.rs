@@ -392,7 +392,7 @@ pub fn cube_chart_error(n: usize, eta: f64, face: f64) -> f64 {
 /// ±eᵢ, so |z*ᵢ| ≥ cos β and |z*ⱼ| ≤ sin β. Where β < π/4, and the computed point ẑ (‖ẑ − ‖m‖z*‖ ≤ η,
 /// |‖m‖ − 1| ≤ 10⁻¹²) keeps |ẑᵢ| ≥ cos β − η above sin β + η ≥ |ẑⱼ|, both lie in face i and each chart
 /// coordinate qⱼ = zⱼ/|zᵢ| moves by |Δⱼ − qⱼ(z*)Δᵢ|/|ẑᵢ| ≤ √(1 + tan²β)·η/|ẑᵢ| = η/(cos β·|ẑᵢ|); elsewhere, and
-/// wherever it is smaller, [`cube_chart_error`] at [`face_floor`]. Plus the double-double quotient's 2^-99;
+/// wherever it is smaller, [`cube_chart_error`] at `face_floor`. Plus the double-double quotient's 2^-99;
 /// rounded up by 0.1 %, the angles and their cosines by 10⁻¹² relative.
 pub fn cube_chart_error_near_axis(n: usize, eta: f64, center: &[f64], reach: f64) -> f64 {
     let generic = cube_chart_error(n, eta, face_floor(center, reach));
