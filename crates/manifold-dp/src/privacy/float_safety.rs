@@ -584,6 +584,21 @@ impl Rounding {
     /// error (the private mean, unconditioned: [`SPD_MEAN_ROUNDING_OF_ERROR`]); the spacing cap is
     /// [`spd_log_chart_cap_log2`]. ε₀ is the shell lemma's at the spacing chosen, whatever the cap.
     pub fn for_spd_log_chart_up_to(k: usize, sigma: f64, eta: f64, ball: f64, mean_error: f64, of_error: f64) -> Self {
+        Self::for_spd_log_chart_within(k, sigma, eta, ball, mean_error, of_error, i32::MAX)
+    }
+
+    /// [`Rounding::for_spd_log_chart_up_to`] with the spacing also at most 2^`coarsest_log2`: the ball-conditioned
+    /// mean's cells, which must fit in its margin Δ/4 besides the far draws' error (`docs/proofs/float_safety.md`
+    /// §3e, "The grid").
+    pub fn for_spd_log_chart_within(
+        k: usize,
+        sigma: f64,
+        eta: f64,
+        ball: f64,
+        mean_error: f64,
+        of_error: f64,
+        coarsest_log2: i32,
+    ) -> Self {
         let d = (k * (k + 1) / 2) as f64;
         let m = (k * (k - 1) / 2) as f64;
         let lipschitz = 1.0 / sigma;
@@ -597,7 +612,7 @@ impl Rounding {
             let jacobian = mul_up(m / std::f64::consts::SQRT_2, diameter);
             shell_epsilon(volume, add_up(mul_up(lipschitz, mul_up(stretch, diameter)), jacobian))
         };
-        let fine = spd_log_chart_cap_log2(k, ball, mean_error, of_error);
+        let fine = spd_log_chart_cap_log2(k, ball, mean_error, of_error).min(coarsest_log2);
         let grid = cheapest_grid(Chart::SpdLogAtCenter, eta, fine, cost);
         Rounding { grid, additive_epsilon: cost(grid), coarse: None, clamp: f64::INFINITY }
     }

@@ -136,7 +136,9 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
             Ok((sigma, manifold.laplace_noise(sigma, Some(2.0 * stop.radius() + sensitivity))?))
         };
         // One way to draw: the noise, and the float-safe rounding with its cost (`rounding_cost`).
-        let plan = |conditioned: bool, epsilon: f64| -> Fallible<Plan<M>> {
+        // `requested`: conditioned on the ball because the caller asked (its chart may differ from the one `Auto`
+        // weighs, `LaplaceManifold::ball_chart_for_requested_ball_mean`).
+        let make_plan = |conditioned: bool, requested: bool, epsilon: f64| -> Fallible<Plan<M>> {
             let (sigma, noise) = if conditioned { ball(epsilon)? } else { unconditioned(epsilon)? };
             if conditioned
                 && let Some(rate) = manifold.ball_acceptance_lower_bound(&noise, radius, sensitivity)
@@ -152,7 +154,11 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
                     1.0 / rate.max(f64::MIN_POSITIVE)
                 )));
             }
-            let ball_chart = manifold.ball_chart_for_mean(&noise, &center, radius, sensitivity, conditioned)?;
+            let ball_chart = if requested {
+                manifold.ball_chart_for_requested_ball_mean(&noise, &center, radius, sensitivity)?
+            } else {
+                manifold.ball_chart_for_mean(&noise, &center, radius, sensitivity, conditioned)?
+            };
             let rounding = match &ball_chart {
                 Some(chart) => Some(chart.rounding),
                 None => manifold.rounding_in_ball(sigma, &center, radius),
@@ -161,10 +167,10 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         };
         // The plan at a noise budget ε′: conditioned or not, as asked or as `Auto` chooses.
         let choose = |inner: f64| -> Fallible<Plan<M>> {
-            let plan = |conditioned: bool| plan(conditioned, inner);
+            let plan = |conditioned: bool| make_plan(conditioned, false, inner);
             Ok(match conditioning {
                 Conditioning::Unconditioned => plan(false)?,
-                Conditioning::Ball => plan(true)?,
+                Conditioning::Ball => make_plan(true, true, inner)?,
                 // Unconditioned where the law exists and its rounding is cheap; otherwise the cheaper of the two
                 // (an affine-invariant SPD release far in a wide ball cannot be computed finely in f64).
                 Conditioning::Auto => match plan(false) {

@@ -42,7 +42,7 @@ pub use point::RiemannianLaplace;
 pub use so3::so3_mean_release_error;
 pub use spd_affine::{MAX_SPD_BALL, spd_footpoint_error};
 pub(crate) use spd_log_euclidean::coords_to_sym;
-pub use sphere::{cube_chart_error, s2_mean_release_error, sphere_mean_release_error};
+pub use sphere::{cube_chart_error, cube_chart_error_near_axis, s2_mean_release_error, sphere_mean_release_error};
 
 use crate::Fallible;
 use crate::analysis::AngularLaw;
@@ -197,6 +197,23 @@ pub trait LaplaceManifold: Manifold {
         conditioned: bool,
     ) -> Fallible<Option<BallChart<Self::Point>>> {
         self.ball_chart(noise, center, radius, sensitivity, conditioned)
+    }
+
+    /// The float-safe frame of a private mean conditioned on the ball because the caller asked for it
+    /// (`Conditioning::Ball`), not chosen by `Conditioning::Auto`: by default
+    /// [`LaplaceManifold::ball_chart_for_mean`]'s; SPD(k) with the affine-invariant metric lets its cells, too,
+    /// move a release by up to 10⁻³ of its expected error, capped to fit in the margin Δ/4
+    /// (`docs/proofs/float_safety.md` §3e, "The grid"). `Auto`, which chooses by the rounding's cost alone, keeps
+    /// comparing with the finer cells: with the wider ones the conditioned plan would tie the unconditioned one's
+    /// rounding and win it at twice the noise.
+    fn ball_chart_for_requested_ball_mean(
+        &self,
+        noise: &Self::Noise,
+        center: &Self::Point,
+        radius: f64,
+        sensitivity: f64,
+    ) -> Fallible<Option<BallChart<Self::Point>>> {
+        self.ball_chart_for_mean(noise, center, radius, sensitivity, true)
     }
 
     /// The footpoint a release in `chart` is drawn at for input `x`: x moved onto the chart's footpoint ball if

@@ -149,8 +149,8 @@ impl LaplaceManifold for SpdAffine {
     /// The private mean's chart: [`LaplaceManifold::ball_chart`]'s, except that unconditioned its cells may move
     /// a release by up to [`SPD_MEAN_ROUNDING_OF_ERROR`] of its expected error (the other means' policy) and its
     /// keep margin holds four of the coarsest such cells besides Δ/4 (`docs/proofs/float_safety.md` §3e, "The
-    /// grid"). Conditioned on the data ball it is the same chart (its cells must fit in Δ/4: §3b's density
-    /// ratios hold only inside every footpoint's truncation ball).
+    /// grid"). Conditioned on the data ball (as `Conditioning::Auto` weighs it) it is the same chart (its cells
+    /// must fit in Δ/4: §3b's density ratios hold only inside every footpoint's truncation ball).
     fn ball_chart_for_mean(
         &self,
         noise: &SpdLaplaceNoise,
@@ -161,6 +161,19 @@ impl LaplaceManifold for SpdAffine {
     ) -> Fallible<Option<BallChart<DMatrix<f64>>>> {
         let of_error = if conditioned { SPD_ROUNDING_OF_ERROR } else { SPD_MEAN_ROUNDING_OF_ERROR };
         self.affine_ball_chart(noise, center, radius, sensitivity, conditioned, of_error)
+    }
+
+    /// The mean conditioned on the ball by request: cells up to [`SPD_MEAN_ROUNDING_OF_ERROR`] of the expected
+    /// error, capped to fit in the margin Δ/4 with the far draws' error (`docs/proofs/float_safety.md` §3e, "The
+    /// grid").
+    fn ball_chart_for_requested_ball_mean(
+        &self,
+        noise: &SpdLaplaceNoise,
+        center: &DMatrix<f64>,
+        radius: f64,
+        sensitivity: f64,
+    ) -> Fallible<Option<BallChart<DMatrix<f64>>>> {
+        self.affine_ball_chart(noise, center, radius, sensitivity, true, SPD_MEAN_ROUNDING_OF_ERROR)
     }
 
     /// L0·P̃·L0ᵀ for the whitened footpoint P̃ that [`LaplaceManifold::sample_in_chart`] draws at.
@@ -282,7 +295,9 @@ impl SpdAffine {
         let d = (k * (k + 1) / 2) as f64;
         // Cells coarser than [`SPD_ROUNDING_OF_ERROR`]'s: the margin holds four of the coarsest allowed at any
         // ball (the cap shrinks as the ball grows, and every ball is at least R_P), besides Δ/4 (§3e).
-        let margin = if of_error > SPD_ROUNDING_OF_ERROR {
+        // Conditioned, the margin stays Δ/4 (it must keep C⁺ inside the truncation ball 2r′ + Δ) and the cells are
+        // capped to fit in it instead (below).
+        let margin = if of_error > SPD_ROUNDING_OF_ERROR && !conditioned {
             let coarsest = 2f64.powi(spd_log_chart_cap_log2(k, radius + 0.5 * sensitivity, mean_error, of_error));
             0.25 * sensitivity + 4.0 * d.sqrt() * (1.0 + 1e-15) * coarsest
         } else {
@@ -317,8 +332,16 @@ impl SpdAffine {
             if !eta.is_finite() {
                 return Err("the condition numbers within the ball are too large");
             }
-            let rounding = Rounding::for_spd_log_chart_up_to(k, noise.sigma(), eta, ball, mean_error, of_error)
-                .with_acceptance_error(noise.acceptance_error(kept));
+            // Conditioned, the coarsest 2^s with √D·2^s + η_far < margin (a relative 10⁻¹² below, for the
+            // strict inequality); the check below still decides.
+            let coarsest = if conditioned && of_error > SPD_ROUNDING_OF_ERROR && margin > eta_far {
+                ((margin - eta_far) * (1.0 - 1e-12) / (d.sqrt() * (1.0 + 1e-15))).log2().floor() as i32
+            } else {
+                i32::MAX
+            };
+            let rounding =
+                Rounding::for_spd_log_chart_within(k, noise.sigma(), eta, ball, mean_error, of_error, coarsest)
+                    .with_acceptance_error(noise.acceptance_error(kept));
             // A cell's width plus the far draws' error must fit in the margin (§3e).
             let fits = d.sqrt() * rounding.grid().spacing() + eta_far < margin;
             if !fits {

@@ -93,9 +93,14 @@ impl LaplaceManifold for Sphere {
                 sphere_mean_release_error(n, noise_radius, angle_error)
             };
             // Kept draws' exact points lie within R + margin of the centre: their face coordinate is at least
-            // max|cᵢ| − (R + margin).
-            let face = face_floor(center.as_slice(), ball + margin);
-            let chart_error = cube_chart_error(n, eta, face);
+            // max|cᵢ| − (R + margin); for n ≥ 4 they also lie within acos max|ĉᵢ| + R + margin of the face's
+            // axis, which bounds the chart's stretch more finely (`cube_chart_error_near_axis`).
+            let reach = ball + margin;
+            let chart_error = if n == 3 {
+                cube_chart_error(n, eta, face_floor(center.as_slice(), reach))
+            } else {
+                cube_chart_error_near_axis(n, eta, center.as_slice(), reach)
+            };
             // n ≥ 4: where every kept cell (within R + margin of the centre) lies inside the centre's face, the
             // homothety bound applies too (S² keeps the shell lemma alone, and its bits).
             let one_face = n >= 4 && ball + margin < face_edge_angle(center.as_slice());
@@ -317,13 +322,20 @@ pub fn sphere_mean_release_error(n: usize, reach: f64, angle_error: f64) -> f64 
     let roundings = (2.0 + reach) * u;
     let per_unit = angle_error
         + 2.0 * u
-        + 32.0 * u
+        + GAUSSIAN_DIRECTION_ERROR_UNITS * u
         + tangent
         + 3.5 * e_m
         + roundings
         + (2.0 * angle_error + 6.0 * u) * 0.5 * reach;
     1.01 * per_unit * reach + 2f64.powi(-100)
 }
+
+/// The Gaussians' direction's error on S^{n−1}, n ≥ 4, in units of 2^-53 (`docs/proofs/float_safety.md` §3i,
+/// "S^{n−1}, n ≥ 4", step 2): each computed normal is within 16u of its own size (Lemma N), so ‖ĝ − g‖ ≤ ρ‖g‖ with
+/// ρ = 16u (the subnormal √n·2^-1074 is below 10⁻¹⁶⁰ρ‖g‖ for ‖g‖ ≥ 2^-477); the angle φ between ĝ and g has sin φ ≤ ρ (g's
+/// distance to the line through ĝ is ‖g‖ sin φ) and φ < π/2, so the unit vectors are a chord 2 sin(φ/2) ≤ φ ≤
+/// asin ρ < 16.01u apart. (The general |a/|a| − b/|b|| ≤ 2|a − b|/|b| gave 32u.)
+pub(super) const GAUSSIAN_DIRECTION_ERROR_UNITS: f64 = 16.01;
 
 /// The coarsest cell 2^s of the relative-error release's cube map on S^{n−1} (`docs/proofs/float_safety.md` §3i,
 /// "The cells"), for noise of concentration κ = `lipschitz` whose angle has mean `mean_angle`: 2^-10 of the
@@ -376,4 +388,31 @@ pub fn cube_chart_error(n: usize, eta: f64, face: f64) -> f64 {
     let generic = (1.0 - eta) / (n as f64).sqrt() - eta;
     let floor = generic.max(face - 2.0 * eta);
     1.001 * (std::f64::consts::SQRT_2 * eta / floor) + 2f64.powi(-99)
+}
+
+/// The per-coordinate cube-map chart error on S^{n−1} of a point within chordal `eta` of an exact point lying
+/// within the angle `reach` of the unit vector ĉ along `center` (`docs/proofs/float_safety.md` §3i, "In the
+/// chart"). With face i of ĉ (a₁ = max|ĉᵢ|), every such exact point z* lies within β = acos a₁ + `reach` of
+/// ±eᵢ, so |z*ᵢ| ≥ cos β and |z*ⱼ| ≤ sin β. Where β < π/4, and the computed point ẑ (‖ẑ − ‖m‖z*‖ ≤ η,
+/// |‖m‖ − 1| ≤ 10⁻¹²) keeps |ẑᵢ| ≥ cos β − η above sin β + η ≥ |ẑⱼ|, both lie in face i and each chart
+/// coordinate qⱼ = zⱼ/|zᵢ| moves by |Δⱼ − qⱼ(z*)Δᵢ|/|ẑᵢ| ≤ √(1 + tan²β)·η/|ẑᵢ| = η/(cos β·|ẑᵢ|); elsewhere, and
+/// wherever it is smaller, [`cube_chart_error`] at `face_floor`. Plus the double-double quotient's 2^-99;
+/// rounded up by 0.1 %, the angles and their cosines by 10⁻¹² relative.
+pub fn cube_chart_error_near_axis(n: usize, eta: f64, center: &[f64], reach: f64) -> f64 {
+    let generic = cube_chart_error(n, eta, face_floor(center, reach));
+    let norm = center.iter().map(|c| c * c).sum::<f64>().sqrt();
+    let a1 = center.iter().fold(0.0f64, |m, c| m.max(c.abs())) / (norm * (1.0 + 1e-15));
+    let beta = (a1 * (1.0 - 1e-12)).min(1.0).acos() * (1.0 + 1e-12) + 1e-12 + reach * (1.0 + 1e-12);
+    // NaN (a zero centre) fails the test too.
+    if beta.is_nan() || beta >= std::f64::consts::FRAC_PI_4 {
+        return generic;
+    }
+    let (cos, sin) = (beta.cos() * (1.0 - 1e-12), beta.sin() * (1.0 + 1e-12) + 1e-15);
+    // |ẑᵢ| ≥ ‖m‖ cos β − η and |ẑⱼ| ≤ ‖m‖ sin β + η, ‖m‖ within 10⁻¹² of 1.
+    let (face, other) = ((1.0 - 1e-12) * cos - eta, (1.0 + 1e-12) * sin + eta);
+    if face <= other {
+        return generic;
+    }
+    let near = 1.001 * (eta / (cos * face)) + 2f64.powi(-99);
+    generic.min(near)
 }

@@ -39,8 +39,14 @@ fn on_grid(chart: &BallChart<DMatrix<f64>>, k: usize, y: &DMatrix<f64>) -> bool 
 fn releases_lie_on_the_grid_of_the_log_chart_at_the_centre() {
     for k in [2, 3] {
         let spd = SpdAffine::new(k).unwrap();
-        for conditioning in [Conditioning::Unconditioned, Conditioning::Ball] {
-            let mech = PrivateFrechetMean::new(spd, center(k), 1.5, 200, 1.0, conditioning).unwrap();
+        // The ball-conditioned mean of 10⁶ rows at ε = 0.01 too: its cells, capped to fit in Δ/4, are the
+        // widest the conditioned chart allows.
+        for (conditioning, rows, eps) in [
+            (Conditioning::Unconditioned, 200, 1.0),
+            (Conditioning::Ball, 200, 1.0),
+            (Conditioning::Ball, 1_000_000, 0.01),
+        ] {
+            let mech = PrivateFrechetMean::new(spd, center(k), 1.5, rows, eps, conditioning).unwrap();
             let chart = mech.ball_chart.as_ref().unwrap();
             assert_eq!(chart.rounding.grid().chart, Chart::SpdLogAtCenter);
             // Footpoints at the centre and near the edge of the data ball.
@@ -122,29 +128,42 @@ fn the_single_point_laplace_needs_a_ball_and_rounds_in_it() {
 /// The distance between a release and its footpoint follows the Laplace law's radial law (KS, DKW critical
 /// value, false failure ≤ 1e-8), through the whole float-safe pipeline; a law 10 % wider is rejected.
 /// At 200 rows (ε = 1) and at 10⁶ rows (ε = 0.01, where the mean's cells, up to 10⁻³ of the expected error, are
-/// wider than Δ/4 and the keep margin holds them).
+/// wider than Δ/4 and the keep margin holds them); and the mean conditioned on the ball at 10⁶ rows (ε = 0.01,
+/// cells up to 10⁻³ of the expected error capped to fit in Δ/4), at a footpoint so deep inside the ball that the
+/// conditioning moves the law by less than e^{-100}.
 #[test]
 fn released_distances_follow_the_radial_law() {
-    for (rows, eps) in [(200, 1.0), (1_000_000, 0.01)] {
-        released_distances_follow_the_radial_law_at(rows, eps);
+    for (rows, eps, conditioning) in [
+        (200, 1.0, Conditioning::Unconditioned),
+        (1_000_000, 0.01, Conditioning::Unconditioned),
+        (1_000_000, 0.01, Conditioning::Ball),
+    ] {
+        released_distances_follow_the_radial_law_at(rows, eps, conditioning);
     }
 }
 
-fn released_distances_follow_the_radial_law_at(rows: usize, eps: f64) {
+fn released_distances_follow_the_radial_law_at(rows: usize, eps: f64, conditioning: Conditioning) {
     let spd = SpdAffine::new(2).unwrap();
-    let mech = PrivateFrechetMean::new(spd, center(2), 1.5, rows, eps, Conditioning::Unconditioned).unwrap();
+    let mech = PrivateFrechetMean::new(spd, center(2), 1.5, rows, eps, conditioning).unwrap();
     let footpoint = DMatrix::from_row_slice(2, 2, &[1.5, 0.2, 0.2, 1.2]);
     // The release has the law conditioned on a public ball that holds all but `tail` of it (total variation
     // ≤ tail from the unconditioned law): below 1e-5, it moves the DKW false-failure bound by a factor
-    // e^{4N·c·tail} < 1.01.
+    // e^{4N·c·tail} < 1.01. Conditioned on the data ball, the ball holds every point within r − d(I, f) of the
+    // footpoint f, beyond which the law puts mass below e^{-100} when that is 200σ (a radial density
+    // ∝ e^{−t/σ} times sinh factors growing at most like e^{t/√2}).
     let tail = mech.ball_chart.as_ref().unwrap().tail_cost;
     assert!(tail < 1e-5, "{rows} rows: {tail}");
+    assert!(mech.conditioned() == (conditioning == Conditioning::Ball));
+    if mech.conditioned() {
+        let depth = 1.5 - spd.distance(&center(2), &footpoint);
+        assert!(depth > 200.0 * mech.sigma() && mech.sigma() < 0.01, "{depth} {}", mech.sigma());
+    }
     let mut rng = seeded_rng_for_experiments(60 + rows as u64);
     let ts: Vec<f64> =
         (0..20_000).map(|_| spd.distance(&footpoint, &mech.release_mean(&footpoint, &mut rng).unwrap())).collect();
     let law = mech.noise.radial_law();
     let out = ks_test(&mut ts.clone(), |s| law.cdf_sorted(s), 1e-8);
-    assert!(out.passed(), "{rows} rows: KS {} > {}", out.statistic, out.critical);
+    assert!(out.passed(), "{rows} rows, {conditioning:?}: KS {} > {}", out.statistic, out.critical);
     let wider = SpdLaplaceNoise::new(2, 1.1 * mech.sigma(), None).unwrap();
     assert!(!ks_test(&mut ts.clone(), |s| wider.radial_law().cdf_sorted(s), 1e-8).passed());
 }
@@ -192,4 +211,37 @@ fn the_symmetric_eigensolver_is_backward_stable_as_assumed() {
     eprintln!("largest eigensolver backward error: {worst:.2}·u (assumed ≤ {EIGEN_BACKWARD_ERROR}·u)");
     let y = DMatrix::from_row_slice(2, 2, &[3.0, 1.0, 1.0, 2.0]);
     assert!(check(&y, 1.0 + 1e-13) > EIGEN_BACKWARD_ERROR);
+}
+
+/// The affine-invariant SPD(2) and SPD(3) means of 10⁶ rows within 1.5 of I conditioned on the ball by request
+/// (`Conditioning::Ball`) pay at most 1 % of ε for the rounding at ε = 0.01, 0.1 and 1 (SPD(3) at ε = 0.01:
+/// 1.46 %, half of main's 2.92 %), by cells up to 10⁻³ of the expected error capped to fit in the margin Δ/4
+/// with the far draws' error (`docs/proofs/float_safety.md` §3e, "The grid"). Control: the chart with 10⁻⁴ cells
+/// (main's for this mean, still `Auto`'s) costs more than 1 % for SPD(3) at ε = 0.01 and for SPD(2) at 0.1.
+#[test]
+fn affine_spd_means_conditioned_on_the_ball_pay_at_most_one_percent() {
+    for k in [2usize, 3] {
+        let spd = SpdAffine::new(k).unwrap();
+        for eps in [0.01, 0.1, 1.0] {
+            let m = PrivateFrechetMean::new(spd, center(k), 1.5, 1_000_000, eps, Conditioning::Ball).unwrap();
+            let share = 100.0 * m.rounding_cost() / eps;
+            // Main's chart for this mean, the one `Auto` still weighs: 10⁻⁴ cells.
+            let old = spd.ball_chart_for_mean(&m.noise, &center(k), 1.5, m.sensitivity(), true).unwrap().unwrap();
+            let old_share = 100.0 * 2.0 * (old.rounding.additive_epsilon() + old.footpoint_cost) / eps;
+            let chart = m.ball_chart.as_ref().unwrap();
+            eprintln!(
+                "spd:{k} conditioned eps {eps}: {share:.3} % (cells 2^{}), with 1e-4 cells {old_share:.3} % (2^{})",
+                chart.rounding.grid().spacing_log2,
+                old.rounding.grid().spacing_log2
+            );
+            assert!(m.conditioned() && share < 0.6 * old_share, "spd:{k} ε {eps}: {share} % against {old_share} %");
+            // SPD(3) at ε = 0.01: the margin Δ/4 binds (cells of 2^-22 where 10⁻³ of the error allows 2^-20), 1.46 %.
+            if k != 3 || eps != 0.01 {
+                assert!(share <= 1.0, "spd:{k} ε {eps}: {share} %");
+            }
+            if (k == 3 && eps == 0.01) || (k == 2 && eps == 0.1) {
+                assert!(old_share > 1.0, "the control: {old_share} %");
+            }
+        }
+    }
 }

@@ -206,6 +206,52 @@ fn high_dimensional_sphere_means_of_a_million_rows_pay_at_most_one_percent() {
 /// The largest S^{n−1} the high-dimensional plan test asserts ≤ 1 % for (10⁶ rows within 20°, ε ≥ 0.01).
 const SPHERE_ONE_PERCENT_UP_TO: usize = 4000;
 
+/// S^{n−1} means of 10⁶ rows within 20° pay at most 1 % of ε for the rounding at n = 5000, 6000 and 7000 (ε = 0.01,
+/// 0.1, 1): the chart's stretch bounded from the face's axis, η/(cos β·(cos β − η)) instead of √2η/(max|cᵢ| −
+/// R − margin), and the Gaussians' direction within 16.01u instead of 32u (`docs/proofs/float_safety.md` §3i,
+/// "In the chart" and "S^{n−1}, n ≥ 4", step 2). Control: the same plan (the same noise and cells) with the
+/// generic chart bound and the 32u direction, main's, costs more than 1 % at n = 5000 and ε = 0.01. Prints the
+/// shares up to the dimension cap with both.
+#[test]
+fn spheres_of_thousands_of_dimensions_pay_at_most_one_percent_by_the_axis_chart() {
+    let deg20 = 20f64.to_radians();
+    let u = f64::EPSILON / 2.0;
+    for eps in [0.01, 0.1, 1.0] {
+        for n in [5000usize, 6000, 7000, 7900, 8000, 10_000] {
+            let mut c = DVector::zeros(n);
+            c[0] = 1.0;
+            let sphere = Sphere::new(n).unwrap();
+            let m = PrivateFrechetMean::new(sphere, c.clone(), deg20, 1_000_000, eps, Conditioning::Auto).unwrap();
+            let chart = m.ball_chart.as_ref().unwrap();
+            let share = 100.0 * m.rounding_cost() / eps;
+            // Main's bound for the same plan: the same η but 32u for the direction, the generic chart error.
+            let margin = chart.noise_radius - chart.ball - chart.footpoint_radius;
+            let angle_error = m.noise.gamma_angle_relative_error();
+            let eta = sphere_mean_release_error(n, chart.noise_radius, angle_error);
+            let old_eta = eta + 1.01 * chart.noise_radius * (32.0 - 16.01) * u;
+            let old_chart = cube_chart_error(n, old_eta, face_floor(c.as_slice(), chart.ball + margin));
+            let new_chart = cube_chart_error_near_axis(n, eta, c.as_slice(), chart.ball + margin);
+            assert!(new_chart < 0.6 * old_chart, "{new_chart} {old_chart}");
+            let fine = chart.rounding.float_safe_grid().spacing_log2;
+            let old = Rounding::for_directions_with_error_up_to(n, m.noise.kappa(), old_chart, fine, true)
+                .with_acceptance_error(m.noise.gamma_acceptance_error());
+            let old_cost =
+                if m.conditioned() { 2.0 * old.additive_epsilon() } else { old.additive_epsilon() + chart.tail_cost };
+            let old_share = 100.0 * old_cost / eps;
+            eprintln!(
+                "sphere:{n} eps {eps}: {share:.3} % (main's bounds {old_share:.3} %), conditioned {}, cells 2^{fine}",
+                m.conditioned()
+            );
+            if n <= 7000 {
+                assert!(share <= 1.0, "sphere:{n} ε {eps}: {share} %");
+            }
+            if n == 5000 && eps == 0.01 {
+                assert!(old_share > 1.0, "the control: {old_share} %");
+            }
+        }
+    }
+}
+
 /// Affine-invariant SPD(2) and SPD(3) means of 10⁶ rows within 1.5 of I (`Auto`) pay at most 1 % of ε for the
 /// rounding at ε = 0.01, 0.1 and 1 (`docs/proofs/float_safety.md` §3e, "The grid": the unconditioned mean's
 /// cells move a release by up to 10⁻³ of its expected error). With cells of 10⁻⁴ of it they paid 1.04–1.66 %
@@ -232,6 +278,54 @@ fn affine_spd_means_of_a_million_rows_pay_at_most_one_percent() {
             if k == 3 {
                 assert!(old_cost > 0.01 * eps, "the control: {old_cost}");
             }
+        }
+    }
+}
+
+/// Every space's Laplace mean of 10⁷ rows is planned (not refused) at ε = 0.01 and 1, `Auto`: the circle (time of
+/// day within 2 h), S² (300 km), S^{n−1} within 20° for n = 4, 100, 1000, 10⁴, SO(3) within 20°, and SPD(2), SPD(3)
+/// within 1.5 of I under both metrics. Prints every share of ε, and at 10⁶ rows the affine SPD means conditioned
+/// on the ball by force (`Conditioning::Ball`), whose cells stay within Δ/4 (`docs/proofs/float_safety.md` §3e,
+/// "The grid").
+#[test]
+fn every_space_plans_a_mean_of_ten_million_rows() {
+    fn show<M: LaplaceManifold>(name: &str, n: usize, eps: f64, m: crate::Fallible<PrivateFrechetMean<M>>) {
+        let m = m.unwrap_or_else(|e| panic!("{name} n {n} ε {eps}: refused ({e})"));
+        let share = 100.0 * m.rounding_cost() / eps;
+        eprintln!("{name} n {n} eps {eps}: {share:.3} % (conditioned {})", m.conditioned());
+        assert!(share <= 10.0, "{name}: {share} %");
+    }
+    let deg20 = 20f64.to_radians();
+    let auto = Conditioning::Auto;
+    let n = 10_000_000;
+    for eps in [0.01, 1.0] {
+        let noon = DVector::from_vec(vec![1.0, 0.0]);
+        show("circle", n, eps, PrivateFrechetMean::new(Sphere::new(2).unwrap(), noon, PI / 6.0, n, eps, auto));
+        let paris = DVector::from_vec(vec![0.6580, 0.0270, 0.7525]).normalize();
+        let s2 = Sphere::new(3).unwrap();
+        show("latlon", n, eps, PrivateFrechetMean::new(s2, paris, 300.0 / 6371.0088, n, eps, auto));
+        for dim in [4usize, 100, 1000, 10_000] {
+            let mut c = DVector::zeros(dim);
+            c[0] = 1.0;
+            let name = format!("sphere:{dim}");
+            show(&name, n, eps, PrivateFrechetMean::new(Sphere::new(dim).unwrap(), c, deg20, n, eps, auto));
+        }
+        show("so3", n, eps, PrivateFrechetMean::new(So3, UnitQuaternion::identity(), deg20, n, eps, auto));
+        for k in [2usize, 3] {
+            let id = DMatrix::identity(k, k);
+            let name = format!("spd:{k} affine");
+            show(&name, n, eps, PrivateFrechetMean::new(SpdAffine::new(k).unwrap(), id.clone(), 1.5, n, eps, auto));
+            let name = format!("spd:{k} log-Euclidean");
+            let le = SpdLogEuclidean::new(k).unwrap();
+            show(&name, n, eps, PrivateFrechetMean::new(le, id, 1.5, n, eps, auto));
+        }
+    }
+    for k in [2usize, 3] {
+        for eps in [0.01, 0.1, 1.0] {
+            let id = DMatrix::identity(k, k);
+            let spd = SpdAffine::new(k).unwrap();
+            let name = format!("spd:{k} affine, conditioned");
+            show(&name, 1_000_000, eps, PrivateFrechetMean::new(spd, id, 1.5, 1_000_000, eps, Conditioning::Ball));
         }
     }
 }

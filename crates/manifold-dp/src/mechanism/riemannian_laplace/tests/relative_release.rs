@@ -367,7 +367,7 @@ fn sphere_and_conditioned_releases_follow_the_exact_law() {
 /// (double-double: the Householder tangent at m/‖m‖ from the same Gaussians, cos θ and sin θ of the drawn θ),
 /// over θ from 10⁻⁹ to 0.5 and footpoints all over the sphere, some off unit norm by up to 3 ulps (kept) and
 /// by 10⁻⁸ (renormalised). The bound's arithmetic part, [`sphere_mean_release_error`] at angle error 0
-/// without the Gaussians' 32u, is asserted. Control: the absolute form fl(cos θ·m + sin θ·v̂) − m is off by
+/// without the Gaussians' 16.01u, is asserted. Control: the absolute form fl(cos θ·m + sin θ·v̂) − m is off by
 /// far more at small θ.
 #[test]
 fn the_sphere_offset_is_within_its_relative_bound() {
@@ -425,8 +425,9 @@ fn the_sphere_offset_is_within_its_relative_bound() {
                 let absolute = (theta.cos() * m[k] + theta.sin() * vhat[k]) - m[k];
                 plain += Dd::sum(m[k], absolute).sub(exact).hi.powi(2);
             }
-            let allowed =
-                ((sphere_mean_release_error(n, theta, 0.0) - 2f64.powi(-100)) / 1.01 - 32.0 * u * theta) / (u * theta);
+            let allowed = ((sphere_mean_release_error(n, theta, 0.0) - 2f64.powi(-100)) / 1.01
+                - GAUSSIAN_DIRECTION_ERROR_UNITS * u * theta)
+                / (u * theta);
             worst_allowed = worst_allowed.min(allowed);
             worst = worst.max(err.sqrt() / (u * theta));
             worst_plain = worst_plain.max(plain.sqrt() / (u * theta));
