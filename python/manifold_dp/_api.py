@@ -6,7 +6,7 @@ import json
 import os
 import warnings
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple, TypedDict, TypeVar, Union, cast
+from typing import Any, Dict, Generic, List, Optional, Sequence, Tuple, TypedDict, TypeVar, Union, cast, overload
 
 import numpy as np
 import pyarrow as pa
@@ -52,6 +52,10 @@ class Guarantee(TypedDict, total=False):
 #: What ``privatize`` takes and gives back: the same type in and out (a numpy array, a scipy ``Rotation``, a
 #: pandas ``DataFrame``, a pyarrow ``Table`` or ``RecordBatch``).
 _X = TypeVar("_X")
+
+#: The type of a mean's point, which follows the input: a scipy ``Rotation`` for a ``Rotation``, a numpy array (or
+#: one number on the circle, a time of day or one real column) for an array or table.
+_M = TypeVar("_M")
 
 #: The most releases one call to :func:`sample` draws (they are all held in memory).
 MAX_SAMPLES = 100_000_000
@@ -596,7 +600,7 @@ class AuditReport:
 
 
 @dataclass(frozen=True)
-class MeanResult:
+class MeanResult(Generic[_M]):
     """A private Fréchet mean: ``mean`` (in the input's layout: a scipy ``Rotation`` for a ``Rotation`` input, a
     quaternion in the input's format, ``[lat, lon]``
     in degrees, an angle, hours, a unit vector or a K×K matrix), its pure-DP ``guarantee``, the ``sensitivity``
@@ -626,7 +630,7 @@ class MeanResult:
     and so3 with ``"delta": 2e-280``, the certificate's negligible δ), ``sigma``
     is the Riemannian Gaussian's σ, ``rounding_cost`` is inside the certified μ and ``noise_epsilon`` is ``None``."""
 
-    mean: Any
+    mean: _M
     guarantee: Guarantee
     sensitivity: float
     sigma: float
@@ -796,7 +800,7 @@ def _mean_provenance(command: str, space: str, center: Any, radius: Any, bounds:
                                      source)
 
 
-def _mean_result(out: Dict[str, Any], m: Any, space: str) -> MeanResult:
+def _mean_result(out: Dict[str, Any], m: Any, space: str) -> "MeanResult[Any]":
     # Distances in the unit the command line reports in (km on latlon, h on timeofday, deg elsewhere); the
     # extrinsic estimator's sensitivity, sigma and expected error are in the embedding, not angles.
     unit, per_unit = _native.natural_unit(space)
@@ -808,6 +812,58 @@ def _mean_result(out: Dict[str, Any], m: Any, space: str) -> MeanResult:
                       out["grid"], out["rounding_cost"], out["noise_epsilon"], estimator,
                       None if bound is None else bound / per_unit, out.get("stable"), out.get("confidence"),
                       out.get("degeneracy_probability"), out.get("mechanism", "laplace"), out.get("mu"), unit)
+
+
+@overload
+def mean(
+    x: np.ndarray,
+    *,
+    space: str,
+    center: Any = None,
+    radius: Union[float, str, None] = None,
+    epsilon: Optional[float] = None,
+    mechanism: str = "laplace",
+    mu: Optional[float] = None,
+    delta: Optional[float] = None,
+    outside: str = "error",
+    format: Optional[str] = None,
+    columns: Optional[Sequence[str]] = None,
+    conditioning: str = "auto",
+    metric: str = "affine",
+    bounds: Any = None,
+    estimator: str = "frechet",
+    seed: Optional[int] = None,
+    ledger: Optional[Ledger] = None,
+    dataset: Optional[str] = None,
+    request_id: Optional[str] = None,
+    allow_unbudgeted: bool = False,
+) -> "MeanResult[Union[np.ndarray, float, None]]": ...
+
+
+@overload
+def mean(
+    x: Any,
+    *,
+    space: str,
+    center: Any = None,
+    radius: Union[float, str, None] = None,
+    epsilon: Optional[float] = None,
+    mechanism: str = "laplace",
+    mu: Optional[float] = None,
+    delta: Optional[float] = None,
+    outside: str = "error",
+    format: Optional[str] = None,
+    columns: Optional[Sequence[str]] = None,
+    conditioning: str = "auto",
+    metric: str = "affine",
+    bounds: Any = None,
+    estimator: str = "frechet",
+    seed: Optional[int] = None,
+    ledger: Optional[Ledger] = None,
+    dataset: Optional[str] = None,
+    request_id: Optional[str] = None,
+    allow_unbudgeted: bool = False,
+) -> "MeanResult[Any]": ...
 
 
 def mean(
@@ -832,7 +888,7 @@ def mean(
     dataset: Optional[str] = None,
     request_id: Optional[str] = None,
     allow_unbudgeted: bool = False,
-) -> MeanResult:
+) -> "MeanResult[Any]":
     """The Fréchet mean of the rows of ``x`` with pure ε-DP (Riemannian Laplace mechanism), for so3
     (quaternions with ``format=``, or a scipy ``Rotation``), sphere:N ``(n, N)``, latlon ``(n, 2)`` degrees,
     circle ``(n,)`` radians (``format="deg"`` for degrees), timeofday ``(n,)`` hours and spd:K ``(n, K, K)``;

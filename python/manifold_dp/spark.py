@@ -235,7 +235,7 @@ def mean(
     dataset: Optional[str] = None,
     request_id: Optional[str] = None,
     allow_unbudgeted: bool = False,
-) -> MeanResult:
+) -> "MeanResult[Any]":
     """The private Fréchet mean of the rows of a Spark DataFrame, with the arguments, guarantee and result of
     :func:`manifold_dp.mean` (``outside="error"|"drop"|"clip"``; ``.dropped`` and ``.clipped`` count the rows
     outside the ball). ``mechanism="gaussian"`` with ``mu=`` (or ``epsilon=`` with ``delta=``) releases the
