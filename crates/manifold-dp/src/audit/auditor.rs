@@ -39,6 +39,7 @@ use crate::audit::events::{
     Event, EventLevels, Features, claim_llr_events, events_from_pilot, exponent_field, low_bits_pattern,
 };
 use crate::audit::gof::{KsOutcome, dkw_critical_value};
+use crate::error::Param;
 use crate::error::{Error, Fallible};
 use crate::mechanism::Mechanism;
 use crate::privacy::Guarantee;
@@ -335,56 +336,60 @@ impl AuditConfig {
     fn validate(&self) -> Fallible<()> {
         if !(self.alpha >= MIN_AUDIT_ALPHA && self.alpha < 1.0) {
             return Err(Error::InvalidParameter {
-                name: "alpha",
+                name: Param::Alpha,
                 value: self.alpha,
                 reason: "must lie in [1e-100, 1)",
             });
         }
         if self.samples > MAX_AUDIT_SAMPLES {
             return Err(Error::InvalidParameter {
-                name: "samples",
+                name: Param::Samples,
                 value: self.samples as f64,
                 reason: "must be at most 1e9 draws per input",
             });
         }
         if self.pilot_samples > MAX_PILOT_SAMPLES || self.gof_samples > MAX_AUDIT_SAMPLES {
             return Err(Error::InvalidParameter {
-                name: "pilot samples",
+                name: Param::PilotSamples,
                 value: self.pilot_samples.max(self.gof_samples) as f64,
                 reason: "pilot draws must be at most 1e7 and goodness-of-fit draws at most 1e9",
             });
         }
         if self.samples < 100 {
             return Err(Error::InvalidParameter {
-                name: "samples",
+                name: Param::Samples,
                 value: self.samples as f64,
                 reason: "must be at least 100 draws per input",
             });
         }
         if self.pilot_samples < 100 {
             return Err(Error::InvalidParameter {
-                name: "pilot samples",
+                name: Param::PilotSamples,
                 value: self.pilot_samples as f64,
                 reason: "must be at least 100 draws per input",
             });
         }
         if self.gof_samples > 0 && self.gof_samples < 100 {
             return Err(Error::InvalidParameter {
-                name: "goodness-of-fit samples",
+                name: Param::GoodnessOfFitSamples,
                 value: self.gof_samples as f64,
                 reason: "must be 0 (skip) or at least 100",
             });
         }
         if !(self.llr_resolution >= 0.0 && self.llr_resolution < 1.0) {
             return Err(Error::InvalidParameter {
-                name: "llr resolution",
+                name: Param::LlrResolution,
                 value: self.llr_resolution,
                 reason: "must lie in [0, 1)",
             });
         }
         for &q in self.levels.central.iter().chain(&self.levels.tail) {
             if !(q > 0.0 && q < 1.0) {
-                return Err(Error::InvalidParameter { name: "event level", value: q, reason: "must lie in (0, 1)" });
+                return Err(Error::InvalidParameter {
+                    name: Param::EventLevel,
+                    value: q,
+                    reason: "must lie in (0, 1)",
+                });
             }
         }
         Ok(())
@@ -670,7 +675,7 @@ where
         }
         if !(self.epsilon >= 0.0 && self.epsilon.is_finite()) {
             return Err(Error::InvalidParameter {
-                name: "epsilon",
+                name: Param::Epsilon,
                 value: self.epsilon,
                 reason: "the claimed epsilon must be finite and >= 0",
             });
@@ -678,7 +683,7 @@ where
         let delta = self.claimed_delta();
         if !(0.0..1.0).contains(&delta) {
             return Err(Error::InvalidParameter {
-                name: "delta",
+                name: Param::Delta,
                 value: delta,
                 reason: "the claimed delta must lie in [0, 1)",
             });
@@ -688,7 +693,7 @@ where
         for p in &pairs {
             if !(p.distance >= 0.0 && p.distance.is_finite()) {
                 return Err(Error::InvalidParameter {
-                    name: "pair distance",
+                    name: Param::PairDistance,
                     value: p.distance,
                     reason: "must be finite and >= 0",
                 });
@@ -765,7 +770,7 @@ where
         if alpha_per_bound <= 0.0 || alpha_per_bound.is_nan() {
             // Unreachable with α ≥ MIN_AUDIT_ALPHA; kept so that no configuration reaches the bounds with 0.
             return Err(Error::InvalidParameter {
-                name: "alpha",
+                name: Param::Alpha,
                 value: config.alpha,
                 reason: "too small to split over the tests",
             });

@@ -13,6 +13,7 @@ use crate::audit::auditor::{
 };
 use crate::audit::controls::{self, LaplaceWithoutSin2, Miscalibrated, PaperNaive, TruncatedTail};
 use crate::audit::pairs;
+use crate::error::Param;
 use crate::error::{Error, Fallible};
 use crate::manifold::{So3, SpdAffine, SpdLogEuclidean, Sphere};
 use crate::mechanism::Unprotected;
@@ -314,10 +315,10 @@ fn unknown(request: &AuditRequest) -> Error {
 /// curve is (ε, δ)-DP there.
 fn claimed_gdp(request: &AuditRequest) -> Fallible<(f64, f64, f64)> {
     let eps = need_epsilon(request)?;
-    crate::error::check_positive("epsilon", eps)?;
+    crate::error::check_positive(Param::Epsilon, eps)?;
     let delta = request.delta.unwrap_or(DEFAULT_AUDIT_DELTA);
     if !(delta > 0.0 && delta < 1.0) {
-        return Err(Error::InvalidParameter { name: "delta", value: delta, reason: "must lie in (0, 1)" });
+        return Err(Error::InvalidParameter { name: Param::Delta, value: delta, reason: "must lie in (0, 1)" });
     }
     Ok((eps, delta, crate::analysis::riemannian_gdp::gdp_mu_for_approx(eps, delta)?))
 }
@@ -570,7 +571,7 @@ impl GeneralizedGaussianOnReals {
     /// bisection finds it: the largest shift d = 1/s with [`generalized_gaussian_epsilon`](N, d, δ) ≤ ε,
     /// inverted with upward rounding (a larger scale only lowers ε).
     pub fn calibrate(order: u32, epsilon: f64, delta: f64) -> Fallible<Self> {
-        crate::error::check_positive("epsilon", epsilon)?;
+        crate::error::check_positive(Param::Epsilon, epsilon)?;
         let ok = |d: f64| generalized_gaussian_epsilon(order, d, delta).is_ok_and(|e| e <= epsilon);
         let (mut lo, mut hi) = (1.0, 1.0);
         while ok(hi) {
@@ -655,10 +656,10 @@ fn approx_claim_text(g: &Guarantee, what: String) -> String {
 
 fn build_real_approx(request: &AuditRequest, name: &str, label: String) -> Fallible<Box<dyn Auditable>> {
     let eps = need_epsilon(request)?;
-    crate::error::check_positive("epsilon", eps)?;
+    crate::error::check_positive(Param::Epsilon, eps)?;
     let delta = request.delta.unwrap_or(DEFAULT_AUDIT_DELTA);
     if !(delta > 0.0 && delta < 1.0) {
-        return Err(Error::InvalidParameter { name: "delta", value: delta, reason: "must lie in (0, 1)" });
+        return Err(Error::InvalidParameter { name: Param::Delta, value: delta, reason: "must lie in (0, 1)" });
     }
     let pairs = pairs::real_neighbour_pairs(1.0);
     Ok(match name {
@@ -781,7 +782,11 @@ fn build_so3(request: &AuditRequest, name: &str, label: String) -> Fallible<Box<
         let epsilon = match request.epsilon {
             Some(e) if e.is_finite() && e >= 0.0 => e,
             Some(e) => {
-                return Err(Error::InvalidParameter { name: "epsilon", value: e, reason: "must be finite and >= 0" });
+                return Err(Error::InvalidParameter {
+                    name: Param::Epsilon,
+                    value: e,
+                    reason: "must be finite and >= 0",
+                });
             }
             None => mech.epsilon(),
         };
@@ -1013,7 +1018,7 @@ fn build_sphere(request: &AuditRequest, dim: usize, name: &str, label: String) -
         return Ok(sphere_target(dim, m, label, scale, metric(&g), Some((angle, Box::new(uniform_angle_cdf(dim))))));
     }
     let eps = need_epsilon(request)?;
-    crate::error::check_positive("epsilon", eps)?;
+    crate::error::check_positive(Param::Epsilon, eps)?;
     Ok(match name {
         "vmf" => {
             let m = VmfSphere::new(dim, eps)?;
@@ -1164,7 +1169,7 @@ fn build_spd(request: &AuditRequest, k: usize, name: &str, label: String) -> Fal
         return build_log_euclidean_gaussian(request, k, name, label);
     }
     let eps = need_epsilon(request)?;
-    crate::error::check_positive("epsilon", eps)?;
+    crate::error::check_positive(Param::Epsilon, eps)?;
     let sigma = 1.0 / eps;
     let id = DMatrix::<f64>::identity(k, k);
     match name {

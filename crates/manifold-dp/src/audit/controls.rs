@@ -20,6 +20,7 @@
 const CONTROL_GRID_LOG2: i32 = -30;
 
 use crate::analysis::{AngularLaw, LaplaceAngle};
+use crate::error::Param;
 use crate::error::{Error, Fallible};
 use crate::mechanism::Unprotected;
 use crate::mechanism::{BinghamSo3, LaplaceSo3, Mechanism, VmfSphere};
@@ -198,7 +199,11 @@ impl TruncatedTail {
     /// The control claiming Laplace at `epsilon` and dropping the top `tail_mass` ∈ (0, 1) of its angle law.
     pub fn new(epsilon: f64, tail_mass: f64) -> Fallible<Self> {
         if !(tail_mass > 0.0 && tail_mass < 1.0) {
-            return Err(Error::InvalidParameter { name: "tail mass", value: tail_mass, reason: "must lie in (0, 1)" });
+            return Err(Error::InvalidParameter {
+                name: Param::TailMass,
+                value: tail_mass,
+                reason: "must lie in (0, 1)",
+            });
         }
         let claimed = LaplaceSo3::new(epsilon)?;
         let max_angle = claimed.angle_law().quantile(1.0 - tail_mass)?;

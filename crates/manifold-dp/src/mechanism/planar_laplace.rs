@@ -11,6 +11,7 @@
 //! release is exp_p of the rounded vector, a function of the cell alone. Rounding on the sphere instead could
 //! not be proven: there the release density is unbounded next to −p.
 
+use crate::error::Param;
 use crate::error::{Error, Fallible, check_epsilon_range};
 use crate::mechanism::Mechanism;
 use crate::mechanism::Unprotected;
@@ -47,7 +48,7 @@ impl TangentPlanarLaplace {
     /// [`crate::mechanism::MIN_EPSILON`], [`crate::mechanism::MAX_EPSILON`]). The noise radius is
     /// Gamma(n − 1, 1/ε) and its direction uniform in the tangent space.
     pub fn new(reference: DVector<f64>, epsilon: f64) -> Fallible<Self> {
-        let epsilon = check_epsilon_range("epsilon", epsilon)?;
+        let epsilon = check_epsilon_range(Param::Epsilon, epsilon)?;
         let dim = crate::analysis::sphere_angle::check_dim(reference.len())?;
         if ((reference.norm() - 1.0).abs()).is_nan() || (reference.norm() - 1.0).abs() > 1e-12 {
             return Err(Error::NotUnitVector { norm: reference.norm(), tolerance: 1e-12 });

@@ -4,6 +4,7 @@
 
 use crate::analysis::SphereAngle;
 use crate::error::Fallible;
+use crate::error::Param;
 use crate::mechanism::Mechanism;
 use crate::mechanism::Unprotected;
 use crate::mechanism::sphere::{check_point_dim, release_each};
@@ -32,7 +33,7 @@ impl PurkayasthaSphere {
 
     /// The mechanism on S^{dim−1} ⊂ R^dim (dim ≥ 2) for budget `epsilon` (finite, > 0) per radian: κ = ε.
     pub fn new(dim: usize, epsilon: f64) -> Fallible<Self> {
-        let epsilon = crate::error::check_epsilon_range("epsilon", epsilon)?;
+        let epsilon = crate::error::check_epsilon_range(Param::Epsilon, epsilon)?;
         let noise = PurkayasthaNoise::new(dim, epsilon)?;
         // e^{−κ d∠(z, μ)} is κ-log-Lipschitz per radian.
         let rounding = Rounding::for_directions(dim, epsilon, epsilon).with_acceptance_error(noise.acceptance_error());

@@ -2,6 +2,7 @@
 //! needs), and the in-place release loop they share.
 
 use crate::analysis::{AngularLaw, epsilon_for_radius};
+use crate::error::Param;
 use crate::error::{Error, Fallible};
 use crate::mechanism::Unprotected;
 use crate::mechanism::{Mechanism, PurkayasthaSphere, VmfSphere, WrappedLaplaceCircle};
@@ -75,7 +76,7 @@ impl SphereMechanism {
             SphereKind::WrappedLaplace => {
                 if dim != 2 {
                     return Err(Error::InvalidParameter {
-                        name: "dimension",
+                        name: Param::Dimension,
                         value: dim as f64,
                         reason: "wrapped Laplace is defined on the circle only (dimension 2)",
                     });

@@ -1,6 +1,7 @@
 //! The Riemannian Laplace mechanism on single points.
 
 use crate::Fallible;
+use crate::error::Param;
 use crate::error::{Error, check_positive};
 use crate::mechanism::Mechanism;
 use crate::mechanism::Unprotected;
@@ -49,12 +50,12 @@ impl<M: LaplaceManifold> RiemannianLaplace<M> {
         if !M::NEEDS_BALL {
             return Self::build(manifold, sigma, None);
         }
-        let radius = check_positive("radius", radius)?;
+        let radius = check_positive(Param::Radius, radius)?;
         Self::build(manifold, sigma, Some((center, radius)))
     }
 
     fn build(manifold: M, sigma: f64, ball: Option<(&M::Point, f64)>) -> Fallible<Self> {
-        let sigma = check_positive("sigma", sigma)?;
+        let sigma = check_positive(Param::Sigma, sigma)?;
         if !manifold.footpoint_independent_normaliser() {
             return Err(Error::NotApplicable(format!(
                 "{}: the Laplace normaliser depends on the footpoint, so 1/σ is not a metric-DP budget",

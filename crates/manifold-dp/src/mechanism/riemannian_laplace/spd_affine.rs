@@ -6,6 +6,7 @@ use super::spd_log_euclidean::{coords_to_sym, sym_to_coords};
 use crate::Fallible;
 use crate::analysis::spd_radial::SpdRadialLaw;
 use crate::error::Error;
+use crate::error::Param;
 use crate::manifold::SpdAffine;
 use crate::privacy::float_safety::{
     Rounding, SPD_MEAN_ROUNDING_OF_ERROR, SPD_ROUNDING_OF_ERROR, spd_log_chart_cap_log2, spd_log_chart_error,
@@ -105,7 +106,7 @@ impl LaplaceManifold for SpdAffine {
         let limit = 0.9 * SpdLaplaceNoise::normalisable_below(self.k());
         if t_max.is_none() && sigma >= limit {
             return Err(Error::InvalidParameter {
-                name: "sigma",
+                name: Param::Sigma,
                 value: sigma,
                 reason: "is within 10 % of (or above) the largest σ for which the unconditioned SPD Laplace law \
                          exists; condition the draw on the data ball instead",

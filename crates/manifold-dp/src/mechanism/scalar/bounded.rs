@@ -4,6 +4,7 @@
 //! cells of the float-safe rounded Laplace law ([`ScalarLaplace::release`]), so ε is exact: no ε₀.
 
 use super::laplace::ScalarLaplace;
+use crate::error::Param;
 use crate::error::{Error, Fallible, check_positive};
 use crate::mechanism::Mechanism;
 use crate::mechanism::Unprotected;
@@ -32,15 +33,15 @@ impl BoundedLaplace {
         check_bounds(lo, hi)?;
         if columns == 0 || columns > MAX_COLUMNS {
             return Err(Error::InvalidParameter {
-                name: "columns",
+                name: Param::Columns,
                 value: columns as f64,
                 reason: "a row holds from 1 to 4096 values",
             });
         }
-        let epsilon = check_positive("epsilon", epsilon)?;
+        let epsilon = check_positive(Param::Epsilon, epsilon)?;
         let width = hi - lo;
         if !width.is_finite() {
-            return Err(Error::InvalidParameter { name: "bounds", value: width, reason: "hi − lo overflows" });
+            return Err(Error::InvalidParameter { name: Param::Bounds, value: width, reason: "hi − lo overflows" });
         }
         let laplace = ScalarLaplace::for_epsilon(columns as f64 * width, epsilon)?;
         Ok(BoundedLaplace { lo, hi, columns, laplace, clamp_releases: false })
@@ -83,7 +84,7 @@ impl BoundedLaplace {
     /// The distance r within which a fraction `p` of one value's releases fall: P(|L| ≤ r) = 1 − e^{−r/b}.
     pub fn radius(&self, p: f64) -> Fallible<f64> {
         if !(p > 0.0 && p < 1.0) {
-            return Err(Error::InvalidParameter { name: "level", value: p, reason: "must be in (0, 1)" });
+            return Err(Error::InvalidParameter { name: Param::Level, value: p, reason: "must be in (0, 1)" });
         }
         Ok(-self.laplace.scale() * (-p).ln_1p())
     }
@@ -123,7 +124,7 @@ impl BoundedLaplace {
 pub fn check_bounds(lo: f64, hi: f64) -> Fallible<(f64, f64)> {
     if !(lo.is_finite() && hi.is_finite() && lo < hi) {
         return Err(Error::InvalidParameter {
-            name: "bounds",
+            name: Param::Bounds,
             value: hi - lo,
             reason: "need finite lo < hi (public bounds chosen without looking at the data)",
         });
