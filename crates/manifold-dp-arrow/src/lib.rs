@@ -53,7 +53,7 @@ pub mod zone;
 
 pub use columns::{Decoded, PointColumns, Problem};
 pub use direction::DirectionColumns;
-pub use error::Error;
+pub use error::{ArrowSource, Error};
 pub use extrinsic::{ExtrinsicMeanRelease, ExtrinsicPass, ExtrinsicPlan};
 pub use mean::{MeanFit, MeanNoise, MeanPass, MeanPlan, MeanRelease, MeanStep, SpdMetric};
 pub use mean_request::{Estimator, MeanBounds, MeanCenter, MeanRequest};
@@ -287,7 +287,7 @@ fn row_ids(batch: &RecordBatch, ids: RowIds<'_>) -> Result<Vec<u64>, Error> {
         RowIds::First(first) => Ok((0..n as u64).map(|i| first + i).collect()),
         RowIds::Given(ids) => {
             if ids.len() != n {
-                return Err(Error::Arrow(format!("{} row ids for a batch of {n} rows", ids.len())));
+                return Err(Error::arrow(format!("{} row ids for a batch of {n} rows", ids.len())));
             }
             Ok(ids.to_vec())
         }

@@ -49,7 +49,7 @@ impl<'a> NumberRows<'a> {
                 .and_then(|(a, b)| a.checked_add(b))
         };
         if rows > 0 && width > 0 && last.is_none_or(|l| l >= data.len()) {
-            return Err(Error::Arrow(format!(
+            return Err(Error::arrow(format!(
                 "{rows} rows of {width} numbers with strides ({row_stride}, {column_stride}) do not fit in {} numbers",
                 data.len()
             )));
@@ -61,7 +61,7 @@ impl<'a> NumberRows<'a> {
     pub fn row_major(data: &'a [f64], width: usize) -> Result<Self, Error> {
         let rows = data.len().checked_div(width).unwrap_or(0);
         if rows * width != data.len() {
-            return Err(Error::Arrow(format!("{} numbers are not rows of {width}", data.len())));
+            return Err(Error::arrow(format!("{} numbers are not rows of {width}", data.len())));
         }
         Self::new(data, rows, width, width, 1)
     }
@@ -70,7 +70,7 @@ impl<'a> NumberRows<'a> {
     pub fn column_major(data: &'a [f64], rows: usize) -> Result<Self, Error> {
         let width = data.len().checked_div(rows).unwrap_or(0);
         if rows * width != data.len() {
-            return Err(Error::Arrow(format!("{} numbers are not columns of {rows}", data.len())));
+            return Err(Error::arrow(format!("{} numbers are not columns of {rows}", data.len())));
         }
         Self::new(data, rows, width, 1, rows)
     }
@@ -133,10 +133,10 @@ pub fn privatize_numbers(
     first_row: u64,
 ) -> Result<Vec<(usize, Problem)>, Error> {
     if input.width != codec.names().len() {
-        return Err(Error::Arrow(format!("rows of {} numbers for {} value columns", input.width, codec.names().len())));
+        return Err(Error::arrow(format!("rows of {} numbers for {} value columns", input.width, codec.names().len())));
     }
     if output.len() != input.rows * output_width(codec) {
-        return Err(Error::Arrow(format!(
+        return Err(Error::arrow(format!(
             "an output of {} numbers for {} rows of {}",
             output.len(),
             input.rows,
