@@ -234,19 +234,19 @@ impl Streams {
         }
     }
 
-    /// Releases `points` in place, point `i` with stream `i` of these.
-    fn privatize<M>(&self, mech: &M, points: &mut [M::Point], key: &StreamKey)
+    /// Releases `points` in place, point `i` with stream `i` of these (on an error, publish none of them).
+    fn privatize<M>(&self, mech: &M, points: &mut [M::Point], key: &StreamKey) -> Result<(), Error>
     where
         M: Mechanism + Sync,
         M::Point: Send,
     {
         match self {
-            Streams::Ids(ids) => privatize_by_id(mech, points, &|i| ids[i], key),
+            Streams::Ids(ids) => Ok(privatize_by_id(mech, points, &|i| ids[i], key)?),
             Streams::Keys(keys) => {
                 use rayon::prelude::*;
-                points.par_chunks_mut(1024).zip(keys.par_chunks(1024)).for_each(|(piece, keys)| {
-                    mech.privatize_each(piece, |i| StreamKey::from_bytes(keys[i]).stream(0));
-                });
+                Ok(points.par_chunks_mut(1024).zip(keys.par_chunks(1024)).try_for_each(|(piece, keys)| {
+                    mech.privatize_each(piece, |i| StreamKey::from_bytes(keys[i]).stream(0))
+                })?)
             }
         }
     }
@@ -265,7 +265,7 @@ where
 {
     let Decoded { mut points, problems } = columns.decode(batch)?;
     if problems.is_empty() {
-        streams.privatize(mech, &mut points, key);
+        streams.privatize(mech, &mut points, key)?;
         return Ok(Released { batch: columns.encode(batch, &points)?, rejected: problems, kept: None });
     }
     let mut keep = vec![true; points.len()];
@@ -274,7 +274,7 @@ where
     }
     let streams = streams.filter(&keep);
     let mut kept_points: Vec<C::Point> = points.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(p, _)| p).collect();
-    streams.privatize(mech, &mut kept_points, key);
+    streams.privatize(mech, &mut kept_points, key)?;
     let kept = BooleanArray::from(keep);
     let out = columns.encode(&filter_record_batch(batch, &kept)?, &kept_points)?;
     Ok(Released { batch: out, rejected: problems, kept: Some(kept) })

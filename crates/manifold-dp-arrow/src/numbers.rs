@@ -144,8 +144,8 @@ pub fn privatize_numbers(
         )));
     }
     match (mechanism, codec) {
-        (PointMechanism::So3(m), Codec::Rotation(c)) => Ok(release(m, c, input, output, key, first_row)),
-        (PointMechanism::Sphere(m), Codec::Direction(c)) => Ok(release(m, c, input, output, key, first_row)),
+        (PointMechanism::So3(m), Codec::Rotation(c)) => release(m, c, input, output, key, first_row),
+        (PointMechanism::Sphere(m), Codec::Direction(c)) => release(m, c, input, output, key, first_row),
         (PointMechanism::Real(m), Codec::Real(c)) if m.columns() == c.names().len() => {
             Ok(release_real(m, c, input, output, key, first_row))
         }
@@ -160,7 +160,7 @@ fn release<C, M>(
     output: &mut [f64],
     key: &StreamKey,
     first_row: u64,
-) -> Vec<(usize, Problem)>
+) -> Result<Vec<(usize, Problem)>, Error>
 where
     C: PointColumns,
     M: Mechanism<Point = C::Point> + Sync,
@@ -168,14 +168,15 @@ where
     let keyed = KeyedRows::new(key);
     let width_out = columns.output_names().len();
     if width_out == 0 || input.rows == 0 {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     // Each task reads its rows, draws their noise and writes them: one pass over the memory, with only a
     // task's points held at a time.
-    output
+    // A draw the mechanism cannot represent fails the whole call: the buffer then mixes releases and inputs.
+    let pieces = output
         .par_chunks_mut(ROWS_PER_TASK * width_out)
         .enumerate()
-        .flat_map_iter(|(c, out)| {
+        .map(|(c, out)| -> Result<Vec<(usize, Problem)>, Error> {
             let start = c * ROWS_PER_TASK;
             let rows = out.len() / width_out;
             let mut values = vec![0.0; input.width];
@@ -197,13 +198,14 @@ where
                     }
                 }
             }
-            keyed.privatize(mech, &mut points, &ids);
+            keyed.privatize(mech, &mut points, &ids)?;
             for (p, &i) in points.iter().zip(&at) {
                 columns.encode_numbers(p, &mut out[i * width_out..(i + 1) * width_out]);
             }
-            problems
+            Ok(problems)
         })
-        .collect()
+        .collect::<Result<Vec<_>, Error>>()?;
+    Ok(pieces.into_iter().flatten().collect())
 }
 
 /// [`release`] for plain numbers, with no point per row: each row is read into its place in `output`, checked

@@ -699,13 +699,14 @@ where
                 });
             }
         }
-        let draw = |phase: u64, pair: usize, side: usize, chunk: u64, len: u64| -> Vec<Features> {
+        // A release the mechanism refuses (an unrepresentable draw) ends the audit with its error.
+        let draw = |phase: u64, pair: usize, side: usize, chunk: u64, len: u64| -> Fallible<Vec<Features>> {
             let p = &pairs[pair];
             let input = if side == 0 { &p.x } else { &p.x_prime };
             let mut rng = key.stream(stream_id(phase, pair, side, chunk));
             let grid = self.grid(config, p);
             let out = (0..len)
-                .map(|_| self.features(&self.mechanism.privatize(input, &mut rng), p, grid, raw_bits))
+                .map(|_| Ok(self.features(&self.mechanism.privatize(input, &mut rng)?, p, grid, raw_bits)))
                 .collect();
             progress(len);
             out
@@ -715,7 +716,8 @@ where
         let pilot_jobs: Vec<(usize, usize, u64, u64)> = (0..pairs.len())
             .flat_map(|i| (0..2).flat_map(move |s| chunks(config.pilot_samples).map(move |(c, n)| (i, s, c, n))))
             .collect();
-        let pilot: Vec<Vec<Features>> = pilot_jobs.par_iter().map(|&(i, s, c, n)| draw(1, i, s, c, n)).collect();
+        let pilot: Vec<Vec<Features>> =
+            pilot_jobs.par_iter().map(|&(i, s, c, n)| draw(1, i, s, c, n)).collect::<Fallible<_>>()?;
         let mut pilot_by = vec![[Vec::new(), Vec::new()]; pairs.len()];
         for (&(i, s, _, _), block) in pilot_jobs.iter().zip(pilot) {
             pilot_by[i][s].extend(block);
@@ -746,15 +748,15 @@ where
                 let mut hits = vec![0u64; events[i].len()];
                 let grid = self.grid(config, p);
                 for _ in 0..n {
-                    let f = self.features(&self.mechanism.privatize(input, &mut rng), p, grid, raw_bits);
+                    let f = self.features(&self.mechanism.privatize(input, &mut rng)?, p, grid, raw_bits);
                     for (h, e) in hits.iter_mut().zip(&events[i]) {
                         *h += u64::from(e.contains(&f));
                     }
                 }
                 progress(n);
-                hits
+                Ok(hits)
             })
-            .collect();
+            .collect::<Fallible<_>>()?;
         let mut hits: Vec<Vec<[u64; 2]>> = events.iter().map(|e| vec![[0u64; 2]; e.len()]).collect();
         for (&(i, s, _, _), block) in count_jobs.iter().zip(partial) {
             for (h, k) in hits[i].iter_mut().zip(block) {
@@ -820,21 +822,21 @@ where
                         let mut rng = key.stream(stream_id(3, 0, 0, c));
                         let out = (0..len)
                             .map(|_| {
-                                let z = self.mechanism.privatize(&reference.center, &mut rng);
-                                if !z.is_finite_point() {
+                                let z = self.mechanism.privatize(&reference.center, &mut rng)?;
+                                Ok(if !z.is_finite_point() {
                                     f64::NAN
                                 } else {
                                     // A distance that overflows (a release too ill-conditioned for the distance
                                     // to be computed) is beyond every finite value.
                                     let d = (reference.distance)(&z, &reference.center);
                                     if d.is_nan() { f64::INFINITY } else { d }
-                                }
+                                })
                             })
-                            .collect();
+                            .collect::<Fallible<Vec<f64>>>();
                         progress(len);
                         out
                     })
-                    .collect();
+                    .collect::<Fallible<_>>()?;
                 let values: Vec<f64> = blocks.concat();
                 Some(goodness_of_fit(reference, values, config.alpha - alpha_privacy))
             }

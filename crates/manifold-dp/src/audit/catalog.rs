@@ -471,8 +471,8 @@ impl Mechanism for ScalarLaplaceOnReals {
     }
 
     /// The library's release: the exact cell of x + L, drawn with integer coins (not a rounded f64 draw).
-    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
-        self.inner.rounded().sample_at(*x, rng)
+    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> Fallible<f64> {
+        Ok(self.inner.rounded().sample_at(*x, rng))
     }
 
     /// −|z − x|/b.
@@ -534,8 +534,8 @@ impl Mechanism for GaussianOnReals {
     }
 
     /// The library's release: the exact cell of x + σZ (Karney's exact sampler), not a rounded f64 draw.
-    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
-        self.inner.rounded().sample_at(*x, rng)
+    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> Fallible<f64> {
+        Ok(self.inner.rounded().sample_at(*x, rng))
     }
 
     /// −(z − x)²/(2σ²).
@@ -624,8 +624,8 @@ impl Mechanism for GeneralizedGaussianOnReals {
 
     /// The library's release: the exact cell of x + X (`docs/proofs/float_safety.md` §8c), not a rounded f64
     /// draw.
-    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
-        self.inner.rounded().sample_at(*x, rng)
+    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> Fallible<f64> {
+        Ok(self.inner.rounded().sample_at(*x, rng))
     }
 
     /// −(|z − x|/s)^N (up to the normalising constant).

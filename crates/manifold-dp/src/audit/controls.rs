@@ -322,15 +322,16 @@ mod tests {
         assert_eq!(b.actual().kappa(), 8.0);
         let t = TruncatedTail::new(1.0, 0.01).unwrap();
         for _ in 0..2000 {
-            assert!(geodesic(&x, &t.privatize(&x, &mut rng)) <= t.max_angle() + 1e-12);
+            assert!(geodesic(&x, &t.privatize(&x, &mut rng).unwrap()) <= t.max_angle() + 1e-12);
         }
         // Without sin²: far more mass near the input than the claimed law.
         let c = LaplaceWithoutSin2::new(1.0).unwrap();
         let law = claimed_laplace_angle(1.0).unwrap();
-        let near = (0..4000).filter(|_| geodesic(&x, &c.privatize(&x, &mut rng)) < 0.3).count() as f64 / 4000.0;
+        let near =
+            (0..4000).filter(|_| geodesic(&x, &c.privatize(&x, &mut rng).unwrap()) < 0.3).count() as f64 / 4000.0;
         assert!(near > 10.0 * law.cdf(0.3), "{near} vs {}", law.cdf(0.3));
         let p = PaperNaive::new(1.0).unwrap();
-        assert!(geodesic(&x, &p.privatize(&x, &mut rng)).is_finite());
+        assert!(geodesic(&x, &p.privatize(&x, &mut rng).unwrap()).is_finite());
         assert!(vmf_2eps(3, 1.0).is_ok() && TruncatedTail::new(1.0, 1.0).is_err());
     }
 }

@@ -196,10 +196,10 @@ impl Mechanism for TangentPlanarLaplace {
 
     /// exp_p of the rounded, clamped ĉ(x) + V (`docs/proofs/float_safety.md` §3c). Panics if `x` does not
     /// have the reference point's dimension (a programming error).
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> crate::Fallible<DVector<f64>> {
         let mut u = self.noisy_coordinates(x, rng);
         self.round_coordinates(&mut u);
-        self.point_of(&u)
+        Ok(self.point_of(&u))
     }
 
     /// The representative of the tangent cell of z's coordinates ĉ(z) (clamped): a release maps to itself
@@ -277,7 +277,7 @@ mod tests {
             let mut wrapped = 0;
             for i in 0..20_000 {
                 let x = random_unit(n, 1000 + i);
-                let z = m.privatize(&x, &mut rng);
+                let z = m.privatize(&x, &mut rng).unwrap();
                 let j = grid_preimage(&m, &z, grid);
                 assert!(
                     j.is_some(),
@@ -361,7 +361,7 @@ mod tests {
         assert_eq!(gc.grid().unwrap().spacing_log2, -10);
         let mut rng = seeded_rng_for_experiments(31);
         for i in 0..2000 {
-            let z = coarse.privatize(&random_unit(3, 5000 + i), &mut rng);
+            let z = coarse.privatize(&random_unit(3, 5000 + i), &mut rng).unwrap();
             assert!(grid_preimage(&coarse, &z, gc.grid().unwrap()).is_some());
         }
         assert!(fine.with_output_step(1e-15).is_err());

@@ -213,7 +213,11 @@ impl Mechanism for SphereMechanism {
     }
 
     /// Dispatches once for the whole slice.
-    fn privatize_each<R: CryptoRng>(&self, xs: &mut [DVector<f64>], rng: impl FnMut(usize) -> R) {
+    fn privatize_each<R: CryptoRng>(
+        &self,
+        xs: &mut [DVector<f64>],
+        rng: impl FnMut(usize) -> R,
+    ) -> crate::Fallible<()> {
         match self {
             SphereMechanism::Vmf(m) => m.privatize_each(xs, rng),
             SphereMechanism::Purkayastha(m) => m.privatize_each(xs, rng),

@@ -228,7 +228,7 @@ where
     }
     let mut acc = MeanDirectionAccumulator::new(dim)?;
     for x in points {
-        acc.push(&mech.privatize(x, rng))?;
+        acc.push(&mech.privatize(x, rng)?)?;
     }
     Ok((acc.mean()?, mech.guarantee()))
 }
@@ -276,7 +276,7 @@ pub fn central_mean_direction<R: CryptoRng + ?Sized>(
             e1
         }
     };
-    Ok((mech.privatize(&centre, rng), Guarantee::pure(epsilon)))
+    Ok((mech.privatize(&centre, rng)?, Guarantee::pure(epsilon)))
 }
 
 /// A histogram of a periodic quantity over `bins` equal arcs of one period: angles in radians on [0, 2π),
@@ -585,7 +585,7 @@ mod tests {
         let mut rng = seeded_rng_for_experiments(5);
         let vmf = VmfSphere::new(3, 2.0).unwrap();
         let centre = from_lat_lon_deg(40.0, -70.0).unwrap();
-        let pts: Vec<DVector<f64>> = (0..2000).map(|_| vmf.privatize(&centre, &mut rng)).collect();
+        let pts: Vec<DVector<f64>> = (0..2000).map(|_| vmf.privatize(&centre, &mut rng).unwrap()).collect();
         let mut acc = MeanDirectionAccumulator::new(3).unwrap();
         for (i, x) in pts.iter().enumerate() {
             acc.push(x).unwrap();
@@ -644,7 +644,7 @@ mod tests {
         let mut total = 0.0;
         for r in 0..reps {
             let mut rng = seeded_rng_for_experiments(100 + r);
-            let pts: Vec<DVector<f64>> = (0..n).map(|_| data_law.privatize(&one_pm, &mut rng)).collect();
+            let pts: Vec<DVector<f64>> = (0..n).map(|_| data_law.privatize(&one_pm, &mut rng).unwrap()).collect();
             total += f(&pts, &mut rng);
         }
         total / reps as f64

@@ -193,6 +193,14 @@ pub trait LaplaceManifold: Manifold {
         self.ball_chart(noise, center, radius, sensitivity, conditioned)
     }
 
+    /// Checks an input of a single-point release in a public ball's chart before it is whitened: on SPD(k), a
+    /// k×k matrix of finite entries that is positive definite (the ball's projection takes any such matrix,
+    /// however ill-conditioned, but has no direction to move a malformed one along). By default every value of
+    /// the point type is an input.
+    fn check_chart_input(&self, _x: &Self::Point) -> Fallible<()> {
+        Ok(())
+    }
+
     /// The footpoint a release in `chart` is drawn at for input `x`: x moved onto the chart's footpoint ball if
     /// it lies outside (by default x itself).
     fn footpoint_in_chart(&self, _chart: &BallChart<Self::Point>, x: &Self::Point) -> Self::Point {

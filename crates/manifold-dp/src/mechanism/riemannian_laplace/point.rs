@@ -93,21 +93,21 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
 
     /// The exact draw rounded onto the grid: in the public ball's chart where there is one
     /// ([`LaplaceManifold::sample_in_chart`]), else [`LaplaceManifold::sample_rounded`].
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &M::Point, rng: &mut R) -> M::Point {
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &M::Point, rng: &mut R) -> Fallible<M::Point> {
         if let Some(chart) = &self.ball_chart {
+            self.manifold.check_chart_input(x)?;
             loop {
-                match self.manifold.sample_in_chart(&self.noise, x, chart, rng) {
-                    Ok(Some(y)) => return y,
-                    Ok(None) => continue,
-                    // An input moved into the public ball has bounded condition numbers (§3e).
-                    Err(e) => panic!("a valid input stays representable in the public ball: {e}"),
+                // A draw outside the ball is drawn again (the release is conditioned on it); one that double
+                // precision cannot represent is reported: redrawing it would change the law.
+                if let Some(y) = self.manifold.sample_in_chart(&self.noise, x, chart, rng)? {
+                    return Ok(y);
                 }
             }
         }
-        match &self.rounding {
+        Ok(match &self.rounding {
             Some(r) => self.manifold.sample_rounded(&self.noise, x, r, rng),
             None => self.privatize_unprotected(x, rng, Unprotected::INTERNAL),
-        }
+        })
     }
 
     /// ε = 1/σ per unit plus the rounding's ε₀ (and, in a public ball, what keeping the release in it costs),

@@ -80,6 +80,22 @@ pub(super) fn whitened_footpoint(chart: &BallChart<DMatrix<f64>>, x: &DMatrix<f6
 }
 
 impl LaplaceManifold for SpdAffine {
+    fn check_chart_input(&self, x: &DMatrix<f64>) -> Fallible<()> {
+        let k = self.k();
+        if x.shape() != (k, k) {
+            return Err(Error::WrongLength { expected: k * k, got: x.len() });
+        }
+        // Row-major component indices, as the matrix is read.
+        if let Some((component, &value)) = x.transpose().iter().enumerate().find(|(_, v)| !v.is_finite()) {
+            return Err(Error::NonFinite { component, value });
+        }
+        if x.clone().cholesky().is_none() {
+            let min_eigenvalue = nalgebra::SymmetricEigen::new(x.clone()).eigenvalues.min();
+            return Err(Error::NotPositiveDefinite { min_eigenvalue });
+        }
+        Ok(())
+    }
+
     fn negligible_event_probability(&self, noise: &SpdLaplaceNoise) -> f64 {
         noise.negligible_event_probability()
     }

@@ -146,21 +146,30 @@ impl Mechanism for BoundedLaplace {
     }
 
     /// The exact rounded law (float-safe by construction, not by snapping a raw draw).
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &Vec<f64>, rng: &mut R) -> Vec<f64> {
-        let mut z = self.laplace.release(&self.clamped(x), rng).expect("clamped values are finite");
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &Vec<f64>, rng: &mut R) -> crate::Fallible<Vec<f64>> {
+        let mut z = self.laplace.release(&self.clamped(x), rng)?;
         if self.clamp_releases {
             z.iter_mut().for_each(|v| *v = v.clamp(self.lo, self.hi));
         }
-        z
+        Ok(z)
     }
 
     /// Rounds to the nearest grid point (the raw pipeline's representative; releases never need it).
     /// [`Mechanism::privatize`] row by row, in place: the same draws in the same order (so the same bits),
     /// without its two vectors per row.
-    fn privatize_each<R: CryptoRng>(&self, xs: &mut [Vec<f64>], mut rng: impl FnMut(usize) -> R) {
+    fn privatize_each<R: CryptoRng>(
+        &self,
+        xs: &mut [Vec<f64>],
+        mut rng: impl FnMut(usize) -> R,
+    ) -> crate::Fallible<()> {
         for (i, x) in xs.iter_mut().enumerate() {
+            // NaN, which clamping keeps, is refused as `privatize` refuses it (∞ is clamped onto the bounds).
+            if let Some((component, &value)) = x.iter().enumerate().find(|(_, v)| v.is_nan()) {
+                return Err(crate::Error::NonFinite { component, value });
+            }
             self.privatize_in_place(x, &mut rng(i));
         }
+        Ok(())
     }
 
     fn snap(&self, z: &mut Vec<f64>) {
@@ -195,7 +204,7 @@ mod tests {
         let mut rng = seeded_rng_for_experiments(1);
         let h = m.grid_spacing();
         for _ in 0..1000 {
-            let z = m.privatize(&vec![1e300, -3.0], &mut rng);
+            let z = m.privatize(&vec![1e300, -3.0], &mut rng).unwrap();
             assert!(z.iter().all(|v| (v / h).fract() == 0.0), "{z:?}");
         }
         assert!(BoundedLaplace::new(1.0, 1.0, 1, 1.0).is_err());
@@ -217,7 +226,7 @@ mod tests {
         let mut outside = 0;
         for i in 0..2000 {
             let x = vec![0.5 + (i % 7) as f64, 9.5];
-            let (z, w) = (plain.privatize(&x, &mut a), clamped.privatize(&x, &mut b));
+            let (z, w) = (plain.privatize(&x, &mut a).unwrap(), clamped.privatize(&x, &mut b).unwrap());
             outside += z.iter().filter(|v| !(0.0..=10.0).contains(*v)).count();
             assert!(z.iter().zip(&w).all(|(z, w)| z.clamp(0.0, 10.0) == *w), "{z:?} {w:?}");
             let (mut zi, mut wi) = (x.clone(), x.clone());
@@ -236,7 +245,7 @@ mod tests {
         let m = BoundedLaplace::new(-1.0, 1.0, 1, 2.0).unwrap(); // b = 1
         let mut rng = seeded_rng_for_experiments(7);
         let n = 200_000;
-        let mut z: Vec<f64> = (0..n).map(|_| m.privatize(&vec![5.0], &mut rng)[0] - 1.0).collect();
+        let mut z: Vec<f64> = (0..n).map(|_| m.privatize(&vec![5.0], &mut rng).unwrap()[0] - 1.0).collect();
         z.sort_by(f64::total_cmp);
         let cdf = |x: f64, b: f64| if x < 0.0 { 0.5 * (x / b).exp() } else { 1.0 - 0.5 * (-x / b).exp() };
         let band = ((2.0f64 / 2e-9).ln() / (2.0 * n as f64)).sqrt();
