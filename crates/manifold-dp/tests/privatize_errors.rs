@@ -117,3 +117,32 @@ fn the_spd_audit_ends_with_a_report_or_an_error_at_every_epsilon() {
         }
     }
 }
+
+/// A point of another sphere, or with a NaN coordinate, is an error of every sphere mechanism's release (it was
+/// an assertion), and the slice forms check every point before drawing any.
+#[test]
+fn sphere_mechanisms_refuse_malformed_points() {
+    use manifold_dp::mechanism::{SphereKind, SphereMechanism, TangentPlanarLaplace, UniformSphere};
+    use nalgebra::DVector;
+    let unit = DVector::from_vec(vec![1.0, 0.0, 0.0]);
+    let mechanisms = [
+        SphereMechanism::for_epsilon(SphereKind::Vmf, 3, 1.0).unwrap(),
+        SphereMechanism::for_epsilon(SphereKind::Purkayastha, 3, 1.0).unwrap(),
+    ];
+    let circle = SphereMechanism::for_epsilon(SphereKind::WrappedLaplace, 2, 1.0).unwrap();
+    let planar = TangentPlanarLaplace::new(unit.clone(), 1.0).unwrap();
+    let uniform = UniformSphere::new(3).unwrap();
+    let mut rng = seeded_rng_for_experiments(9);
+    let short = DVector::from_vec(vec![1.0, 0.0]);
+    let nan = DVector::from_vec(vec![1.0, f64::NAN, 0.0]);
+    for m in &mechanisms {
+        assert_eq!(m.privatize(&short, &mut rng), Err(Error::WrongLength { expected: 3, got: 2 }));
+        assert!(matches!(m.privatize(&nan, &mut rng), Err(Error::NonFinite { component: 1, .. })));
+        let mut xs = vec![unit.clone(), short.clone()];
+        assert!(m.privatize_each(&mut xs, |i| seeded_rng_for_experiments(i as u64)).is_err());
+        assert_eq!(xs[0], unit, "nothing is drawn before every point is checked");
+    }
+    assert_eq!(circle.privatize(&unit, &mut rng), Err(Error::WrongLength { expected: 2, got: 3 }));
+    assert_eq!(planar.privatize(&short, &mut rng), Err(Error::WrongLength { expected: 3, got: 2 }));
+    assert_eq!(uniform.privatize(&short, &mut rng), Err(Error::WrongLength { expected: 3, got: 2 }));
+}

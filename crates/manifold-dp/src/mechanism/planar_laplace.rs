@@ -170,6 +170,10 @@ fn uniform_direction<R: Rng + ?Sized>(m: usize, rng: &mut R) -> DVector<f64> {
 impl Mechanism for TangentPlanarLaplace {
     type Point = DVector<f64>;
 
+    fn check_input(&self, x: &DVector<f64>) -> crate::Fallible<()> {
+        crate::mechanism::sphere::check_sphere_input(x, self.reference.len())
+    }
+
     /// Rounded in the tangent plane, where the law is a plain Laplace law: the release is drawn and rounded
     /// in one step ([`Mechanism::privatize`]), not by snapping a point of the sphere.
     const EXACT_RELEASE: bool = true;
@@ -194,9 +198,10 @@ impl Mechanism for TangentPlanarLaplace {
         self.point_of(&self.noisy_coordinates(x, rng))
     }
 
-    /// exp_p of the rounded, clamped ĉ(x) + V (`docs/proofs/float_safety.md` §3c). Panics if `x` does not
-    /// have the reference point's dimension (a programming error).
+    /// exp_p of the rounded, clamped ĉ(x) + V (`docs/proofs/float_safety.md` §3c); an error for a point of
+    /// another dimension or with a non-finite coordinate.
     fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> crate::Fallible<DVector<f64>> {
+        self.check_input(x)?;
         let mut u = self.noisy_coordinates(x, rng);
         self.round_coordinates(&mut u);
         Ok(self.point_of(&u))

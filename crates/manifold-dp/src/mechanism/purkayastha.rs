@@ -75,6 +75,10 @@ impl PurkayasthaSphere {
 impl Mechanism for PurkayasthaSphere {
     type Point = DVector<f64>;
 
+    fn check_input(&self, x: &DVector<f64>) -> crate::Fallible<()> {
+        crate::mechanism::sphere::check_sphere_input(x, self.dim())
+    }
+
     fn guarantee(&self) -> Guarantee {
         // δ_B of the sampler's negligible events, per pair δ_B·(1 + e^{ε·d + ε₀}) (`float_safety.md` §6).
         crate::privacy::float_safety::with_negligible_events(

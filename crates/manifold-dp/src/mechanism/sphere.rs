@@ -241,12 +241,31 @@ impl Mechanism for SphereMechanism {
         }
     }
 
+    fn check_input(&self, x: &DVector<f64>) -> crate::Fallible<()> {
+        match self {
+            SphereMechanism::Vmf(m) => m.check_input(x),
+            SphereMechanism::Purkayastha(m) => m.check_input(x),
+            SphereMechanism::WrappedLaplace(m) => m.check_input(x),
+        }
+    }
+
     fn name(&self) -> &'static str {
         match self {
             SphereMechanism::Vmf(m) => m.name(),
             SphereMechanism::Purkayastha(m) => m.name(),
             SphereMechanism::WrappedLaplace(m) => m.name(),
         }
+    }
+}
+
+/// Checks that `x` has `dim` coordinates, all finite: [`Mechanism::check_input`] of the sphere mechanisms.
+pub(crate) fn check_sphere_input(x: &DVector<f64>, dim: usize) -> crate::Fallible<()> {
+    if x.len() != dim {
+        return Err(crate::Error::WrongLength { expected: dim, got: x.len() });
+    }
+    match x.iter().position(|v| !v.is_finite()) {
+        Some(component) => Err(crate::Error::NonFinite { component, value: x[component] }),
+        None => Ok(()),
     }
 }
 

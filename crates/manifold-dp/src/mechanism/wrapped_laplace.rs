@@ -70,6 +70,10 @@ impl WrappedLaplaceCircle {
 impl Mechanism for WrappedLaplaceCircle {
     type Point = DVector<f64>;
 
+    fn check_input(&self, x: &DVector<f64>) -> crate::Fallible<()> {
+        crate::mechanism::sphere::check_sphere_input(x, 2)
+    }
+
     fn guarantee(&self) -> Guarantee {
         self.rounding.guarantee(self.epsilon, Metric::SphereSurface)
     }

@@ -94,8 +94,8 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
     /// The exact draw rounded onto the grid: in the public ball's chart where there is one
     /// ([`LaplaceManifold::sample_in_chart`]), else [`LaplaceManifold::sample_rounded`].
     fn privatize<R: CryptoRng + ?Sized>(&self, x: &M::Point, rng: &mut R) -> Fallible<M::Point> {
+        self.check_input(x)?;
         if let Some(chart) = &self.ball_chart {
-            self.manifold.check_chart_input(x)?;
             loop {
                 // A draw outside the ball is drawn again (the release is conditioned on it); one that double
                 // precision cannot represent is reported: redrawing it would change the law.
@@ -127,6 +127,14 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
             (None, _) => Guarantee::metric_dp(1.0 / self.sigma, self.manifold.guarantee_metric()),
         };
         crate::privacy::float_safety::with_negligible_events(g, self.manifold.negligible_event_probability(&self.noise))
+    }
+
+    /// In a public ball's chart (SPD), [`LaplaceManifold::check_chart_input`]; elsewhere every point.
+    fn check_input(&self, x: &M::Point) -> Fallible<()> {
+        match &self.ball_chart {
+            Some(_) => self.manifold.check_chart_input(x),
+            None => Ok(()),
+        }
     }
 
     fn snap(&self, z: &mut M::Point) {

@@ -147,6 +147,7 @@ impl Mechanism for BoundedLaplace {
 
     /// The exact rounded law (float-safe by construction, not by snapping a raw draw).
     fn privatize<R: CryptoRng + ?Sized>(&self, x: &Vec<f64>, rng: &mut R) -> crate::Fallible<Vec<f64>> {
+        self.check_input(x)?;
         let mut z = self.laplace.release(&self.clamped(x), rng)?;
         if self.clamp_releases {
             z.iter_mut().for_each(|v| *v = v.clamp(self.lo, self.hi));
@@ -162,14 +163,19 @@ impl Mechanism for BoundedLaplace {
         xs: &mut [Vec<f64>],
         mut rng: impl FnMut(usize) -> R,
     ) -> crate::Fallible<()> {
+        xs.iter().try_for_each(|x| self.check_input(x))?;
         for (i, x) in xs.iter_mut().enumerate() {
-            // NaN, which clamping keeps, is refused as `privatize` refuses it (∞ is clamped onto the bounds).
-            if let Some((component, &value)) = x.iter().enumerate().find(|(_, v)| v.is_nan()) {
-                return Err(crate::Error::NonFinite { component, value });
-            }
             self.privatize_in_place(x, &mut rng(i));
         }
         Ok(())
+    }
+
+    /// NaN, which clamping would keep, is refused (±∞ is clamped onto the bounds).
+    fn check_input(&self, x: &Vec<f64>) -> crate::Fallible<()> {
+        match x.iter().position(|v| v.is_nan()) {
+            Some(component) => Err(crate::Error::NonFinite { component, value: x[component] }),
+            None => Ok(()),
+        }
     }
 
     fn snap(&self, z: &mut Vec<f64>) {
