@@ -194,9 +194,10 @@ pub trait LaplaceManifold: Manifold {
     }
 
     /// Checks an input of a single-point release in a public ball's chart before it is whitened: on SPD(k), a
-    /// k×k matrix of finite entries that is positive definite (the ball's projection takes any such matrix,
-    /// however ill-conditioned, but has no direction to move a malformed one along). By default every value of
-    /// the point type is an input.
+    /// k×k matrix of finite entries. The projection onto the footpoint ball takes every such matrix, however
+    /// ill-conditioned (one whose whitening is not positive definite goes to a fixed point of the ball); a
+    /// matrix of another size would panic in the arithmetic, and NaN would be released as that fixed point. By
+    /// default every value of the point type is an input.
     fn check_chart_input(&self, _x: &Self::Point) -> Fallible<()> {
         Ok(())
     }

@@ -86,14 +86,10 @@ impl LaplaceManifold for SpdAffine {
             return Err(Error::WrongLength { expected: k * k, got: x.len() });
         }
         // Row-major component indices, as the matrix is read.
-        if let Some((component, &value)) = x.transpose().iter().enumerate().find(|(_, v)| !v.is_finite()) {
-            return Err(Error::NonFinite { component, value });
+        match x.transpose().iter().enumerate().find(|(_, v)| !v.is_finite()) {
+            Some((component, &value)) => Err(Error::NonFinite { component, value }),
+            None => Ok(()),
         }
-        if x.clone().cholesky().is_none() {
-            let min_eigenvalue = nalgebra::SymmetricEigen::new(x.clone()).eigenvalues.min();
-            return Err(Error::NotPositiveDefinite { min_eigenvalue });
-        }
-        Ok(())
     }
 
     fn negligible_event_probability(&self, noise: &SpdLaplaceNoise) -> f64 {
