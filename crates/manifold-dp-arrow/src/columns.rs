@@ -174,7 +174,7 @@ impl ColumnView {
     pub fn new(array: &ArrayRef, name: &str) -> Result<Self, Error> {
         let cast = |to: &DataType| {
             arrow_cast::cast(array, to)
-                .map_err(|e| Error::Arrow(format!("column {name:?} cannot be read as numbers: {e}")))
+                .map_err(|e| Error::from_arrow(format!("column {name:?} cannot be read as numbers: {e}"), e))
         };
         let values_type = match array.data_type() {
             DataType::Dictionary(_, values) => values.as_ref(),

@@ -2,6 +2,9 @@
 //! wrong with one row is a [`crate::Problem`] instead: a batch with bad rows still decodes, and the caller
 //! decides whether to stop or to set the rows aside.
 
+use arrow_schema::ArrowError;
+use std::sync::Arc;
+
 /// A table that cannot be read as points of a space, or a batch that cannot be built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -67,13 +70,62 @@ pub enum Error {
     /// A parameter of the release that the library refuses (a mechanism of another space, ε out of range).
     #[error(transparent)]
     Library(#[from] manifold_dp::Error),
-    /// A column that cannot be converted, or a batch that cannot be assembled.
-    #[error("{0}")]
-    Arrow(String),
+    /// A column that cannot be converted, or a batch that cannot be assembled. The message already quotes
+    /// Arrow's; `source()` gives Arrow's error itself where Arrow raised it.
+    #[error("{message}")]
+    Arrow {
+        /// What failed, in words.
+        message: String,
+        /// Arrow's own error, where the failure is Arrow's.
+        #[source]
+        source: Option<ArrowSource>,
+    },
 }
 
-impl From<arrow_schema::ArrowError> for Error {
-    fn from(e: arrow_schema::ArrowError) -> Self {
-        Error::Arrow(e.to_string())
+impl Error {
+    /// A conversion or assembly failure that Arrow did not raise.
+    pub(crate) fn arrow(message: impl Into<String>) -> Self {
+        Error::Arrow { message: message.into(), source: None }
+    }
+
+    /// A failure that Arrow raised, `message` quoting it in context.
+    pub(crate) fn from_arrow(message: impl Into<String>, source: ArrowError) -> Self {
+        Error::Arrow { message: message.into(), source: Some(ArrowSource(Arc::new(source))) }
+    }
+}
+
+impl From<ArrowError> for Error {
+    fn from(e: ArrowError) -> Self {
+        Error::from_arrow(e.to_string(), e)
+    }
+}
+
+/// Arrow's error kept as the source of an [`Error::Arrow`]: shared, so that [`Error`] stays `Clone`, and equal to
+/// another when both say the same (Arrow's error has no equality of its own).
+#[derive(Debug, Clone)]
+pub struct ArrowSource(Arc<ArrowError>);
+
+impl ArrowSource {
+    /// Arrow's error.
+    pub fn arrow_error(&self) -> &ArrowError {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for ArrowSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for ArrowSource {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+impl PartialEq for ArrowSource {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0.to_string() == other.0.to_string()
     }
 }

@@ -42,7 +42,8 @@ enum Field {
 impl Field {
     fn new(column: &ArrayRef, name: &str) -> Result<Self, Error> {
         let cast = |to: &DataType| {
-            arrow_cast::cast(column, to).map_err(|e| Error::Arrow(format!("column {name:?}: {e} (keying its rows)")))
+            arrow_cast::cast(column, to)
+                .map_err(|e| Error::from_arrow(format!("column {name:?}: {e} (keying its rows)"), e))
         };
         let values = match column.data_type() {
             DataType::Dictionary(_, v) => v.as_ref().clone(),
@@ -56,7 +57,7 @@ impl Field {
                 let plain =
                     if matches!(column.data_type(), DataType::Dictionary(..)) { cast(&dt)? } else { column.clone() };
                 let ints = arrow_cast::cast(&plain, &DataType::Int64)
-                    .map_err(|e| Error::Arrow(format!("column {name:?}: {e} (keying its rows)")))?;
+                    .map_err(|e| Error::from_arrow(format!("column {name:?}: {e} (keying its rows)"), e))?;
                 Field::Time(ints.as_any().downcast_ref::<Int64Array>().expect("Int64").clone())
             }
             dt if dt.is_integer() => {
@@ -125,7 +126,7 @@ pub fn row_keys(
     for name in values {
         let column = batch
             .column_by_name(name)
-            .ok_or_else(|| Error::Arrow(format!("no value column {name:?} in the batch (keying its rows)")))?;
+            .ok_or_else(|| Error::arrow(format!("no value column {name:?} in the batch (keying its rows)")))?;
         describe(column.data_type());
         fields.push(Field::new(column, name)?);
     }

@@ -54,7 +54,7 @@ pub mod zone;
 
 pub use columns::{Decoded, PointColumns, Problem};
 pub use direction::DirectionColumns;
-pub use error::Error;
+pub use error::{ArrowSource, Error};
 pub use extrinsic::{ExtrinsicMeanRelease, ExtrinsicPass, ExtrinsicPlan};
 pub use mean::{MeanFit, MeanNoise, MeanPass, MeanPlan, MeanRelease, MeanStep, SpdMetric};
 pub use mean_request::{Estimator, MeanBounds, MeanCenter, MeanRequest};
@@ -236,19 +236,19 @@ impl Streams {
         }
     }
 
-    /// Releases `points` in place, point `i` with stream `i` of these.
-    fn privatize<M>(&self, mech: &M, points: &mut [M::Point], key: &StreamKey)
+    /// Releases `points` in place, point `i` with stream `i` of these (on an error, publish none of them).
+    fn privatize<M>(&self, mech: &M, points: &mut [M::Point], key: &StreamKey) -> Result<(), Error>
     where
         M: Mechanism + Sync,
         M::Point: Send,
     {
         match self {
-            Streams::Ids(ids) => privatize_by_id(mech, points, &|i| ids[i], key),
+            Streams::Ids(ids) => Ok(privatize_by_id(mech, points, &|i| ids[i], key)?),
             Streams::Keys(keys) => {
                 use rayon::prelude::*;
-                points.par_chunks_mut(1024).zip(keys.par_chunks(1024)).for_each(|(piece, keys)| {
-                    mech.privatize_each(piece, |i| StreamKey::from_bytes(keys[i]).stream(0));
-                });
+                Ok(points.par_chunks_mut(1024).zip(keys.par_chunks(1024)).try_for_each(|(piece, keys)| {
+                    mech.privatize_each(piece, |i| StreamKey::from_bytes(keys[i]).stream(0))
+                })?)
             }
         }
     }
@@ -267,7 +267,7 @@ where
 {
     let Decoded { mut points, problems } = columns.decode(batch)?;
     if problems.is_empty() {
-        streams.privatize(mech, &mut points, key);
+        streams.privatize(mech, &mut points, key)?;
         return Ok(Released { batch: columns.encode(batch, &points)?, rejected: problems, kept: None });
     }
     let mut keep = vec![true; points.len()];
@@ -276,7 +276,7 @@ where
     }
     let streams = streams.filter(&keep);
     let mut kept_points: Vec<C::Point> = points.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(p, _)| p).collect();
-    streams.privatize(mech, &mut kept_points, key);
+    streams.privatize(mech, &mut kept_points, key)?;
     let kept = BooleanArray::from(keep);
     let out = columns.encode(&filter_record_batch(batch, &kept)?, &kept_points)?;
     Ok(Released { batch: out, rejected: problems, kept: Some(kept) })
@@ -289,7 +289,7 @@ fn row_ids(batch: &RecordBatch, ids: RowIds<'_>) -> Result<Vec<u64>, Error> {
         RowIds::First(first) => Ok((0..n as u64).map(|i| first + i).collect()),
         RowIds::Given(ids) => {
             if ids.len() != n {
-                return Err(Error::Arrow(format!("{} row ids for a batch of {n} rows", ids.len())));
+                return Err(Error::arrow(format!("{} row ids for a batch of {n} rows", ids.len())));
             }
             Ok(ids.to_vec())
         }

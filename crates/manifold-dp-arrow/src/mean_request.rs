@@ -8,6 +8,7 @@ use crate::Error;
 use crate::extrinsic::ExtrinsicPlan;
 use crate::mean::{MeanNoise, MeanPlan, SpdMetric, max_radius};
 use manifold_dp::Error as LibError;
+use manifold_dp::error::Param;
 use manifold_dp::manifold::ball::Outside;
 use manifold_dp::mechanism::Conditioning;
 use manifold_dp::registry::{Shown, Space, Spelling};
@@ -290,13 +291,15 @@ impl MeanRequest {
             self.metric.unwrap_or(SpdMetric::Affine),
         )
         .map_err(|e| match e {
-            Error::Library(LibError::InvalidParameter { name: "radius", value, .. }) if value > 0.0 => refuse(format!(
-                "{radius_given}: must be below {} on {space}, where the Fréchet mean is unique and its \
+            Error::Library(LibError::InvalidParameter { name: Param::Radius, value, .. }) if value > 0.0 => {
+                refuse(format!(
+                    "{radius_given}: must be below {} on {space}, where the Fréchet mean is unique and its \
                      sensitivity bounded (r* = π/4 on spheres and the Earth, π/2 on so3, the circle and time of \
                      day)",
-                manifold_dp::notes::show_distance(space, max_radius(space))
-            )),
-            Error::Library(e @ LibError::InvalidParameter { name: "radius", .. }) => {
+                    manifold_dp::notes::show_distance(space, max_radius(space))
+                ))
+            }
+            Error::Library(e @ LibError::InvalidParameter { name: Param::Radius, .. }) => {
                 refuse(format!("{radius_given}: {e}"))
             }
             e => refuse(format!("{center_given}: {e}")),

@@ -49,7 +49,7 @@ impl<'a> NumberRows<'a> {
                 .and_then(|(a, b)| a.checked_add(b))
         };
         if rows > 0 && width > 0 && last.is_none_or(|l| l >= data.len()) {
-            return Err(Error::Arrow(format!(
+            return Err(Error::arrow(format!(
                 "{rows} rows of {width} numbers with strides ({row_stride}, {column_stride}) do not fit in {} numbers",
                 data.len()
             )));
@@ -61,7 +61,7 @@ impl<'a> NumberRows<'a> {
     pub fn row_major(data: &'a [f64], width: usize) -> Result<Self, Error> {
         let rows = data.len().checked_div(width).unwrap_or(0);
         if rows * width != data.len() {
-            return Err(Error::Arrow(format!("{} numbers are not rows of {width}", data.len())));
+            return Err(Error::arrow(format!("{} numbers are not rows of {width}", data.len())));
         }
         Self::new(data, rows, width, width, 1)
     }
@@ -70,7 +70,7 @@ impl<'a> NumberRows<'a> {
     pub fn column_major(data: &'a [f64], rows: usize) -> Result<Self, Error> {
         let width = data.len().checked_div(rows).unwrap_or(0);
         if rows * width != data.len() {
-            return Err(Error::Arrow(format!("{} numbers are not columns of {rows}", data.len())));
+            return Err(Error::arrow(format!("{} numbers are not columns of {rows}", data.len())));
         }
         Self::new(data, rows, width, 1, rows)
     }
@@ -133,10 +133,10 @@ pub fn privatize_numbers(
     first_row: u64,
 ) -> Result<Vec<(usize, Problem)>, Error> {
     if input.width != codec.names().len() {
-        return Err(Error::Arrow(format!("rows of {} numbers for {} value columns", input.width, codec.names().len())));
+        return Err(Error::arrow(format!("rows of {} numbers for {} value columns", input.width, codec.names().len())));
     }
     if output.len() != input.rows * output_width(codec) {
-        return Err(Error::Arrow(format!(
+        return Err(Error::arrow(format!(
             "an output of {} numbers for {} rows of {}",
             output.len(),
             input.rows,
@@ -144,8 +144,8 @@ pub fn privatize_numbers(
         )));
     }
     match (mechanism, codec) {
-        (PointMechanism::So3(m), Codec::Rotation(c)) => Ok(release(m, c, input, output, key, first_row)),
-        (PointMechanism::Sphere(m), Codec::Direction(c)) => Ok(release(m, c, input, output, key, first_row)),
+        (PointMechanism::So3(m), Codec::Rotation(c)) => release(m, c, input, output, key, first_row),
+        (PointMechanism::Sphere(m), Codec::Direction(c)) => release(m, c, input, output, key, first_row),
         (PointMechanism::Real(m), Codec::Real(c)) if m.columns() == c.names().len() => {
             Ok(release_real(m, c, input, output, key, first_row))
         }
@@ -160,7 +160,7 @@ fn release<C, M>(
     output: &mut [f64],
     key: &StreamKey,
     first_row: u64,
-) -> Vec<(usize, Problem)>
+) -> Result<Vec<(usize, Problem)>, Error>
 where
     C: PointColumns,
     M: Mechanism<Point = C::Point> + Sync,
@@ -168,14 +168,15 @@ where
     let keyed = KeyedRows::new(key);
     let width_out = columns.output_names().len();
     if width_out == 0 || input.rows == 0 {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     // Each task reads its rows, draws their noise and writes them: one pass over the memory, with only a
     // task's points held at a time.
-    output
+    // A draw the mechanism cannot represent fails the whole call: the buffer then mixes releases and inputs.
+    let pieces = output
         .par_chunks_mut(ROWS_PER_TASK * width_out)
         .enumerate()
-        .flat_map_iter(|(c, out)| {
+        .map(|(c, out)| -> Result<Vec<(usize, Problem)>, Error> {
             let start = c * ROWS_PER_TASK;
             let rows = out.len() / width_out;
             let mut values = vec![0.0; input.width];
@@ -197,13 +198,14 @@ where
                     }
                 }
             }
-            keyed.privatize(mech, &mut points, &ids);
+            keyed.privatize(mech, &mut points, &ids)?;
             for (p, &i) in points.iter().zip(&at) {
                 columns.encode_numbers(p, &mut out[i * width_out..(i + 1) * width_out]);
             }
-            problems
+            Ok(problems)
         })
-        .collect()
+        .collect::<Result<Vec<_>, Error>>()?;
+    Ok(pieces.into_iter().flatten().collect())
 }
 
 /// [`release`] for plain numbers, with no point per row: each row is read into its place in `output`, checked

@@ -113,7 +113,7 @@ pub fn with_hours(original: &ArrayRef, hours: &[f64]) -> Result<ArrayRef, Error>
         (DataType::Timestamp(_, _), TimeUnit::Millisecond) => build::<TimestampMillisecondType>(values, &dt),
         (DataType::Timestamp(_, _), TimeUnit::Microsecond) => build::<TimestampMicrosecondType>(values, &dt),
         (DataType::Timestamp(_, _), TimeUnit::Nanosecond) => build::<TimestampNanosecondType>(values, &dt),
-        _ => Err(Error::Arrow(format!("{dt} is not a time or timestamp type"))),
+        _ => Err(Error::arrow(format!("{dt} is not a time or timestamp type"))),
     }
 }
 

@@ -395,3 +395,21 @@ fn times_timestamps_and_dictionaries_are_times_of_day() {
     let e = codec.problems(&batch).unwrap_err().to_string();
     assert!(e.contains("times of day on space timeofday only"), "{e}");
 }
+
+/// A failure that Arrow raised keeps Arrow's error as its source (a caller can inspect it), and its message is
+/// still the one that quotes it.
+#[test]
+fn arrow_failures_keep_arrows_error_as_their_source() {
+    let blob: ArrayRef = Arc::new(arrow_array::BinaryArray::from(vec![b"a".as_ref()]));
+    let e = columns::ColumnView::new(&blob, "blob").err().expect("bytes are not numbers");
+    let source = std::error::Error::source(&e).expect("the chain keeps Arrow's error");
+    let arrow = source.downcast_ref::<ArrowSource>().expect("an ArrowSource").arrow_error();
+    assert!(matches!(arrow, arrow_schema::ArrowError::CastError(_)), "{arrow:?}");
+    assert_eq!(e.to_string(), format!("column \"blob\" cannot be read as numbers: {arrow}"));
+    assert_eq!(e, e.clone());
+    // Failures of the core's own making have no Arrow error behind them.
+    let two = table(vec![("x", numbers(&[1.0, 2.0]))]);
+    let e = row_ids(&two, RowIds::Given(&[1])).expect_err("one id for two rows");
+    assert!(matches!(e, Error::Arrow { source: None, .. }), "{e:?}");
+    assert_eq!(e.to_string(), "1 row ids for a batch of 2 rows");
+}

@@ -38,7 +38,7 @@ impl Zone {
             return Ok(Zone::Fixed(fixed.offset_from_utc_datetime(&epoch).fix().local_minus_utc()));
         }
         jiff::tz::TimeZone::get(name).map(Zone::Named).map_err(|e| {
-            Error::Arrow(format!(
+            Error::arrow(format!(
                 "time zone {name:?} is neither an offset such as +02:00 nor a name in the time-zone database \
                  ({e}); names look like \"UTC\" or \"Europe/Paris\""
             ))
@@ -95,14 +95,14 @@ pub fn zoned_timestamps_as_text(batch: &RecordBatch) -> Result<RecordBatch, Erro
     for (field, column) in schema.fields().iter().zip(batch.columns()) {
         match field.data_type() {
             DataType::Timestamp(unit, Some(tz)) if in_named_zone(field.data_type()) => {
-                let zone = Zone::parse(tz).map_err(|e| Error::Arrow(format!("column {:?}: {e}", field.name())))?;
+                let zone = Zone::parse(tz).map_err(|e| Error::arrow(format!("column {:?}: {e}", field.name())))?;
                 let text = raw(column)
                     .into_iter()
                     .enumerate()
                     .map(|(row, v)| {
                         v.map(|v| {
                             rfc3339(v, *unit, &zone).ok_or_else(|| {
-                                Error::Arrow(format!(
+                                Error::arrow(format!(
                                     "column {:?}, row {}: timestamp {v} is beyond the years -9999 to 9999",
                                     field.name(),
                                     row + 1
@@ -122,7 +122,7 @@ pub fn zoned_timestamps_as_text(batch: &RecordBatch) -> Result<RecordBatch, Erro
         }
     }
     let schema = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
-    RecordBatch::try_new(schema, columns).map_err(|e| Error::Arrow(e.to_string()))
+    RecordBatch::try_new(schema, columns).map_err(Error::from)
 }
 
 /// One timestamp as RFC 3339 text in `zone` (chrono's form, which Arrow uses).

@@ -58,14 +58,14 @@ enum Noise {
 }
 
 impl Noise {
-    fn privatize_slice(&self, xs: &mut [DVector<f64>], rng: &mut ReleaseRng) {
+    fn privatize_slice(&self, xs: &mut [DVector<f64>], rng: &mut ReleaseRng) -> manifold_dp::Fallible<()> {
         match self {
             Noise::Sphere(m) => m.privatize_slice(xs, rng),
             Noise::Uniform(m) => m.privatize_slice(xs, rng),
         }
     }
 
-    fn privatize(&self, x: &DVector<f64>, rng: &mut ReleaseRng) -> DVector<f64> {
+    fn privatize(&self, x: &DVector<f64>, rng: &mut ReleaseRng) -> manifold_dp::Fallible<DVector<f64>> {
         match self {
             Noise::Sphere(m) => m.privatize(x, rng),
             Noise::Uniform(m) => m.privatize(x, rng),
@@ -183,7 +183,7 @@ fn repetition(key: &StreamKey, dataset: usize, kappa: f64, rep: usize, cands: &[
     let n_max = NS[NS.len() - 1];
     let peak = Periodic::HOURS_OF_DAY.to_circle(PEAK_HOUR)?;
     let mut data = vec![peak; n_max];
-    SphereMechanism::for_epsilon(SphereKind::Vmf, 2, kappa)?.privatize_slice(&mut data, &mut stream(0));
+    SphereMechanism::for_epsilon(SphereKind::Vmf, 2, kappa)?.privatize_slice(&mut data, &mut stream(0))?;
     let prefix_means = |xs: &[DVector<f64>]| -> Result<Vec<Option<DVector<f64>>>> {
         let mut acc = MeanDirectionAccumulator::new(2)?;
         let mut out = Vec::with_capacity(NS.len());
@@ -209,7 +209,7 @@ fn repetition(key: &StreamKey, dataset: usize, kappa: f64, rep: usize, cands: &[
         for (z, x) in noisy.iter_mut().zip(&data) {
             z.copy_from(x);
         }
-        c.mech.privatize_slice(&mut noisy, &mut stream(1 + j as u64));
+        c.mech.privatize_slice(&mut noisy, &mut stream(1 + j as u64))?;
         let local = prefix_means(&noisy)?;
         let mut central_rng = stream(64 + j as u64);
         for (k, t) in truth.iter().enumerate() {
@@ -219,7 +219,7 @@ fn repetition(key: &StreamKey, dataset: usize, kappa: f64, rep: usize, cands: &[
                 None => PI / 2.0,
             };
             // The central model: the exact mean direction released once (what `central_mean_direction` does).
-            let z = c.mech.privatize(t, &mut central_rng);
+            let z = c.mech.privatize(t, &mut central_rng)?;
             errors[(cands.len() + j) * NS.len() + k] = surface_distance(&z, t);
         }
     }

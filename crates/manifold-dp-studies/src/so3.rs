@@ -208,7 +208,8 @@ pub fn figure3(n: usize, rng: &mut ReleaseRng) -> Result<Figure3> {
         ];
         let mut mechanisms = Vec::new();
         for (name, mech) in &mechs {
-            let angles: Vec<f64> = (0..n).map(|_| rotation_angle(&mech.privatize(&identity, rng))).collect();
+            let angles: Vec<f64> =
+                (0..n).map(|_| Ok(rotation_angle(&mech.privatize(&identity, rng)?))).collect::<Result<_>>()?;
             let mut sorted = angles.clone();
             sorted.sort_by(f64::total_cmp);
             let rho68 = sorted[((0.683 * n as f64).ceil() as usize).clamp(1, n) - 1];
@@ -249,14 +250,14 @@ impl ThroughputRow {
 }
 
 /// Noisy rotations per second on one thread, for `count` draws.
-fn rate(count: usize, mut draw: impl FnMut() -> UnitQuaternion<f64>) -> f64 {
+fn rate(count: usize, mut draw: impl FnMut() -> manifold_dp::Fallible<UnitQuaternion<f64>>) -> Result<f64> {
     let start = Instant::now();
     let mut sink = Vector3::zeros();
     for _ in 0..count {
-        sink += draw().imag();
+        sink += draw()?.imag();
     }
     std::hint::black_box(sink);
-    count as f64 / start.elapsed().as_secs_f64()
+    Ok(count as f64 / start.elapsed().as_secs_f64())
 }
 
 /// Times the mechanisms at every ε of [`THROUGHPUT_EPSILONS`] (wall clock, so the rates vary between runs).
@@ -268,10 +269,10 @@ pub fn throughput(rng: &mut ReleaseRng) -> Result<Vec<ThroughputRow>> {
         let l = So3Mechanism::for_epsilon(So3Kind::Laplace, eps)?;
         let b = So3Mechanism::for_epsilon(So3Kind::Bingham, eps)?;
         let p = PaperEfficientLaplace { epsilon: eps, max_iterations: NAIVE_CAP };
-        let laplace_per_s = rate(count, || l.privatize(&x, rng));
-        let bingham_per_s = rate(count, || b.privatize(&x, rng));
+        let laplace_per_s = rate(count, || l.privatize(&x, rng))?;
+        let bingham_per_s = rate(count, || b.privatize(&x, rng))?;
         // The paper's naive branch nearly stalls just below ε = 3.5; fewer draws keep this step short.
-        let paper_laplace_per_s = rate(count / 10, || x * p.sample(rng));
+        let paper_laplace_per_s = rate(count / 10, || Ok(x * p.sample(rng)))?;
         rows.push(ThroughputRow { epsilon: eps, laplace_per_s, bingham_per_s, paper_laplace_per_s });
     }
     Ok(rows)

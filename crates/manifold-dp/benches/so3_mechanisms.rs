@@ -26,13 +26,13 @@ fn bench(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("laplace", eps), &eps, |b, _| {
             b.iter(|| {
                 buf.copy_from_slice(&inputs);
-                laplace.privatize_slice(black_box(&mut buf), &mut rng);
+                laplace.privatize_slice(black_box(&mut buf), &mut rng).unwrap();
             })
         });
         group.bench_with_input(BenchmarkId::new("bingham", eps), &eps, |b, _| {
             b.iter(|| {
                 buf.copy_from_slice(&inputs);
-                bingham.privatize_slice(black_box(&mut buf), &mut rng);
+                bingham.privatize_slice(black_box(&mut buf), &mut rng).unwrap();
             })
         });
         let paper = PaperEfficientLaplace { epsilon: eps, max_iterations: 1000 };

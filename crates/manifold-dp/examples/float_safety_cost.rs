@@ -72,7 +72,7 @@ fn compare<M: Mechanism>(name: &str, m: &M, x: M::Point, n: usize) {
         black_box(m.privatize_unprotected(black_box(&x), &mut rng, Unprotected::acknowledged()));
     });
     let safe = rate(n, || {
-        black_box(m.privatize(black_box(&x), &mut rng));
+        black_box(m.privatize(black_box(&x), &mut rng).unwrap());
     });
     println!("{name},{raw:.0},{safe:.0},{:.3}", safe / raw);
 }
@@ -92,7 +92,7 @@ where
     }) * 4096.0;
     let safe = rate(n / 4096, || {
         buf.clone_from_slice(&inputs);
-        m.privatize_slice(black_box(&mut buf), &mut rng);
+        m.privatize_slice(black_box(&mut buf), &mut rng).unwrap();
     }) * 4096.0;
     println!("{name},{raw:.0},{safe:.0},{:.3}", safe / raw);
 }

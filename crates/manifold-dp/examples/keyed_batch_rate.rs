@@ -16,7 +16,7 @@ fn main() {
     for _ in 0..3 {
         let mut rows = vec![UnitQuaternion::identity(); n];
         let t = Instant::now();
-        privatize_rows(&mech, &mut rows, 0, &key);
+        privatize_rows(&mech, &mut rows, 0, &key).unwrap();
         best = best.min(t.elapsed().as_secs_f64());
         std::hint::black_box(&rows);
     }

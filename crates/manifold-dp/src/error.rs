@@ -14,6 +14,135 @@ pub const MIN_EPSILON: f64 = 1e-6;
 /// accept.
 pub const MAX_EPSILON: f64 = 1e6;
 
+// Declares [`Param`] and its spellings side by side, so that a variant cannot lose its name.
+macro_rules! params {
+    ($($(#[doc = $doc:literal])* $variant:ident => $text:literal,)*) => {
+        /// Which parameter an [`Error::InvalidParameter`] rejects, as data, so that a caller picks its hint by
+        /// variant instead of by matching text. [`Param::as_str`] (and `Display`) is the name the user knows, the
+        /// one the error's message shows.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Param {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Param {
+            /// Every parameter, in declaration order.
+            pub const ALL: &'static [Param] = &[$(Param::$variant,)*];
+
+            /// The parameter's name as messages spell it (`epsilon`, `level`, `cell size (degrees)`, …).
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Param::$variant => $text,)*
+                }
+            }
+        }
+    };
+}
+
+params! {
+    /// `epsilon`: A privacy budget ε (per unit of a metric for metric DP).
+    Epsilon => "epsilon",
+    /// `delta`: A privacy parameter δ, or a δ to convert at.
+    Delta => "delta",
+    /// `standard delta`: The δ of a standard (ε, δ)-DP target.
+    StandardDelta => "standard delta",
+    /// `delta slack`: The slack δ′ an accounting step may add.
+    DeltaSlack => "delta slack",
+    /// `additive epsilon`: An additive ε₀ (the float-safe rounding's share of a budget).
+    AdditiveEpsilon => "additive epsilon",
+    /// `level`: A probability level (of an error bound, a confidence set, …).
+    Level => "level",
+    /// `event level`: The probability of an event a guarantee conditions on.
+    EventLevel => "event level",
+    /// `alpha`: A test's significance level α, or a Rényi order α.
+    Alpha => "alpha",
+    /// `sigma`: A Gaussian or Laplace noise scale σ.
+    Sigma => "sigma",
+    /// `mu`: A Gaussian-DP parameter μ.
+    Mu => "mu",
+    /// `scale`: A noise scale b.
+    Scale => "scale",
+    /// `sensitivity`: A query's sensitivity Δ.
+    Sensitivity => "sensitivity",
+    /// `concentration`: A sampler's concentration κ.
+    Concentration => "concentration",
+    /// `rate`: A rate λ.
+    Rate => "rate",
+    /// `order`: The order p of a generalised Gaussian, or a Rényi order.
+    Order => "order",
+    /// `theta`: An angle θ.
+    Theta => "theta",
+    /// `angle`: An angle.
+    Angle => "angle",
+    /// `radius`: The radius r of a public ball (or of an error bound).
+    Radius => "radius",
+    /// `protection radius`: The distance within which a release protects a point.
+    ProtectionRadius => "protection radius",
+    /// `truncation radius`: The radius a sampler truncates at.
+    TruncationRadius => "truncation radius",
+    /// `diameter`: The diameter of a data domain.
+    Diameter => "diameter",
+    /// `pair distance`: The distance between the two inputs of an audit pair.
+    PairDistance => "pair distance",
+    /// `dimension`: The dimension d of a sphere or space.
+    Dimension => "dimension",
+    /// `ambient dimension`: The dimension of the space a manifold is embedded in.
+    AmbientDimension => "ambient dimension",
+    /// `k`: The size k of k×k SPD matrices.
+    K => "k",
+    /// `n`: A number of data points n.
+    N => "n",
+    /// `number of points`: A number of data points.
+    NumberOfPoints => "number of points",
+    /// `number of guarantees`: How many guarantees are composed.
+    NumberOfGuarantees => "number of guarantees",
+    /// `samples`: A number of samples (an audit's).
+    Samples => "samples",
+    /// `pilot samples`: A number of pilot samples (an audit's).
+    PilotSamples => "pilot samples",
+    /// `goodness-of-fit samples`: A number of samples for a goodness-of-fit check.
+    GoodnessOfFitSamples => "goodness-of-fit samples",
+    /// `llr resolution`: The resolution of a log-likelihood-ratio grid.
+    LlrResolution => "llr resolution",
+    /// `bins`: A number of histogram bins.
+    Bins => "bins",
+    /// `cell size (degrees)`: A grid's cell size, in degrees.
+    CellSizeDegrees => "cell size (degrees)",
+    /// `grid`: The step of an output grid.
+    Grid => "grid",
+    /// `output step`: The step of the public output grid.
+    OutputStep => "output step",
+    /// `tail mass`: The probability mass left in a distribution's tail.
+    TailMass => "tail mass",
+    /// `pure epsilon`: A pure-DP ε bounding a release's Rényi divergences.
+    PureEpsilon => "pure epsilon",
+    /// `kappa`: A concentration κ (of a von Mises–Fisher or Bingham law).
+    Kappa => "kappa",
+    /// `rho`: A zCDP parameter ρ.
+    Rho => "rho",
+    /// `shift`: A shift between two neighbouring outputs.
+    Shift => "shift",
+    /// `tolerance`: A numerical tolerance.
+    Tolerance => "tolerance",
+    /// `period`: The period of a periodic quantity.
+    Period => "period",
+    /// `end`: The end of an interval.
+    End => "end",
+    /// `t_max`: The largest time of a grid.
+    TMax => "t_max",
+    /// `columns`: A number of value columns.
+    Columns => "columns",
+    /// `bounds`: The public bounds [lo, hi] of a bounded value.
+    Bounds => "bounds",
+}
+
+impl std::fmt::Display for Param {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Result type used throughout the library.
 pub type Fallible<T> = Result<T, Error>;
 
@@ -27,8 +156,8 @@ pub enum Error {
     /// A mechanism or analysis parameter is out of its domain (ε ≤ 0, NaN, ∞, p ∉ (0, 1), …).
     #[error("invalid {name} = {}: {reason}", short(*.value))]
     InvalidParameter {
-        /// Parameter name as the user knows it (`epsilon`, `level`, …).
-        name: &'static str,
+        /// The parameter, whose [`Param::as_str`] is the name the user knows (`epsilon`, `level`, …).
+        name: Param,
         /// The rejected value.
         value: f64,
         /// What the valid range is.
@@ -240,7 +369,7 @@ impl Error {
 }
 
 /// Checks that a mechanism budget is a finite, strictly positive number.
-pub(crate) fn check_positive(name: &'static str, value: f64) -> Fallible<f64> {
+pub(crate) fn check_positive(name: Param, value: f64) -> Fallible<f64> {
     if value.is_finite() && value > 0.0 {
         Ok(value)
     } else {
@@ -250,7 +379,7 @@ pub(crate) fn check_positive(name: &'static str, value: f64) -> Fallible<f64> {
 
 /// Checks that a mechanism's ε (per unit of its metric) lies in [`MIN_EPSILON`,
 /// `MAX_EPSILON`], the range its sampler is proven exact and tested for.
-pub(crate) fn check_epsilon_range(name: &'static str, value: f64) -> Fallible<f64> {
+pub(crate) fn check_epsilon_range(name: Param, value: f64) -> Fallible<f64> {
     let value = check_positive(name, value)?;
     if (MIN_EPSILON..=MAX_EPSILON).contains(&value) {
         Ok(value)
@@ -266,15 +395,99 @@ pub(crate) fn check_epsilon_range(name: &'static str, value: f64) -> Fallible<f6
 /// Checks that a sampler's concentration κ is at most `max` (where its exactness is tested; beyond it the
 /// rejection loops lose their acceptance guarantee and may not terminate in practice).
 pub(crate) fn check_concentration(value: f64, max: f64, reason: &'static str) -> Fallible<f64> {
-    let value = check_positive("concentration", value)?;
-    if value <= max { Ok(value) } else { Err(Error::InvalidParameter { name: "concentration", value, reason }) }
+    let value = check_positive(Param::Concentration, value)?;
+    if value <= max { Ok(value) } else { Err(Error::InvalidParameter { name: Param::Concentration, value, reason }) }
 }
 
 /// Checks that a probability level is strictly inside (0, 1).
-pub(crate) fn check_level(name: &'static str, value: f64) -> Fallible<f64> {
+pub(crate) fn check_level(name: Param, value: f64) -> Fallible<f64> {
     if value > 0.0 && value < 1.0 {
         Ok(value)
     } else {
         Err(Error::InvalidParameter { name, value, reason: "must be strictly between 0 and 1" })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every parameter keeps the name the messages showed when the field was a string, and no two share one
+    /// (a caller that tells them apart by variant must not see two spelled alike).
+    #[test]
+    fn each_param_keeps_its_spelling_and_no_two_share_one() {
+        let spellings = [
+            (Param::Epsilon, "epsilon"),
+            (Param::Delta, "delta"),
+            (Param::StandardDelta, "standard delta"),
+            (Param::DeltaSlack, "delta slack"),
+            (Param::AdditiveEpsilon, "additive epsilon"),
+            (Param::Level, "level"),
+            (Param::EventLevel, "event level"),
+            (Param::Alpha, "alpha"),
+            (Param::Sigma, "sigma"),
+            (Param::Mu, "mu"),
+            (Param::Scale, "scale"),
+            (Param::Sensitivity, "sensitivity"),
+            (Param::Concentration, "concentration"),
+            (Param::Rate, "rate"),
+            (Param::Order, "order"),
+            (Param::Theta, "theta"),
+            (Param::Angle, "angle"),
+            (Param::Radius, "radius"),
+            (Param::ProtectionRadius, "protection radius"),
+            (Param::TruncationRadius, "truncation radius"),
+            (Param::Diameter, "diameter"),
+            (Param::PairDistance, "pair distance"),
+            (Param::Dimension, "dimension"),
+            (Param::AmbientDimension, "ambient dimension"),
+            (Param::K, "k"),
+            (Param::N, "n"),
+            (Param::NumberOfPoints, "number of points"),
+            (Param::NumberOfGuarantees, "number of guarantees"),
+            (Param::Samples, "samples"),
+            (Param::PilotSamples, "pilot samples"),
+            (Param::GoodnessOfFitSamples, "goodness-of-fit samples"),
+            (Param::LlrResolution, "llr resolution"),
+            (Param::Bins, "bins"),
+            (Param::CellSizeDegrees, "cell size (degrees)"),
+            (Param::Grid, "grid"),
+            (Param::OutputStep, "output step"),
+            (Param::TailMass, "tail mass"),
+            (Param::Tolerance, "tolerance"),
+            (Param::Period, "period"),
+            (Param::End, "end"),
+            (Param::TMax, "t_max"),
+            (Param::Columns, "columns"),
+            (Param::Bounds, "bounds"),
+            (Param::PureEpsilon, "pure epsilon"),
+            (Param::Kappa, "kappa"),
+            (Param::Rho, "rho"),
+            (Param::Shift, "shift"),
+        ];
+        assert_eq!(spellings.len(), Param::ALL.len(), "a parameter without its old spelling in this table");
+        for (param, text) in spellings {
+            assert_eq!(param.as_str(), text);
+            assert_eq!(param.to_string(), text);
+        }
+        let mut seen = std::collections::HashSet::new();
+        for p in Param::ALL {
+            assert!(seen.insert(p.as_str()), "{} is spelled twice", p.as_str());
+        }
+    }
+
+    /// The message reads as it did with a string name.
+    #[test]
+    fn invalid_parameter_message_is_unchanged() {
+        let e = Error::InvalidParameter {
+            name: Param::CellSizeDegrees,
+            value: -0.5,
+            reason: "must be a finite number > 0",
+        };
+        assert_eq!(e.to_string(), "invalid cell size (degrees) = -0.5: must be a finite number > 0");
+        assert_eq!(
+            check_level(Param::Level, 1.0).unwrap_err().to_string(),
+            "invalid level = 1: must be strictly between 0 and 1"
+        );
     }
 }

@@ -18,7 +18,7 @@
 //! let mech = LaplaceSo3::new(8.0).unwrap();          // ε = 8 per radian
 //! let mut rng = seeded_rng_for_experiments(7);        // use `os_rng()` for real releases
 //! let x = UnitQuaternion::identity();
-//! let noisy = mech.privatize(&x, &mut rng);
+//! let noisy = mech.privatize(&x, &mut rng).unwrap();
 //! let moved = manifold_dp::space::so3_metric::geodesic(&x, &noisy);
 //! println!("{} moved by {moved:.3} rad", mech.guarantee());
 //! ```

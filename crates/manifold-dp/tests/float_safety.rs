@@ -78,7 +78,7 @@ fn check<M: Mechanism>(
     s: f64,
     control: bool,
 ) {
-    let (a, b) = releases(&x, &x_prime, 1, |p, rng| coords(&m.privatize(p, rng)));
+    let (a, b) = releases(&x, &x_prime, 1, |p, rng| coords(&m.privatize(p, rng).unwrap()));
     let (gap, t) = largest_gap(&a, &b);
     assert!(
         gap < s + t,
@@ -124,7 +124,7 @@ fn check_reachability<M: Mechanism>(
                     m.privatize_unprotected(x_prime, &mut rng, Unprotected::acknowledged()),
                 )
             } else {
-                (m.privatize(x, &mut rng), m.privatize(x_prime, &mut rng))
+                (m.privatize(x, &mut rng).unwrap(), m.privatize(x_prime, &mut rng).unwrap())
             };
             diff += reproduced(&z) as i64 - reproduced(&z_prime) as i64;
         }

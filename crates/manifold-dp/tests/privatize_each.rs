@@ -30,10 +30,10 @@ where
     M::Point: Clone,
 {
     let mut each = points.to_vec();
-    m.privatize_each(&mut each, rng);
+    m.privatize_each(&mut each, rng).unwrap();
     let mut alone = points.to_vec();
     for (i, x) in alone.iter_mut().enumerate() {
-        m.privatize_slice(std::slice::from_mut(x), &mut rng(i));
+        m.privatize_slice(std::slice::from_mut(x), &mut rng(i)).unwrap();
     }
     (each, alone)
 }
@@ -47,7 +47,7 @@ where
     assert_ne!(each, points, "{what}: nothing was released");
     // And `privatize` itself, the one release every other form must match (a mechanism that rounds inside
     // `privatize` but forgets `EXACT_RELEASE` releases its raw draws from the slice forms).
-    let single: Vec<M::Point> = points.iter().enumerate().map(|(i, x)| m.privatize(x, &mut rng(i))).collect();
+    let single: Vec<M::Point> = points.iter().enumerate().map(|(i, x)| m.privatize(x, &mut rng(i)).unwrap()).collect();
     assert_eq!(each, single, "{what}: privatize_each differs from privatize point by point");
 }
 
@@ -124,7 +124,7 @@ impl Mechanism for ForgetsEach {
     fn privatize_unprotected<R: CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R, unprotected: Unprotected) -> f64 {
         self.0.privatize_unprotected(x, rng, unprotected)
     }
-    fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [f64], rng: &mut R) {
+    fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [f64], rng: &mut R) -> manifold_dp::Fallible<()> {
         self.0.privatize_slice(xs, rng)
     }
     fn snap(&self, z: &mut f64) {

@@ -18,6 +18,7 @@ use manifold_dp::analysis::gaussian_dp::{analytic_gaussian_sigma, classical_gaus
 use manifold_dp::analysis::quadrature::{integrate, integrate_peaked};
 use manifold_dp::audit::gof::{KsOutcome, ks_test};
 use manifold_dp::error::Error;
+use manifold_dp::error::Param;
 use manifold_dp::mechanism::scalar::{
     Gaussian, GeneralizedGaussian, ScalarLaplace, generalized_gaussian_delta, generalized_gaussian_epsilon,
 };
@@ -467,8 +468,11 @@ fn rejects_bad_parameters_and_inputs() {
         assert!(analytic_gaussian_sigma(1.0, x, 1e-5).is_err());
         assert!(generalized_gaussian_delta(3, x, 1.0).is_err() && generalized_gaussian_delta(3, 1.0, x).is_err());
     }
-    assert!(matches!(Gaussian::analytic(1.0, 1.0, 1.0), Err(Error::InvalidParameter { name: "delta", .. })));
-    assert!(matches!(classical_gaussian_sigma(1.0, 1.0, 1e-5), Err(Error::InvalidParameter { name: "epsilon", .. })));
+    assert!(matches!(Gaussian::analytic(1.0, 1.0, 1.0), Err(Error::InvalidParameter { name: Param::Delta, .. })));
+    assert!(matches!(
+        classical_gaussian_sigma(1.0, 1.0, 1e-5),
+        Err(Error::InvalidParameter { name: Param::Epsilon, .. })
+    ));
     assert!(Gaussian::classical(1.0, 2.0, 1e-5).is_err() && Gaussian::analytic(1.0, 2.0, 1e-5).is_ok());
     assert!(GeneralizedGaussian::new(0, 1.0, 1.0).is_err() && GeneralizedGaussian::for_rao(1.0, 1.0, 0).is_err());
     assert!(GeneralizedGaussianNoise::new(0, 1.0).is_err() && GeneralizedGaussian::new(257, 1.0, 1.0).is_err());

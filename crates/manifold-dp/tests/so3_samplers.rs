@@ -224,9 +224,9 @@ fn mechanisms_move_any_input_by_the_noise_law() {
     let x = uniform_s3(&mut rng);
     let laplace = LaplaceSo3::new(3.5).unwrap();
     let bingham = BinghamSo3::new(3.5).unwrap();
-    let mut a: Vec<f64> = (0..N).map(|_| geodesic(&x, &laplace.privatize(&x, &mut rng))).collect();
+    let mut a: Vec<f64> = (0..N).map(|_| geodesic(&x, &laplace.privatize(&x, &mut rng).unwrap())).collect();
     assert_passes("Laplace mechanism at a random input", ks_test(&mut a, |s| laplace.angle_law().cdf_sorted(s), ALPHA));
-    let mut b: Vec<f64> = (0..N).map(|_| geodesic(&x, &bingham.privatize(&x, &mut rng))).collect();
+    let mut b: Vec<f64> = (0..N).map(|_| geodesic(&x, &bingham.privatize(&x, &mut rng).unwrap())).collect();
     assert_passes("Bingham mechanism at a random input", ks_test(&mut b, |s| bingham.angle_law().cdf_sorted(s), ALPHA));
 }
 

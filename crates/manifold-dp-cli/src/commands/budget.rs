@@ -5,6 +5,7 @@ use crate::BadInput;
 use crate::args::{ComposeArgs, ConvertArgs, MAX_RELEASES, NotionArg};
 use anyhow::Result;
 use clap::ValueEnum;
+use manifold_dp::error::Param;
 use manifold_dp::privacy::guarantee::short_up;
 use manifold_dp::privacy::{Guarantee, Target, compose, compose_advanced, compose_parallel, convert};
 use serde_json::{Value, json};
@@ -217,7 +218,7 @@ fn curve(from: &Guarantee) -> Result<Vec<Guarantee>> {
         match convert(from, Target::Approx { delta: None, epsilon: Some(e) }) {
             Ok(g) => points.push(g),
             // zCDP's curve starts above ε = ρ.
-            Err(manifold_dp::Error::InvalidParameter { name: "epsilon", .. }) => continue,
+            Err(manifold_dp::Error::InvalidParameter { name: Param::Epsilon, .. }) => continue,
             Err(e) => return Err(e.into()),
         }
     }

@@ -11,6 +11,7 @@ use crate::io::table::{FileFormat, InputBatch, TableReader};
 use anyhow::Result;
 use arrow_array::RecordBatch;
 use manifold_dp::Error as LibError;
+use manifold_dp::error::Param;
 use manifold_dp::manifold::Outside;
 use manifold_dp::mechanism::Conditioning;
 use manifold_dp::privacy::guarantee::short;
@@ -106,7 +107,7 @@ fn release_rng(seed: Option<u64>) -> Result<manifold_dp::sample::rng::ReleaseRng
 /// A library or table error of the mean, as the command line reports it.
 fn plan_error(path: &str, e: manifold_dp_arrow::Error) -> anyhow::Error {
     match e {
-        manifold_dp_arrow::Error::Library(e @ LibError::InvalidParameter { name: "sigma", .. }) => {
+        manifold_dp_arrow::Error::Library(e @ LibError::InvalidParameter { name: Param::Sigma, .. }) => {
             BadInput(format!("{e} (--conditioning ball)")).into()
         }
         manifold_dp_arrow::Error::Library(e) => e.into(),

@@ -129,7 +129,7 @@ where
     let keyed = KeyedRows::new(key);
     // Text buffers of written batches, reused: fresh ones would cost page faults on every batch.
     let spare = std::sync::Mutex::new(Vec::<Vec<u8>>::new());
-    let task = |t: u64| -> Vec<u8> {
+    let task = |t: u64| -> manifold_dp::Fallible<Vec<u8>> {
         let first = t * ROWS_PER_TASK;
         let rows = ROWS_PER_TASK.min(n - first) as usize;
         let mut text = spare.lock().map(|mut s| s.pop()).ok().flatten().unwrap_or_default();
@@ -141,10 +141,10 @@ where
         for start in (0..rows).step_by(ROWS_PER_GROUP) {
             let zs = &mut group[..ROWS_PER_GROUP.min(rows - start)];
             zs.iter_mut().for_each(|z| reset(z, center));
-            keyed.privatize_consecutive(mech, zs, first + start as u64);
+            keyed.privatize_consecutive(mech, zs, first + start as u64)?;
             zs.iter().for_each(|z| line(z, &mut text));
         }
-        text
+        Ok(text)
     };
     let tasks = n.div_ceil(ROWS_PER_TASK);
     let mut done: Vec<Vec<u8>> = Vec::new();
@@ -161,10 +161,10 @@ where
                 }
                 Ok(())
             },
-            || (next..end).into_par_iter().map(task).collect::<Vec<_>>(),
+            || (next..end).into_par_iter().map(task).collect::<manifold_dp::Fallible<Vec<_>>>(),
         );
         written?;
-        (done, next) = (batch, end);
+        (done, next) = (batch?, end);
     }
     done.iter().try_for_each(|text| out.write_all(text))?;
     Ok(())

@@ -1,5 +1,6 @@
 //! The law of a noise angle θ ∈ [0, π] and the generic inversions built on it.
 
+use crate::error::Param;
 use crate::error::{Error, Fallible, check_level};
 use std::f64::consts::PI;
 
@@ -21,7 +22,7 @@ pub trait AngularLaw {
     /// The p-quantile of θ, i.e. the **radius of indistinguishability** ρ with P[θ ≤ ρ] = p: a fraction p
     /// of releases lie within ρ of their input. Safeguarded Newton on [0, π], accurate to ~1e-15 rad.
     fn quantile(&self, p: f64) -> Fallible<f64> {
-        let p = check_level("level", p)?;
+        let p = check_level(Param::Level, p)?;
         let (mut lo, mut hi) = (0.0_f64, PI);
         let mut x = 0.5 * (lo + hi);
         for _ in 0..200 {
@@ -49,10 +50,10 @@ pub const EPSILON_RANGE: (f64, f64) = (1e-6, 1e6);
 /// The ε at which a family of angle laws, increasingly concentrated as ε grows, puts probability `p`
 /// within `rho`: solves `law(ε).cdf(rho) = p` by bisection on ln ε over [`EPSILON_RANGE`].
 pub fn epsilon_for_radius<L: AngularLaw>(rho: f64, p: f64, law: impl Fn(f64) -> Fallible<L>) -> Fallible<f64> {
-    let p = check_level("level", p)?;
+    let p = check_level(Param::Level, p)?;
     if !(rho > 0.0 && rho < PI) {
         return Err(Error::InvalidParameter {
-            name: "radius",
+            name: Param::Radius,
             value: rho,
             reason: "must be strictly between 0 and π rad (180°)",
         });

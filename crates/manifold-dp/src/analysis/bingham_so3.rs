@@ -7,6 +7,7 @@
 
 use crate::analysis::angular::{self, AngularLaw};
 use crate::analysis::quadrature::{cumulative, integrate_peaked};
+use crate::error::Param;
 use crate::error::{Fallible, check_positive};
 use std::f64::consts::PI;
 
@@ -22,7 +23,7 @@ pub struct BinghamAngle {
 impl BinghamAngle {
     /// The law for concentration `kappa` (finite, > 0).
     pub fn new(kappa: f64) -> Fallible<Self> {
-        let kappa = check_positive("concentration", kappa)?;
+        let kappa = check_positive(Param::Concentration, kappa)?;
         let mut law = BinghamAngle { kappa, normaliser: 1.0 };
         law.normaliser = law.integral(PI, &|_| 1.0);
         Ok(law)
@@ -88,7 +89,7 @@ pub fn epsilon_for_radius(rho: f64, p: f64) -> Fallible<f64> {
 /// Bingham(κ) on SO(3) is exactly (κ/2)·φ6-private and no better, so κ = 2ε is the largest (least noisy)
 /// concentration that keeps εφ6-privacy. Proof: `docs/proofs/bingham_so3_tight.md`.
 pub fn bingham_kappa_for_epsilon(epsilon: f64) -> Fallible<f64> {
-    Ok(2.0 * check_positive("epsilon", epsilon)?)
+    Ok(2.0 * check_positive(Param::Epsilon, epsilon)?)
 }
 
 #[cfg(test)]

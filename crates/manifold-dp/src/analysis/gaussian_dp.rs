@@ -30,6 +30,7 @@
 //! exact ones.
 
 use crate::analysis::quadrature::integrate_peaked;
+use crate::error::Param;
 use crate::error::{Error, Fallible, check_level, check_positive};
 use crate::numerics::rounding::div_up;
 
@@ -161,7 +162,7 @@ fn check_mu(mu: f64) -> Fallible<f64> {
     if mu.is_finite() && mu >= 0.0 {
         Ok(mu)
     } else {
-        Err(Error::InvalidParameter { name: "mu", value: mu, reason: "must be a finite number ≥ 0" })
+        Err(Error::InvalidParameter { name: Param::Mu, value: mu, reason: "must be a finite number ≥ 0" })
     }
 }
 
@@ -169,7 +170,7 @@ fn check_epsilon(epsilon: f64) -> Fallible<f64> {
     if epsilon.is_finite() && epsilon >= 0.0 {
         Ok(epsilon)
     } else {
-        Err(Error::InvalidParameter { name: "epsilon", value: epsilon, reason: "must be a finite number ≥ 0" })
+        Err(Error::InvalidParameter { name: Param::Epsilon, value: epsilon, reason: "must be a finite number ≥ 0" })
     }
 }
 
@@ -214,7 +215,7 @@ pub fn gdp_delta(mu: f64, epsilon: f64) -> Fallible<f64> {
 /// δ (δ below the absolute margin 2.2·10⁻³⁰⁸, or μ so large that the profile cannot be evaluated).
 pub fn gdp_epsilon(mu: f64, delta: f64) -> Fallible<f64> {
     let mu = check_mu(mu)?;
-    let delta = check_level("delta", delta)?;
+    let delta = check_level(Param::Delta, delta)?;
     if mu == 0.0 {
         return Ok(0.0);
     }
@@ -260,9 +261,9 @@ pub(crate) fn epsilon_for_delta(delta: f64, delta_at: impl Fn(f64) -> f64) -> Op
 /// Errors: Δ not finite or ≤ 0, ε negative or not finite, δ outside (0, 1), or [`Error::NumericalLimit`]
 /// when δ is below the absolute margin (2.2·10⁻³⁰⁸).
 pub fn analytic_gaussian_sigma(sensitivity: f64, epsilon: f64, delta: f64) -> Fallible<f64> {
-    let sensitivity = check_positive("sensitivity", sensitivity)?;
+    let sensitivity = check_positive(Param::Sensitivity, sensitivity)?;
     let epsilon = check_epsilon(epsilon)?;
-    let delta = check_level("delta", delta)?;
+    let delta = check_level(Param::Delta, delta)?;
     let target = delta * (1.0 - INVERSION_SLACK);
     // δ(ε; μ) increases with μ: find the largest μ whose conservative δ meets the target.
     let ok = |mu: f64| delta_upper(mu, epsilon) <= target;
@@ -302,21 +303,21 @@ pub fn analytic_gaussian_sigma(sensitivity: f64, epsilon: f64, delta: f64) -> Fa
 /// Errors: Δ not finite or ≤ 0; ε not in (0, 1) (the theorem does not cover ε ≥ 1: use the analytic
 /// calibration); δ outside (0, 1).
 pub fn classical_gaussian_sigma(sensitivity: f64, epsilon: f64, delta: f64) -> Fallible<f64> {
-    let sensitivity = check_positive("sensitivity", sensitivity)?;
-    let epsilon = check_positive("epsilon", epsilon)?;
+    let sensitivity = check_positive(Param::Sensitivity, sensitivity)?;
+    let epsilon = check_positive(Param::Epsilon, epsilon)?;
     if epsilon >= 1.0 {
         return Err(Error::InvalidParameter {
-            name: "epsilon",
+            name: Param::Epsilon,
             value: epsilon,
             reason: "the classical Gaussian calibration holds only for epsilon < 1; use the analytic calibration",
         });
     }
-    let delta = check_level("delta", delta)?;
+    let delta = check_level(Param::Delta, delta)?;
     let sigma = sensitivity * (2.0 * (1.25 / delta).ln()).sqrt() / epsilon * (1.0 + 1e-14);
     if sigma.is_finite() {
         Ok(sigma)
     } else {
-        Err(Error::InvalidParameter { name: "sensitivity", value: sensitivity, reason: "gives an infinite sigma" })
+        Err(Error::InvalidParameter { name: Param::Sensitivity, value: sensitivity, reason: "gives an infinite sigma" })
     }
 }
 

@@ -13,6 +13,7 @@
 
 use crate::analysis::angular::{self, AngularLaw};
 use crate::analysis::special::scaled_lower_gamma;
+use crate::error::Param;
 use crate::error::{Fallible, check_positive};
 use std::f64::consts::PI;
 
@@ -39,7 +40,7 @@ fn sin2_series(eps: f64, rho: f64, j: u32, coef: impl Fn(u32) -> f64) -> f64 {
 impl LaplaceAngle {
     /// The law for budget `epsilon` (finite, > 0).
     pub fn new(epsilon: f64) -> Fallible<Self> {
-        let epsilon = check_positive("epsilon", epsilon)?;
+        let epsilon = check_positive(Param::Epsilon, epsilon)?;
         let normaliser = sin2_series(epsilon, PI, 0, |_| 0.5);
         Ok(LaplaceAngle { epsilon, normaliser })
     }

@@ -15,6 +15,7 @@
 //! the cell's worse end (upper sums for the numerator, lower sums for the normaliser), and the floating-point
 //! error of the sums is added on top, so the value returned is never below the exact divergence.
 
+use crate::error::Param;
 use crate::error::{Error, Fallible};
 use serde::{Deserialize, Serialize};
 use std::f64::consts::{FRAC_PI_2, PI};
@@ -79,9 +80,11 @@ impl LocalFamily {
 
     fn check(&self) -> Fallible<()> {
         let (name, value, dim) = match *self {
-            LocalFamily::Vmf { dim, kappa } | LocalFamily::Purkayastha { dim, kappa } => ("kappa", kappa, Some(dim)),
-            LocalFamily::LaplaceSo3 { epsilon } => ("epsilon", epsilon, None),
-            LocalFamily::BinghamSo3 { kappa } => ("kappa", kappa, None),
+            LocalFamily::Vmf { dim, kappa } | LocalFamily::Purkayastha { dim, kappa } => {
+                (Param::Kappa, kappa, Some(dim))
+            }
+            LocalFamily::LaplaceSo3 { epsilon } => (Param::Epsilon, epsilon, None),
+            LocalFamily::BinghamSo3 { kappa } => (Param::Kappa, kappa, None),
         };
         if !(value.is_finite() && value > 0.0) {
             return Err(Error::InvalidParameter { name, value, reason: "must be a finite number > 0" });
@@ -90,7 +93,7 @@ impl LocalFamily {
             && !(2..=10_000).contains(&d)
         {
             return Err(Error::InvalidParameter {
-                name: "dimension",
+                name: Param::Dimension,
                 value: d as f64,
                 reason: "must be in [2, 10000]",
             });
@@ -104,7 +107,11 @@ impl LocalFamily {
     pub fn log_integral(&self, alpha: f64) -> Fallible<LogBounds> {
         self.check()?;
         if !(alpha.is_finite() && alpha >= 1.0) {
-            return Err(Error::InvalidParameter { name: "order", value: alpha, reason: "must be finite and >= 1" });
+            return Err(Error::InvalidParameter {
+                name: Param::Order,
+                value: alpha,
+                reason: "must be finite and >= 1",
+            });
         }
         Ok(match *self {
             LocalFamily::Vmf { dim, kappa } => {
@@ -135,7 +142,7 @@ impl LocalFamily {
     /// `docs/proofs/renyi_local.md` §2–§3.
     pub fn divergence_upper(&self, alpha: f64) -> Fallible<f64> {
         if !(alpha.is_finite() && alpha > 1.0) {
-            return Err(Error::InvalidParameter { name: "order", value: alpha, reason: "must be finite and > 1" });
+            return Err(Error::InvalidParameter { name: Param::Order, value: alpha, reason: "must be finite and > 1" });
         }
         let num = self.log_integral(alpha)?;
         let den = self.log_integral(1.0)?;

@@ -28,6 +28,7 @@
 //! rounding's cost is inside the μ it returns.
 
 use crate::analysis::gaussian_dp::{analytic_gaussian_sigma, gdp_delta_lower};
+use crate::error::Param;
 use crate::error::{Error, Fallible, check_positive};
 use std::f64::consts::PI;
 
@@ -64,7 +65,7 @@ impl GaussianSpace {
     pub fn sphere(ambient: usize) -> Fallible<Self> {
         if !(2..=10_000).contains(&ambient) {
             return Err(Error::InvalidParameter {
-                name: "ambient dimension",
+                name: Param::AmbientDimension,
                 value: ambient as f64,
                 reason: "must be between 2 and 10000",
             });
@@ -329,10 +330,10 @@ pub struct LossBound {
 impl LossBound {
     /// The bound for scale `sigma` and neighbours' distances up to `delta` (< π).
     pub fn new(space: GaussianSpace, sigma: f64, delta: f64, resolution: Resolution) -> Fallible<Self> {
-        let sigma = check_positive("sigma", sigma)?;
-        let delta = check_positive("sensitivity", delta)?;
+        let sigma = check_positive(Param::Sigma, sigma)?;
+        let delta = check_positive(Param::Sensitivity, delta)?;
         if delta >= PI {
-            return Err(Error::InvalidParameter { name: "sensitivity", value: delta, reason: "must be below π" });
+            return Err(Error::InvalidParameter { name: Param::Sensitivity, value: delta, reason: "must be below π" });
         }
         let k = space.radial_power() as f64;
         let edges = theta_edges(space, sigma, resolution.theta_cells.max(16));
@@ -468,7 +469,7 @@ pub fn certify_mu_at(
 ) -> Fallible<CertifiedMu> {
     if !(additive_epsilon.is_finite() && additive_epsilon >= 0.0) {
         return Err(Error::InvalidParameter {
-            name: "additive epsilon",
+            name: Param::AdditiveEpsilon,
             value: additive_epsilon,
             reason: "must be a finite number ≥ 0",
         });
@@ -514,8 +515,8 @@ pub fn sigma_for_mu(
     delta: f64,
     additive_epsilon: impl Fn(f64) -> Fallible<f64>,
 ) -> Fallible<(f64, CertifiedMu)> {
-    let mu = check_positive("mu", mu)?;
-    let delta = check_positive("sensitivity", delta)?;
+    let mu = check_positive(Param::Mu, mu)?;
+    let delta = check_positive(Param::Sensitivity, delta)?;
     let mut sigma = delta / mu;
     let mut best: Option<(f64, CertifiedMu)> = None;
     for _ in 0..12 {

@@ -24,6 +24,7 @@
 //! evaluating them costs a binary search and a 32-term Clenshaw sum.
 
 use crate::analysis::quadrature::integrate_peaked;
+use crate::error::Param;
 use crate::error::{Error, Fallible, check_positive};
 use std::f64::consts::{FRAC_1_SQRT_2, PI, SQRT_2};
 use std::sync::OnceLock;
@@ -68,23 +69,23 @@ impl SpdRadialLaw {
     /// The law for SPD(k), k ∈ {2, 3}, scale `sigma` (finite, ≥ [`MIN_SIGMA`]), optionally truncated to
     /// t ≤ `t_max` (finite, > 0). Untruncated, σ must be below 2/c_k (√2 for k = 2, 1/√2 for k = 3).
     pub fn new(k: usize, sigma: f64, t_max: Option<f64>) -> Fallible<Self> {
-        let sigma = check_positive("sigma", sigma)?;
+        let sigma = check_positive(Param::Sigma, sigma)?;
         if sigma < MIN_SIGMA {
-            return Err(Error::InvalidParameter { name: "sigma", value: sigma, reason: "must be at least 1e-50" });
+            return Err(Error::InvalidParameter { name: Param::Sigma, value: sigma, reason: "must be at least 1e-50" });
         }
         if k != 2 && k != 3 {
             return Err(Error::InvalidParameter {
-                name: "k",
+                name: Param::K,
                 value: k as f64,
                 reason: "only k = 2 and k = 3 are supported",
             });
         }
-        let t_max = t_max.map(|t| check_positive("t_max", t)).transpose()?;
+        let t_max = t_max.map(|t| check_positive(Param::TMax, t)).transpose()?;
         let kappa = 0.5 * pair_sum_max(k);
         let lambda = 1.0 / sigma - kappa;
         if t_max.is_none() && lambda <= 0.0 {
             return Err(Error::InvalidParameter {
-                name: "sigma",
+                name: Param::Sigma,
                 value: sigma,
                 reason: "the unconditioned SPD Laplace law is not normalisable for sigma >= 2*sqrt(3)/sqrt(k(k^2 - 1)) \
                          (sqrt(2) for k = 2, 1/sqrt(2) for k = 3); condition on a ball (pass t_max)",
@@ -231,7 +232,7 @@ impl SpdRadialLaw {
 
     /// The p-quantile of t (0 < p < 1): a fraction p of releases lie within this distance of their footpoint.
     pub fn quantile(&self, p: f64) -> Fallible<f64> {
-        let p = crate::error::check_level("level", p)?;
+        let p = crate::error::check_level(Param::Level, p)?;
         let (mut lo, mut hi) = (0.0, self.t_end);
         for _ in 0..200 {
             let mid = 0.5 * (lo + hi);

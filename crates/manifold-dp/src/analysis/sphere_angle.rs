@@ -6,6 +6,7 @@
 
 use crate::analysis::angular::AngularLaw;
 use crate::analysis::quadrature::integrate;
+use crate::error::Param;
 use crate::error::{Error, Fallible, check_positive};
 use std::f64::consts::PI;
 
@@ -19,7 +20,7 @@ pub(crate) fn check_dim(dim: usize) -> Fallible<usize> {
         Err(Error::WrongLength { expected: 2, got: dim })
     } else if dim > MAX_SPHERE_DIM {
         Err(Error::InvalidParameter {
-            name: "dimension",
+            name: Param::Dimension,
             value: dim as f64,
             reason: "a sphere's ambient dimension must be at most 10000, where the samplers are tested",
         })
@@ -69,7 +70,7 @@ impl SphereAngle {
 
     /// The angle law of `kernel` on S^{dim−1} (dim ≥ 2) at concentration `kappa` (finite, > 0).
     pub fn with_kernel(kernel: SphereKernel, dim: usize, kappa: f64) -> Fallible<Self> {
-        let kappa = check_positive("concentration", kappa)?;
+        let kappa = check_positive(Param::Concentration, kappa)?;
         let dim = crate::analysis::sphere_angle::check_dim(dim)?;
         let k = (dim - 2) as f64;
         // Mode of k ln sin θ − 2κ sin²(θ/2): k cos θ = κ sin²θ, i.e. cos θ = 2κ/(k + √(k² + 4κ²)) and

@@ -9,6 +9,7 @@
 //! as ratios ≤ 1 so that neither the factorials nor the powers of κ are ever formed.
 
 use crate::analysis::quadrature::integrate;
+use crate::error::Param;
 use crate::error::{Error, Fallible, check_positive};
 use std::f64::consts::PI;
 
@@ -17,10 +18,10 @@ const CDF_MAX_DIM: usize = 40;
 
 /// Validates n ≥ 2 and κ (finite, > 0); returns k = n − 2 and κ.
 fn check(dim: usize, kappa: f64) -> Fallible<(usize, f64)> {
-    let kappa = check_positive("concentration", kappa)?;
+    let kappa = check_positive(Param::Concentration, kappa)?;
     if dim < 2 {
         return Err(Error::InvalidParameter {
-            name: "dimension",
+            name: Param::Dimension,
             value: dim as f64,
             reason: "must be at least 2 (2 is the circle S¹, 3 the sphere S²)",
         });
@@ -143,14 +144,14 @@ pub fn purkayastha_angle_cdf_closed_form(dim: usize, kappa: f64, theta: f64) -> 
     let (k, kappa) = check(dim, kappa)?;
     if dim > CDF_MAX_DIM {
         return Err(Error::InvalidParameter {
-            name: "dimension",
+            name: Param::Dimension,
             value: dim as f64,
             reason: "the recursive closed-form CDF loses accuracy by cancellation; it is offered for dim ≤ 40 \
                      (use SphereAngle::purkayastha for larger dimensions)",
         });
     }
     if theta.is_nan() {
-        return Err(Error::InvalidParameter { name: "angle", value: theta, reason: "must be a number" });
+        return Err(Error::InvalidParameter { name: Param::Angle, value: theta, reason: "must be a number" });
     }
     if theta <= 0.0 {
         return Ok(0.0);
@@ -491,7 +492,7 @@ mod tests {
         assert!(purkayastha_angle_cdf_closed_form(40, 1.0, 1.0).is_ok());
         assert!(matches!(
             purkayastha_angle_cdf_closed_form(41, 1.0, 1.0),
-            Err(Error::InvalidParameter { name: "dimension", .. })
+            Err(Error::InvalidParameter { name: Param::Dimension, .. })
         ));
         assert!(purkayastha_angle_cdf_closed_form(4, 1.0, f64::NAN).is_err());
     }
@@ -604,7 +605,8 @@ mod tests {
             assert!(vmf_expected_chordal_distance(3, kappa).is_err());
         }
         for dim in [0, 1] {
-            let is_dim_error = |r: Fallible<f64>| matches!(r, Err(Error::InvalidParameter { name: "dimension", .. }));
+            let is_dim_error =
+                |r: Fallible<f64>| matches!(r, Err(Error::InvalidParameter { name: Param::Dimension, .. }));
             assert!(is_dim_error(purkayastha_log_normaliser(dim, 1.0)));
             assert!(is_dim_error(purkayastha_mean_angle(dim, 1.0)));
             assert!(is_dim_error(purkayastha_angle_cdf_closed_form(dim, 1.0, 1.0)));

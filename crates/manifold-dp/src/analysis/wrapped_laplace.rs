@@ -4,6 +4,7 @@
 //! (`docs/proofs/wrapped_laplace_circle.md`).
 
 use crate::analysis::angular::AngularLaw;
+use crate::error::Param;
 use crate::error::{Fallible, check_positive};
 use std::f64::consts::PI;
 
@@ -16,7 +17,7 @@ pub struct WrappedLaplaceAngle {
 impl WrappedLaplaceAngle {
     /// The law for Laplace noise of scale 1/ε (ε finite, > 0, per radian).
     pub fn new(epsilon: f64) -> Fallible<Self> {
-        Ok(WrappedLaplaceAngle { epsilon: check_positive("epsilon", epsilon)? })
+        Ok(WrappedLaplaceAngle { epsilon: check_positive(Param::Epsilon, epsilon)? })
     }
 
     /// sinh(ε(π − ρ))/sinh(επ) = P[d > ρ], as e^{−ερ}(1 − e^{−2ε(π−ρ)})/(1 − e^{−2επ}) (no overflow).

@@ -51,8 +51,8 @@ impl Mechanism for AffineGaussianNoise {
     }
 
     /// The release: the point of the exact cells.
-    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &DMatrix<f64>, rng: &mut R) -> DMatrix<f64> {
-        self.mean.release_mean(x, rng)
+    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &DMatrix<f64>, rng: &mut R) -> crate::Fallible<DMatrix<f64>> {
+        Ok(self.mean.release_mean(x, rng))
     }
 
     /// The representative of z's cell: each chart coordinate rounded to the nearest multiple of the spacing.

@@ -39,6 +39,7 @@ use crate::audit::events::{
     Event, EventLevels, Features, claim_llr_events, events_from_pilot, exponent_field, low_bits_pattern,
 };
 use crate::audit::gof::{KsOutcome, dkw_critical_value};
+use crate::error::Param;
 use crate::error::{Error, Fallible};
 use crate::mechanism::Mechanism;
 use crate::privacy::Guarantee;
@@ -335,56 +336,60 @@ impl AuditConfig {
     fn validate(&self) -> Fallible<()> {
         if !(self.alpha >= MIN_AUDIT_ALPHA && self.alpha < 1.0) {
             return Err(Error::InvalidParameter {
-                name: "alpha",
+                name: Param::Alpha,
                 value: self.alpha,
                 reason: "must lie in [1e-100, 1)",
             });
         }
         if self.samples > MAX_AUDIT_SAMPLES {
             return Err(Error::InvalidParameter {
-                name: "samples",
+                name: Param::Samples,
                 value: self.samples as f64,
                 reason: "must be at most 1e9 draws per input",
             });
         }
         if self.pilot_samples > MAX_PILOT_SAMPLES || self.gof_samples > MAX_AUDIT_SAMPLES {
             return Err(Error::InvalidParameter {
-                name: "pilot samples",
+                name: Param::PilotSamples,
                 value: self.pilot_samples.max(self.gof_samples) as f64,
                 reason: "pilot draws must be at most 1e7 and goodness-of-fit draws at most 1e9",
             });
         }
         if self.samples < 100 {
             return Err(Error::InvalidParameter {
-                name: "samples",
+                name: Param::Samples,
                 value: self.samples as f64,
                 reason: "must be at least 100 draws per input",
             });
         }
         if self.pilot_samples < 100 {
             return Err(Error::InvalidParameter {
-                name: "pilot samples",
+                name: Param::PilotSamples,
                 value: self.pilot_samples as f64,
                 reason: "must be at least 100 draws per input",
             });
         }
         if self.gof_samples > 0 && self.gof_samples < 100 {
             return Err(Error::InvalidParameter {
-                name: "goodness-of-fit samples",
+                name: Param::GoodnessOfFitSamples,
                 value: self.gof_samples as f64,
                 reason: "must be 0 (skip) or at least 100",
             });
         }
         if !(self.llr_resolution >= 0.0 && self.llr_resolution < 1.0) {
             return Err(Error::InvalidParameter {
-                name: "llr resolution",
+                name: Param::LlrResolution,
                 value: self.llr_resolution,
                 reason: "must lie in [0, 1)",
             });
         }
         for &q in self.levels.central.iter().chain(&self.levels.tail) {
             if !(q > 0.0 && q < 1.0) {
-                return Err(Error::InvalidParameter { name: "event level", value: q, reason: "must lie in (0, 1)" });
+                return Err(Error::InvalidParameter {
+                    name: Param::EventLevel,
+                    value: q,
+                    reason: "must lie in (0, 1)",
+                });
             }
         }
         Ok(())
@@ -670,7 +675,7 @@ where
         }
         if !(self.epsilon >= 0.0 && self.epsilon.is_finite()) {
             return Err(Error::InvalidParameter {
-                name: "epsilon",
+                name: Param::Epsilon,
                 value: self.epsilon,
                 reason: "the claimed epsilon must be finite and >= 0",
             });
@@ -678,7 +683,7 @@ where
         let delta = self.claimed_delta();
         if !(0.0..1.0).contains(&delta) {
             return Err(Error::InvalidParameter {
-                name: "delta",
+                name: Param::Delta,
                 value: delta,
                 reason: "the claimed delta must lie in [0, 1)",
             });
@@ -688,19 +693,20 @@ where
         for p in &pairs {
             if !(p.distance >= 0.0 && p.distance.is_finite()) {
                 return Err(Error::InvalidParameter {
-                    name: "pair distance",
+                    name: Param::PairDistance,
                     value: p.distance,
                     reason: "must be finite and >= 0",
                 });
             }
         }
-        let draw = |phase: u64, pair: usize, side: usize, chunk: u64, len: u64| -> Vec<Features> {
+        // A release the mechanism refuses (an unrepresentable draw) ends the audit with its error.
+        let draw = |phase: u64, pair: usize, side: usize, chunk: u64, len: u64| -> Fallible<Vec<Features>> {
             let p = &pairs[pair];
             let input = if side == 0 { &p.x } else { &p.x_prime };
             let mut rng = key.stream(stream_id(phase, pair, side, chunk));
             let grid = self.grid(config, p);
             let out = (0..len)
-                .map(|_| self.features(&self.mechanism.privatize(input, &mut rng), p, grid, raw_bits))
+                .map(|_| Ok(self.features(&self.mechanism.privatize(input, &mut rng)?, p, grid, raw_bits)))
                 .collect();
             progress(len);
             out
@@ -710,7 +716,8 @@ where
         let pilot_jobs: Vec<(usize, usize, u64, u64)> = (0..pairs.len())
             .flat_map(|i| (0..2).flat_map(move |s| chunks(config.pilot_samples).map(move |(c, n)| (i, s, c, n))))
             .collect();
-        let pilot: Vec<Vec<Features>> = pilot_jobs.par_iter().map(|&(i, s, c, n)| draw(1, i, s, c, n)).collect();
+        let pilot: Vec<Vec<Features>> =
+            pilot_jobs.par_iter().map(|&(i, s, c, n)| draw(1, i, s, c, n)).collect::<Fallible<_>>()?;
         let mut pilot_by = vec![[Vec::new(), Vec::new()]; pairs.len()];
         for (&(i, s, _, _), block) in pilot_jobs.iter().zip(pilot) {
             pilot_by[i][s].extend(block);
@@ -741,15 +748,15 @@ where
                 let mut hits = vec![0u64; events[i].len()];
                 let grid = self.grid(config, p);
                 for _ in 0..n {
-                    let f = self.features(&self.mechanism.privatize(input, &mut rng), p, grid, raw_bits);
+                    let f = self.features(&self.mechanism.privatize(input, &mut rng)?, p, grid, raw_bits);
                     for (h, e) in hits.iter_mut().zip(&events[i]) {
                         *h += u64::from(e.contains(&f));
                     }
                 }
                 progress(n);
-                hits
+                Ok(hits)
             })
-            .collect();
+            .collect::<Fallible<_>>()?;
         let mut hits: Vec<Vec<[u64; 2]>> = events.iter().map(|e| vec![[0u64; 2]; e.len()]).collect();
         for (&(i, s, _, _), block) in count_jobs.iter().zip(partial) {
             for (h, k) in hits[i].iter_mut().zip(block) {
@@ -765,7 +772,7 @@ where
         if alpha_per_bound <= 0.0 || alpha_per_bound.is_nan() {
             // Unreachable with α ≥ MIN_AUDIT_ALPHA; kept so that no configuration reaches the bounds with 0.
             return Err(Error::InvalidParameter {
-                name: "alpha",
+                name: Param::Alpha,
                 value: config.alpha,
                 reason: "too small to split over the tests",
             });
@@ -815,21 +822,21 @@ where
                         let mut rng = key.stream(stream_id(3, 0, 0, c));
                         let out = (0..len)
                             .map(|_| {
-                                let z = self.mechanism.privatize(&reference.center, &mut rng);
-                                if !z.is_finite_point() {
+                                let z = self.mechanism.privatize(&reference.center, &mut rng)?;
+                                Ok(if !z.is_finite_point() {
                                     f64::NAN
                                 } else {
                                     // A distance that overflows (a release too ill-conditioned for the distance
                                     // to be computed) is beyond every finite value.
                                     let d = (reference.distance)(&z, &reference.center);
                                     if d.is_nan() { f64::INFINITY } else { d }
-                                }
+                                })
                             })
-                            .collect();
+                            .collect::<Fallible<Vec<f64>>>();
                         progress(len);
                         out
                     })
-                    .collect();
+                    .collect::<Fallible<_>>()?;
                 let values: Vec<f64> = blocks.concat();
                 Some(goodness_of_fit(reference, values, config.alpha - alpha_privacy))
             }

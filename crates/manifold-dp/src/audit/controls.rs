@@ -20,6 +20,7 @@
 const CONTROL_GRID_LOG2: i32 = -30;
 
 use crate::analysis::{AngularLaw, LaplaceAngle};
+use crate::error::Param;
 use crate::error::{Error, Fallible};
 use crate::mechanism::Unprotected;
 use crate::mechanism::{BinghamSo3, LaplaceSo3, Mechanism, VmfSphere};
@@ -198,7 +199,11 @@ impl TruncatedTail {
     /// The control claiming Laplace at `epsilon` and dropping the top `tail_mass` ∈ (0, 1) of its angle law.
     pub fn new(epsilon: f64, tail_mass: f64) -> Fallible<Self> {
         if !(tail_mass > 0.0 && tail_mass < 1.0) {
-            return Err(Error::InvalidParameter { name: "tail mass", value: tail_mass, reason: "must lie in (0, 1)" });
+            return Err(Error::InvalidParameter {
+                name: Param::TailMass,
+                value: tail_mass,
+                reason: "must lie in (0, 1)",
+            });
         }
         let claimed = LaplaceSo3::new(epsilon)?;
         let max_angle = claimed.angle_law().quantile(1.0 - tail_mass)?;
@@ -317,15 +322,16 @@ mod tests {
         assert_eq!(b.actual().kappa(), 8.0);
         let t = TruncatedTail::new(1.0, 0.01).unwrap();
         for _ in 0..2000 {
-            assert!(geodesic(&x, &t.privatize(&x, &mut rng)) <= t.max_angle() + 1e-12);
+            assert!(geodesic(&x, &t.privatize(&x, &mut rng).unwrap()) <= t.max_angle() + 1e-12);
         }
         // Without sin²: far more mass near the input than the claimed law.
         let c = LaplaceWithoutSin2::new(1.0).unwrap();
         let law = claimed_laplace_angle(1.0).unwrap();
-        let near = (0..4000).filter(|_| geodesic(&x, &c.privatize(&x, &mut rng)) < 0.3).count() as f64 / 4000.0;
+        let near =
+            (0..4000).filter(|_| geodesic(&x, &c.privatize(&x, &mut rng).unwrap()) < 0.3).count() as f64 / 4000.0;
         assert!(near > 10.0 * law.cdf(0.3), "{near} vs {}", law.cdf(0.3));
         let p = PaperNaive::new(1.0).unwrap();
-        assert!(geodesic(&x, &p.privatize(&x, &mut rng)).is_finite());
+        assert!(geodesic(&x, &p.privatize(&x, &mut rng).unwrap()).is_finite());
         assert!(vmf_2eps(3, 1.0).is_ok() && TruncatedTail::new(1.0, 1.0).is_err());
     }
 }

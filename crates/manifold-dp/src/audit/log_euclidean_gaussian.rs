@@ -64,9 +64,9 @@ impl Mechanism for LogEuclideanGaussianNoise {
     }
 
     /// The release: exp of the grid point of the exact cells.
-    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &DMatrix<f64>, rng: &mut R) -> DMatrix<f64> {
+    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &DMatrix<f64>, rng: &mut R) -> crate::Fallible<DMatrix<f64>> {
         let u = self.manifold.log_coordinates(x).map(|c| self.noise.sample_at(c, rng));
-        self.release(&u)
+        Ok(self.release(&u))
     }
 
     /// The representative of z's cell: each log coordinate rounded to the nearest multiple of the spacing.

@@ -13,6 +13,7 @@ use super::Manifold;
 use super::float_error::{certified_gradient_bound, public_depth, sum_log_pairwise};
 use super::sensitivity::{check_radius, frechet_sensitivity, h_factor};
 use crate::Fallible;
+use crate::error::Param;
 use crate::error::{Error, check_positive};
 use crate::numerics::rounding::add_up;
 use nalgebra::DVector;
@@ -81,7 +82,7 @@ where
     M::Point: Clone,
 {
     let radius = check_radius(manifold, radius)?;
-    check_positive("tolerance", options.tolerance)?;
+    check_positive(Param::Tolerance, options.tolerance)?;
     let stop = KarcherStop::in_ball(manifold, center, radius, n, options)?;
     let widened = check_radius(manifold, stop.radius())?;
     let h = h_factor(widened, manifold.curvature_bound());
@@ -101,9 +102,13 @@ impl<P: Clone> KarcherStop<P> {
         n: usize,
         options: KarcherOptions,
     ) -> Fallible<Self> {
-        let requested = check_positive("tolerance", options.tolerance)?;
+        let requested = check_positive(Param::Tolerance, options.tolerance)?;
         if !(radius >= 0.0 && radius.is_finite()) {
-            return Err(Error::InvalidParameter { name: "radius", value: radius, reason: "must be finite and ≥ 0" });
+            return Err(Error::InvalidParameter {
+                name: Param::Radius,
+                value: radius,
+                reason: "must be finite and ≥ 0",
+            });
         }
         let widened = add_up(radius, m.distance_error(center, 0.0, radius));
         // The stopping iterate lies within τ/h of the exact mean, which lies in B_r′(m0): within `offset` of m0
@@ -205,7 +210,7 @@ pub fn frechet_mean<M: Manifold + ?Sized>(
     options: KarcherOptions,
 ) -> Fallible<FrechetMean<M::Point>> {
     if xs.is_empty() {
-        return Err(Error::InvalidParameter { name: "n", value: 0.0, reason: "a mean needs at least one point" });
+        return Err(Error::InvalidParameter { name: Param::N, value: 0.0, reason: "a mean needs at least one point" });
     }
     let radius = xs.iter().map(|x| m.distance(start, x)).fold(0.0, |a: f64, d| if d.is_nan() { d } else { a.max(d) });
     let stop = KarcherStop::in_ball(m, start, radius, xs.len(), options)?;
@@ -221,7 +226,7 @@ pub fn frechet_mean_within<M: Manifold + ?Sized>(
     stop: &KarcherStop<M::Point>,
 ) -> Fallible<FrechetMean<M::Point>> {
     if xs.is_empty() {
-        return Err(Error::InvalidParameter { name: "n", value: 0.0, reason: "a mean needs at least one point" });
+        return Err(Error::InvalidParameter { name: Param::N, value: 0.0, reason: "a mean needs at least one point" });
     }
     let mut lengths = StepLengths::for_curvature(m.curvature_bound());
     let mut mean = start.clone();

@@ -11,6 +11,7 @@
 
 use super::Manifold;
 use crate::Fallible;
+use crate::error::Param;
 use crate::error::{Error, check_positive};
 use std::f64::consts::PI;
 
@@ -34,10 +35,10 @@ pub fn h_factor(radius: f64, kappa: f64) -> f64 {
 
 /// Checks that `radius` is finite, > 0 and below r* of `m`.
 pub fn check_radius<M: Manifold + ?Sized>(m: &M, radius: f64) -> Fallible<f64> {
-    let radius = check_positive("radius", radius)?;
+    let radius = check_positive(Param::Radius, radius)?;
     if radius >= max_radius(m) {
         return Err(Error::InvalidParameter {
-            name: "radius",
+            name: Param::Radius,
             value: radius,
             reason: "must be below r* = ½·min{injectivity radius, π/(2√κ)} (π/4 on spheres, π/2 on SO(3)), where \
                      the Fréchet mean is unique and its sensitivity bounded",
@@ -50,7 +51,7 @@ pub fn check_radius<M: Manifold + ?Sized>(m: &M, radius: f64) -> Fallible<f64> {
 pub fn frechet_sensitivity<M: Manifold + ?Sized>(m: &M, radius: f64, n: usize) -> Fallible<f64> {
     let radius = check_radius(m, radius)?;
     if n == 0 {
-        return Err(Error::InvalidParameter { name: "n", value: 0.0, reason: "a mean needs at least one point" });
+        return Err(Error::InvalidParameter { name: Param::N, value: 0.0, reason: "a mean needs at least one point" });
     }
     let h = h_factor(radius, m.curvature_bound());
     Ok(2.0 * radius * (2.0 - h) / (n as f64 * h))

@@ -13,6 +13,7 @@ use super::Manifold;
 use super::float_error;
 use crate::Fallible;
 use crate::error::Error;
+use crate::error::Param;
 use crate::manifold::fixed;
 use crate::space::metric::Metric;
 use crate::space::spd::{affine_invariant_distance, congruence, expm, log_euclidean_distance, logm, sqrt_and_inv_sqrt};
@@ -22,7 +23,7 @@ fn check_k(k: usize) -> Fallible<usize> {
     if (1..=64).contains(&k) {
         Ok(k)
     } else {
-        Err(Error::InvalidParameter { name: "k", value: k as f64, reason: "SPD(k) needs 1 ≤ k ≤ 64" })
+        Err(Error::InvalidParameter { name: Param::K, value: k as f64, reason: "SPD(k) needs 1 ≤ k ≤ 64" })
     }
 }
 

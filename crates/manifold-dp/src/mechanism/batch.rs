@@ -6,6 +6,7 @@
 //! and a recomputed, retried or repartitioned piece of work redraws exactly the same noise for the same rows,
 //! never a second, independent release of them.
 
+use crate::Fallible;
 use crate::mechanism::Mechanism;
 use crate::sample::rng::{ROW_WORDS, RowRng, StreamKey};
 use rayon::prelude::*;
@@ -17,29 +18,36 @@ const ROWS_PER_TASK: usize = 1024;
 /// row `r` is released with stream `r` of `key`.
 ///
 /// Each row of a table must be released at most once per key (one release); releasing it again under the
-/// same key reproduces the same noise.
-pub fn privatize_rows<M>(mechanism: &M, points: &mut [M::Point], first_row: u64, key: &StreamKey)
+/// same key reproduces the same noise. On an error (a draw the mechanism cannot represent), `points` holds
+/// releases and inputs mixed: publish none of it.
+pub fn privatize_rows<M>(mechanism: &M, points: &mut [M::Point], first_row: u64, key: &StreamKey) -> Fallible<()>
 where
     M: Mechanism + Sync,
     M::Point: Send,
 {
-    privatize_by_id(mechanism, points, &|i| first_row + i as u64, key);
+    privatize_by_id(mechanism, points, &|i| first_row + i as u64, key)
 }
 
 /// Releases `points` in place and in parallel, point `i` with stream `id(i)` of `key`.
 ///
 /// The ids must be distinct within one release: two rows with one id would get the same noise (the caller
-/// checks, e.g. that an id column has no duplicates).
-pub fn privatize_by_id<M>(mechanism: &M, points: &mut [M::Point], id: &(dyn Fn(usize) -> u64 + Sync), key: &StreamKey)
+/// checks, e.g. that an id column has no duplicates). On an error, `points` holds releases and inputs mixed:
+/// publish none of it.
+pub fn privatize_by_id<M>(
+    mechanism: &M,
+    points: &mut [M::Point],
+    id: &(dyn Fn(usize) -> u64 + Sync),
+    key: &StreamKey,
+) -> Fallible<()>
 where
     M: Mechanism + Sync,
     M::Point: Send,
 {
     let keyed = KeyedRows::new(key);
-    points.par_chunks_mut(ROWS_PER_TASK).enumerate().for_each(|(c, piece)| {
+    points.par_chunks_mut(ROWS_PER_TASK).enumerate().try_for_each(|(c, piece)| {
         let ids: Vec<u64> = (0..piece.len()).map(|i| id(c * ROWS_PER_TASK + i)).collect();
-        keyed.privatize(mechanism, piece, &ids);
-    });
+        keyed.privatize(mechanism, piece, &ids)
+    })
 }
 
 /// The keyed noise of one release, for a caller that cuts the rows into pieces of its own and runs them on
@@ -59,14 +67,14 @@ impl<'a> KeyedRows<'a> {
     }
 
     /// Releases `points` in place on the calling thread, point `i` with stream `ids[i]` (distinct within
-    /// one release).
-    pub fn privatize<M: Mechanism>(&self, mechanism: &M, points: &mut [M::Point], ids: &[u64]) {
+    /// one release). On an error, `points` holds releases and inputs mixed: publish none of it.
+    pub fn privatize<M: Mechanism>(&self, mechanism: &M, points: &mut [M::Point], ids: &[u64]) -> Fallible<()> {
         assert_eq!(points.len(), ids.len(), "one id per point");
         with_blocks(points.len(), |blocks| {
             self.fill_blocks(ids, blocks);
             mechanism.privatize_each(points, |i| {
                 RowRng::new(&blocks[i * ROW_WORDS..(i + 1) * ROW_WORDS], ids[i], &self.overflow)
-            });
+            })
         })
     }
 
@@ -97,7 +105,12 @@ impl<'a> KeyedRows<'a> {
     }
 
     /// [`KeyedRows::privatize`] with the ids `first, first + 1, …` (rows of a file, releases of `sample`).
-    pub fn privatize_consecutive<M: Mechanism>(&self, mechanism: &M, points: &mut [M::Point], first: u64) {
+    pub fn privatize_consecutive<M: Mechanism>(
+        &self,
+        mechanism: &M,
+        points: &mut [M::Point],
+        first: u64,
+    ) -> Fallible<()> {
         if first.checked_add(points.len() as u64).is_none() {
             let ids: Vec<u64> = (0..points.len() as u64).map(|i| first.wrapping_add(i)).collect();
             return self.privatize(mechanism, points, &ids);
@@ -106,7 +119,7 @@ impl<'a> KeyedRows<'a> {
             self.key.fill_row_blocks(first, blocks);
             mechanism.privatize_each(points, |i| {
                 RowRng::new(&blocks[i * ROW_WORDS..(i + 1) * ROW_WORDS], first + i as u64, &self.overflow)
-            });
+            })
         })
     }
 }
@@ -151,7 +164,7 @@ mod tests {
         pool.install(|| {
             let mut start = 0;
             for &len in batches {
-                privatize_rows(&mech, &mut rows[start..start + len], start as u64, &key);
+                privatize_rows(&mech, &mut rows[start..start + len], start as u64, &key).unwrap();
                 start += len;
             }
         });
@@ -180,9 +193,9 @@ mod tests {
         for (first, n) in [(0u64, 5usize), (1 << 40, 300), (7, 5000), (u64::MAX - 2, 6)] {
             let ids: Vec<u64> = (0..n as u64).map(|i| first.wrapping_add(i)).collect();
             let mut by_ids = vec![UnitQuaternion::identity(); n];
-            keyed.privatize(&mech, &mut by_ids, &ids);
+            keyed.privatize(&mech, &mut by_ids, &ids).unwrap();
             let mut consecutive = vec![UnitQuaternion::identity(); n];
-            keyed.privatize_consecutive(&mech, &mut consecutive, first);
+            keyed.privatize_consecutive(&mech, &mut consecutive, first).unwrap();
             assert_eq!(by_ids, consecutive, "first {first}, {n} rows");
             assert!(by_ids.windows(2).all(|w| w[0] != w[1]));
         }
@@ -194,19 +207,19 @@ mod tests {
         let mech = LaplaceSo3::new(2.0).unwrap();
         let ids = [7u64, 1 << 40, 3];
         let mut rows = vec![UnitQuaternion::identity(); 3];
-        privatize_by_id(&mech, &mut rows, &|i| ids[i], &key);
+        privatize_by_id(&mech, &mut rows, &|i| ids[i], &key).unwrap();
         // The same ids in another order, alone or among others, get the same noise.
         let mut alone = vec![UnitQuaternion::identity(); 1];
-        privatize_by_id(&mech, &mut alone, &|_| 1 << 40, &key);
+        privatize_by_id(&mech, &mut alone, &|_| 1 << 40, &key).unwrap();
         assert_eq!(alone[0], rows[1]);
         let mut by_index = vec![UnitQuaternion::identity(); 8];
-        privatize_rows(&mech, &mut by_index, 0, &key);
+        privatize_rows(&mech, &mut by_index, 0, &key).unwrap();
         assert_eq!(by_index[7], rows[0]);
         assert_eq!(by_index[3], rows[2]);
         // Another key gives other noise.
         let other = StreamKey::from_seed_for_experiments(10);
         let mut again = vec![UnitQuaternion::identity(); 3];
-        privatize_by_id(&mech, &mut again, &|i| ids[i], &other);
+        privatize_by_id(&mech, &mut again, &|i| ids[i], &other).unwrap();
         assert!(again.iter().zip(&rows).all(|(a, b)| a != b));
     }
 

@@ -7,6 +7,7 @@
 
 use crate::analysis::BinghamAngle;
 use crate::error::Fallible;
+use crate::error::Param;
 use crate::mechanism::Mechanism;
 use crate::mechanism::Unprotected;
 use crate::privacy::calibration::{bingham_epsilon_for_kappa, bingham_kappa_for_epsilon};
@@ -46,7 +47,7 @@ impl BinghamSo3 {
             && (crate::mechanism::MIN_EPSILON..=crate::mechanism::MAX_EPSILON).contains(&(kappa / 2.0)))
         {
             return Err(crate::Error::InvalidParameter {
-                name: "concentration",
+                name: Param::Concentration,
                 value: kappa,
                 reason: "must lie in [2e-6, 2e6] (epsilon = concentration/2 in [1e-6, 1e6], the range the samplers \
                          are proven exact and tested for)",

@@ -17,6 +17,7 @@
 //! `docs/proofs/extrinsic_mean.md`.
 
 use crate::analysis::sphere_angle::MAX_SPHERE_DIM;
+use crate::error::Param;
 use crate::error::{Error, Fallible, check_positive};
 use crate::numerics::rounding::{add_up, div_up, mul_up};
 use crate::privacy::Guarantee;
@@ -57,7 +58,7 @@ impl Embedding {
     pub fn sphere(n: usize) -> Fallible<Self> {
         if !(2..=MAX_SPHERE_DIM).contains(&n) {
             return Err(Error::InvalidParameter {
-                name: "dimension",
+                name: Param::Dimension,
                 value: n as f64,
                 reason: "a sphere's ambient dimension must be in [2, 10000]",
             });
@@ -294,7 +295,7 @@ impl ExtrinsicMean {
     /// diameter/n + 2·[`ExtrinsicMean::float_error`], σ = Δ/ε′ with ε′ + ε₀ ≤ ε (ε₀ the rounding's cost, taken
     /// inside ε as every mean does). Refused where rounding would cost more than a tenth of ε.
     pub fn new(embedding: Embedding, n: u64, depth: u32, epsilon: f64) -> Fallible<Self> {
-        let epsilon = check_positive("epsilon", epsilon)?;
+        let epsilon = check_positive(Param::Epsilon, epsilon)?;
         if n == 0 {
             return Err(Error::NotApplicable("no rows: there is no mean to release".into()));
         }

@@ -4,6 +4,7 @@
 
 use crate::analysis::LaplaceAngle;
 use crate::error::Fallible;
+use crate::error::Param;
 use crate::mechanism::Mechanism;
 use crate::mechanism::Unprotected;
 use crate::privacy::float_safety::Rounding;
@@ -32,7 +33,7 @@ impl LaplaceSo3 {
 
     /// The mechanism for budget `epsilon` per radian; ε must be finite and > 0.
     pub fn new(epsilon: f64) -> Fallible<Self> {
-        let epsilon = crate::error::check_epsilon_range("epsilon", epsilon)?;
+        let epsilon = crate::error::check_epsilon_range(Param::Epsilon, epsilon)?;
         let noise = LaplaceSo3Noise::new(epsilon)?;
         // The output density e^{−εθ} is ε-log-Lipschitz per radian of θ; the sampler's acceptance test errs by a
         // factor within e^{±α} (float_safety.md §3f).

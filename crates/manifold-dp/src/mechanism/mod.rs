@@ -33,6 +33,7 @@ pub use uniform_sphere::UniformSphere;
 pub use vmf::VmfSphere;
 pub use wrapped_laplace::WrappedLaplaceCircle;
 
+use crate::Fallible;
 use crate::privacy::Guarantee;
 use rand::CryptoRng;
 
@@ -88,40 +89,57 @@ pub trait Mechanism {
     /// Rounds a raw release onto the mechanism's public grid, in place: the representative of its cell.
     fn snap(&self, z: &mut Self::Point);
 
-    /// One float-safe release of `x`.
-    #[inline]
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &Self::Point, rng: &mut R) -> Self::Point {
-        let mut z = self.privatize_unprotected(x, rng, Unprotected::INTERNAL);
-        self.snap(&mut z);
-        z
+    /// Checks that `x` is a point this mechanism releases (its dimension; finite coordinates where the type
+    /// admits others) before any noise is drawn: [`Mechanism::privatize`] and the slice forms call it, so a
+    /// malformed point is an error ([`crate::Error::WrongLength`], [`crate::Error::NonFinite`], …), never a
+    /// panic. By default every value of the point type is one.
+    fn check_input(&self, _x: &Self::Point) -> Fallible<()> {
+        Ok(())
     }
 
-    /// Releases every point of `xs` in place, float-safe, with independent noise.
-    fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [Self::Point], rng: &mut R) {
+    /// One float-safe release of `x`, or why none can be made. Most mechanisms always release; a mechanism whose
+    /// exact draw can land where double precision cannot represent a valid point (SPD in a public ball's chart)
+    /// reports it ([`crate::Error::Unrepresentable`]) instead of redrawing, which would change the law.
+    #[inline]
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &Self::Point, rng: &mut R) -> Fallible<Self::Point> {
+        self.check_input(x)?;
+        let mut z = self.privatize_unprotected(x, rng, Unprotected::INTERNAL);
+        self.snap(&mut z);
+        Ok(z)
+    }
+
+    /// Releases every point of `xs` in place, float-safe, with independent noise. Every point is checked
+    /// ([`Mechanism::check_input`]) before any is drawn; on an error of a draw, `xs` holds releases and inputs
+    /// mixed: publish none of it.
+    fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [Self::Point], rng: &mut R) -> Fallible<()> {
+        xs.iter().try_for_each(|x| self.check_input(x))?;
         if Self::EXACT_RELEASE {
             for x in xs {
-                *x = self.privatize(x, rng);
+                *x = self.privatize(x, rng)?;
             }
-            return;
+            return Ok(());
         }
         self.privatize_slice_unprotected(xs, rng, Unprotected::INTERNAL);
         for x in xs {
             self.snap(x);
         }
+        Ok(())
     }
 
     /// Releases every point of `xs` in place, float-safe, point `i` with noise from its own generator `rng(i)`
     /// (keyed releases draw each row from its own stream): the same bits as [`Mechanism::privatize_slice`] on
-    /// each point alone with its generator (`tests/privatize_each.rs` checks every mechanism).
+    /// each point alone with its generator (`tests/privatize_each.rs` checks every mechanism). Every point is
+    /// checked before any is drawn; on an error of a draw, `xs` holds releases and inputs mixed: publish none.
     ///
     /// It draws every point, then snaps them all: the snaps (a division and a square root each, independent of
     /// one another) then overlap in the CPU instead of each waiting for its draw.
-    fn privatize_each<R: CryptoRng>(&self, xs: &mut [Self::Point], mut rng: impl FnMut(usize) -> R) {
+    fn privatize_each<R: CryptoRng>(&self, xs: &mut [Self::Point], mut rng: impl FnMut(usize) -> R) -> Fallible<()> {
+        xs.iter().try_for_each(|x| self.check_input(x))?;
         if Self::EXACT_RELEASE {
             for (i, x) in xs.iter_mut().enumerate() {
-                *x = self.privatize(x, &mut rng(i));
+                *x = self.privatize(x, &mut rng(i))?;
             }
-            return;
+            return Ok(());
         }
         for (i, x) in xs.iter_mut().enumerate() {
             self.privatize_slice_unprotected(std::slice::from_mut(x), &mut rng(i), Unprotected::INTERNAL);
@@ -129,6 +147,7 @@ pub trait Mechanism {
         for x in xs {
             self.snap(x);
         }
+        Ok(())
     }
 
     /// ln of the output density at `z` given input `x`, w.r.t. the space's reference measure, up to a

@@ -11,6 +11,7 @@
 //! release is exp_p of the rounded vector, a function of the cell alone. Rounding on the sphere instead could
 //! not be proven: there the release density is unbounded next to −p.
 
+use crate::error::Param;
 use crate::error::{Error, Fallible, check_epsilon_range};
 use crate::mechanism::Mechanism;
 use crate::mechanism::Unprotected;
@@ -47,7 +48,7 @@ impl TangentPlanarLaplace {
     /// [`crate::mechanism::MIN_EPSILON`], [`crate::mechanism::MAX_EPSILON`]). The noise radius is
     /// Gamma(n − 1, 1/ε) and its direction uniform in the tangent space.
     pub fn new(reference: DVector<f64>, epsilon: f64) -> Fallible<Self> {
-        let epsilon = check_epsilon_range("epsilon", epsilon)?;
+        let epsilon = check_epsilon_range(Param::Epsilon, epsilon)?;
         let dim = crate::analysis::sphere_angle::check_dim(reference.len())?;
         if ((reference.norm() - 1.0).abs()).is_nan() || (reference.norm() - 1.0).abs() > 1e-12 {
             return Err(Error::NotUnitVector { norm: reference.norm(), tolerance: 1e-12 });
@@ -169,6 +170,10 @@ fn uniform_direction<R: Rng + ?Sized>(m: usize, rng: &mut R) -> DVector<f64> {
 impl Mechanism for TangentPlanarLaplace {
     type Point = DVector<f64>;
 
+    fn check_input(&self, x: &DVector<f64>) -> crate::Fallible<()> {
+        crate::mechanism::sphere::check_sphere_input(x, self.reference.len())
+    }
+
     /// Rounded in the tangent plane, where the law is a plain Laplace law: the release is drawn and rounded
     /// in one step ([`Mechanism::privatize`]), not by snapping a point of the sphere.
     const EXACT_RELEASE: bool = true;
@@ -193,12 +198,13 @@ impl Mechanism for TangentPlanarLaplace {
         self.point_of(&self.noisy_coordinates(x, rng))
     }
 
-    /// exp_p of the rounded, clamped ĉ(x) + V (`docs/proofs/float_safety.md` §3c). Panics if `x` does not
-    /// have the reference point's dimension (a programming error).
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+    /// exp_p of the rounded, clamped ĉ(x) + V (`docs/proofs/float_safety.md` §3c); an error for a point of
+    /// another dimension or with a non-finite coordinate.
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> crate::Fallible<DVector<f64>> {
+        self.check_input(x)?;
         let mut u = self.noisy_coordinates(x, rng);
         self.round_coordinates(&mut u);
-        self.point_of(&u)
+        Ok(self.point_of(&u))
     }
 
     /// The representative of the tangent cell of z's coordinates ĉ(z) (clamped): a release maps to itself
@@ -276,7 +282,7 @@ mod tests {
             let mut wrapped = 0;
             for i in 0..20_000 {
                 let x = random_unit(n, 1000 + i);
-                let z = m.privatize(&x, &mut rng);
+                let z = m.privatize(&x, &mut rng).unwrap();
                 let j = grid_preimage(&m, &z, grid);
                 assert!(
                     j.is_some(),
@@ -360,7 +366,7 @@ mod tests {
         assert_eq!(gc.grid().unwrap().spacing_log2, -10);
         let mut rng = seeded_rng_for_experiments(31);
         for i in 0..2000 {
-            let z = coarse.privatize(&random_unit(3, 5000 + i), &mut rng);
+            let z = coarse.privatize(&random_unit(3, 5000 + i), &mut rng).unwrap();
             assert!(grid_preimage(&coarse, &z, gc.grid().unwrap()).is_some());
         }
         assert!(fine.with_output_step(1e-15).is_err());

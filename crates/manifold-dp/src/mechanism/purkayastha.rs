@@ -4,6 +4,7 @@
 
 use crate::analysis::SphereAngle;
 use crate::error::Fallible;
+use crate::error::Param;
 use crate::mechanism::Mechanism;
 use crate::mechanism::Unprotected;
 use crate::mechanism::sphere::{
@@ -34,7 +35,7 @@ impl PurkayasthaSphere {
 
     /// The mechanism on S^{dim−1} ⊂ R^dim (dim ≥ 2) for budget `epsilon` (finite, > 0) per radian: κ = ε.
     pub fn new(dim: usize, epsilon: f64) -> Fallible<Self> {
-        let epsilon = crate::error::check_epsilon_range("epsilon", epsilon)?;
+        let epsilon = crate::error::check_epsilon_range(Param::Epsilon, epsilon)?;
         let noise = PurkayasthaNoise::new(dim, epsilon)?;
         // e^{−κ d∠(z, μ)} is κ-log-Lipschitz per radian.
         let rounding = Rounding::for_directions(dim, epsilon, epsilon).with_acceptance_error(noise.acceptance_error());
@@ -91,6 +92,10 @@ impl PurkayasthaSphere {
 impl Mechanism for PurkayasthaSphere {
     type Point = DVector<f64>;
 
+    fn check_input(&self, x: &DVector<f64>) -> crate::Fallible<()> {
+        crate::mechanism::sphere::check_sphere_input(x, self.dim())
+    }
+
     fn guarantee(&self) -> Guarantee {
         // δ_B of the sampler's negligible events, per pair δ_B·(1 + e^{ε·d + ε₀}) (`float_safety.md` §6).
         crate::privacy::float_safety::with_negligible_events(
@@ -119,8 +124,8 @@ impl Mechanism for PurkayasthaSphere {
 
     /// On the circle, the release snapped from its angle (`docs/proofs/float_safety.md` §4, "The circle by its
     /// angle"); elsewhere the raw draw snapped.
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
-        check_point_dim(x, self.dim());
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> crate::Fallible<DVector<f64>> {
+        self.check_input(x)?;
         if self.dim() == 2 {
             let mut z = x.clone();
             release_on_circle(
@@ -130,18 +135,18 @@ impl Mechanism for PurkayasthaSphere {
                 |r| self.offset(r),
                 |mu, out, r| self.rotate(mu, out, r),
             );
-            return z;
+            return Ok(z);
         }
         let mut z = self.noise.sample_around(x, rng);
         self.snap(&mut z);
-        z
+        Ok(z)
     }
 
     /// On the circle, every angle drawn first, then every snap.
-    fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R) {
+    fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R) -> crate::Fallible<()> {
+        xs.iter().try_for_each(|x| self.check_input(x))?;
         if self.dim() == 2 {
             for x in xs.iter_mut() {
-                check_point_dim(x, 2);
                 draw_on_circle(
                     &self.rounding,
                     x.as_mut_slice(),
@@ -153,18 +158,23 @@ impl Mechanism for PurkayasthaSphere {
             for x in xs {
                 snap_drawn_on_circle(&self.rounding, x.as_mut_slice());
             }
-            return;
+            return Ok(());
         }
         self.privatize_slice_unprotected(xs, rng, Unprotected::INTERNAL);
         for x in xs {
             self.snap(x);
         }
+        Ok(())
     }
 
-    fn privatize_each<R: CryptoRng>(&self, xs: &mut [DVector<f64>], mut rng: impl FnMut(usize) -> R) {
+    fn privatize_each<R: CryptoRng>(
+        &self,
+        xs: &mut [DVector<f64>],
+        mut rng: impl FnMut(usize) -> R,
+    ) -> crate::Fallible<()> {
+        xs.iter().try_for_each(|x| self.check_input(x))?;
         if self.dim() == 2 {
             for (i, x) in xs.iter_mut().enumerate() {
-                check_point_dim(x, 2);
                 let r = &mut rng(i);
                 draw_on_circle(
                     &self.rounding,
@@ -177,7 +187,7 @@ impl Mechanism for PurkayasthaSphere {
             for x in xs {
                 snap_drawn_on_circle(&self.rounding, x.as_mut_slice());
             }
-            return;
+            return Ok(());
         }
         for (i, x) in xs.iter_mut().enumerate() {
             self.privatize_slice_unprotected(std::slice::from_mut(x), &mut rng(i), Unprotected::INTERNAL);
@@ -185,6 +195,7 @@ impl Mechanism for PurkayasthaSphere {
         for x in xs {
             self.snap(x);
         }
+        Ok(())
     }
 
     fn snap(&self, z: &mut DVector<f64>) {
@@ -218,7 +229,7 @@ mod tests {
         let (mut by_angle, mut by_point) = (seeded_rng_for_experiments(seed), seeded_rng_for_experiments(seed));
         let mut differ = 0;
         for _ in 0..n {
-            let z = m.privatize(x, &mut by_angle);
+            let z = m.privatize(x, &mut by_angle).unwrap();
             let raw = m.privatize_unprotected(x, &mut by_point, Unprotected::INTERNAL);
             let mut old = raw.clone();
             m.snap(&mut old);
@@ -273,11 +284,11 @@ mod tests {
     fn circle_releases_off_the_path_and_in_batches() {
         let m = PurkayasthaSphere::new(2, 1.0).unwrap();
         let mut rng = seeded_rng_for_experiments(9);
-        let z = m.privatize(&DVector::from_vec(vec![0.0, 0.0]), &mut rng);
+        let z = m.privatize(&DVector::from_vec(vec![0.0, 0.0]), &mut rng).unwrap();
         assert_eq!((z[0], z[1]), (1.0, 0.0));
         let coarse = m.clone().with_output_step(1e-3).unwrap();
         let x = DVector::from_vec(vec![-0.28, 0.96]);
-        let z = coarse.privatize(&x, &mut rng);
+        let z = coarse.privatize(&x, &mut rng).unwrap();
         let mut again = z.clone();
         coarse.snap(&mut again);
         assert_eq!(z, again, "a coarsened release is a point of its grid");
@@ -285,15 +296,15 @@ mod tests {
             (0..100).map(|i| DVector::from_vec(vec![(i as f64).cos(), (i as f64).sin()])).collect();
         let one_by_one: Vec<_> = {
             let mut rng = seeded_rng_for_experiments(10);
-            xs.iter().map(|x| m.privatize(x, &mut rng)).collect()
+            xs.iter().map(|x| m.privatize(x, &mut rng).unwrap()).collect()
         };
         let mut slice = xs.clone();
-        m.privatize_slice(&mut slice, &mut seeded_rng_for_experiments(10));
+        m.privatize_slice(&mut slice, &mut seeded_rng_for_experiments(10)).unwrap();
         assert_eq!(slice, one_by_one);
         let mut keyed = xs.clone();
-        m.privatize_each(&mut keyed, |i| seeded_rng_for_experiments(100 + i as u64));
+        m.privatize_each(&mut keyed, |i| seeded_rng_for_experiments(100 + i as u64)).unwrap();
         for (i, (k, x)) in keyed.iter().zip(&xs).enumerate() {
-            assert_eq!(*k, m.privatize(x, &mut seeded_rng_for_experiments(100 + i as u64)));
+            assert_eq!(*k, m.privatize(x, &mut seeded_rng_for_experiments(100 + i as u64)).unwrap());
         }
     }
 }

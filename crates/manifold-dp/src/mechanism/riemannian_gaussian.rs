@@ -13,6 +13,7 @@
 use crate::Fallible;
 use crate::analysis::quadrature::integrate_peaked;
 use crate::analysis::riemannian_gdp::{CertifiedMu, GaussianSpace, RELEASE_DELTA, sigma_for_mu};
+use crate::error::Param;
 use crate::error::{Error, check_positive};
 use crate::manifold::sensitivity::check_radius;
 use crate::manifold::{
@@ -121,7 +122,7 @@ impl<M: GaussianManifold> GaussianFrechetMean<M> {
         mu: f64,
         options: KarcherOptions,
     ) -> Fallible<Self> {
-        let mu = check_positive("mu", mu)?;
+        let mu = check_positive(Param::Mu, mu)?;
         let radius = check_radius(&manifold, radius)?;
         let (stop, sensitivity) = certified_mean_sensitivity(&manifold, &center, radius, n, options)?;
         let space = manifold.gaussian_space();

@@ -123,7 +123,11 @@ impl Mechanism for So3Mechanism {
     }
 
     /// Dispatches once for the whole slice.
-    fn privatize_each<R: CryptoRng>(&self, xs: &mut [UnitQuaternion<f64>], rng: impl FnMut(usize) -> R) {
+    fn privatize_each<R: CryptoRng>(
+        &self,
+        xs: &mut [UnitQuaternion<f64>],
+        rng: impl FnMut(usize) -> R,
+    ) -> crate::Fallible<()> {
         match self {
             So3Mechanism::Laplace(m) => m.privatize_each(xs, rng),
             So3Mechanism::Bingham(m) => m.privatize_each(xs, rng),

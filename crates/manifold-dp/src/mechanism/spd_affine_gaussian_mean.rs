@@ -14,6 +14,7 @@
 //! post-processing.
 
 use crate::Fallible;
+use crate::error::Param;
 use crate::error::{Error, check_positive};
 use crate::manifold::float_error::spd_condition_bound;
 use crate::manifold::{
@@ -40,7 +41,7 @@ pub fn check_affine_gaussian_mean_k(k: usize) -> Fallible<usize> {
         Ok(k)
     } else {
         Err(Error::InvalidParameter {
-            name: "k",
+            name: Param::K,
             value: k as f64,
             reason: "the affine-invariant Gaussian mean is offered for 1 ≤ k ≤ 3 (the float-error bounds of its \
                      chart are certified there); the log-Euclidean Gaussian mean takes k ≤ 8",
@@ -92,7 +93,7 @@ impl AffineGaussianMean {
             return Err(Error::WrongLength { expected: k * k, got: center.len() });
         }
         check_positive_definite(&center)?;
-        let mu = check_positive("mu", mu)?;
+        let mu = check_positive(Param::Mu, mu)?;
         let (stop, sensitivity) = certified_mean_sensitivity(&manifold, &center, radius, n, options)?;
         // The chart of the affine Laplace mean (float_safety.md §3e): W = fl(fl(chol m0)⁻¹).
         let not_pd = || Error::NotPositiveDefinite { min_eigenvalue: 0.0 };

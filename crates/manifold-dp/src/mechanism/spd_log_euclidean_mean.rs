@@ -16,6 +16,7 @@
 //! been measured.
 
 use crate::Fallible;
+use crate::error::Param;
 use crate::error::{Error, check_positive};
 use crate::manifold::sensitivity::check_radius;
 use crate::manifold::{
@@ -39,7 +40,7 @@ pub fn check_log_euclidean_mean_k(k: usize) -> Fallible<usize> {
         Ok(k)
     } else {
         Err(Error::InvalidParameter {
-            name: "k",
+            name: Param::K,
             value: k as f64,
             reason: "the log-Euclidean private mean is offered for 1 ≤ k ≤ 8 (the eigensolver's backward error is \
                      measured up to k = 8 only)",
@@ -83,7 +84,7 @@ impl LogEuclideanGaussianMean {
         if center.shape() != (k, k) {
             return Err(Error::WrongLength { expected: k * k, got: center.len() });
         }
-        let mu = check_positive("mu", mu)?;
+        let mu = check_positive(Param::Mu, mu)?;
         let radius = check_radius(&manifold, radius)?;
         let (stop, sensitivity) = certified_mean_sensitivity(&manifold, &center, radius, n, options)?;
         // Rounded up, so that Δ/σ ≤ μ holds for the σ used.

@@ -2,6 +2,7 @@
 //! needs), and the in-place release loop they share.
 
 use crate::analysis::{AngularLaw, epsilon_for_radius};
+use crate::error::Param;
 use crate::error::{Error, Fallible};
 use crate::mechanism::Unprotected;
 use crate::mechanism::{Mechanism, PurkayasthaSphere, VmfSphere, WrappedLaplaceCircle};
@@ -77,7 +78,7 @@ impl SphereMechanism {
             SphereKind::WrappedLaplace => {
                 if dim != 2 {
                     return Err(Error::InvalidParameter {
-                        name: "dimension",
+                        name: Param::Dimension,
                         value: dim as f64,
                         reason: "wrapped Laplace is defined on the circle only (dimension 2)",
                     });
@@ -213,7 +214,7 @@ impl Mechanism for SphereMechanism {
         }
     }
 
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> DVector<f64> {
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &DVector<f64>, rng: &mut R) -> crate::Fallible<DVector<f64>> {
         match self {
             SphereMechanism::Vmf(m) => m.privatize(x, rng),
             SphereMechanism::Purkayastha(m) => m.privatize(x, rng),
@@ -222,7 +223,7 @@ impl Mechanism for SphereMechanism {
     }
 
     /// Dispatches once for the whole slice.
-    fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R) {
+    fn privatize_slice<R: CryptoRng + ?Sized>(&self, xs: &mut [DVector<f64>], rng: &mut R) -> crate::Fallible<()> {
         match self {
             SphereMechanism::Vmf(m) => m.privatize_slice(xs, rng),
             SphereMechanism::Purkayastha(m) => m.privatize_slice(xs, rng),
@@ -231,7 +232,11 @@ impl Mechanism for SphereMechanism {
     }
 
     /// Dispatches once for the whole slice.
-    fn privatize_each<R: CryptoRng>(&self, xs: &mut [DVector<f64>], rng: impl FnMut(usize) -> R) {
+    fn privatize_each<R: CryptoRng>(
+        &self,
+        xs: &mut [DVector<f64>],
+        rng: impl FnMut(usize) -> R,
+    ) -> crate::Fallible<()> {
         match self {
             SphereMechanism::Vmf(m) => m.privatize_each(xs, rng),
             SphereMechanism::Purkayastha(m) => m.privatize_each(xs, rng),
@@ -255,12 +260,31 @@ impl Mechanism for SphereMechanism {
         }
     }
 
+    fn check_input(&self, x: &DVector<f64>) -> crate::Fallible<()> {
+        match self {
+            SphereMechanism::Vmf(m) => m.check_input(x),
+            SphereMechanism::Purkayastha(m) => m.check_input(x),
+            SphereMechanism::WrappedLaplace(m) => m.check_input(x),
+        }
+    }
+
     fn name(&self) -> &'static str {
         match self {
             SphereMechanism::Vmf(m) => m.name(),
             SphereMechanism::Purkayastha(m) => m.name(),
             SphereMechanism::WrappedLaplace(m) => m.name(),
         }
+    }
+}
+
+/// Checks that `x` has `dim` coordinates, all finite: [`Mechanism::check_input`] of the sphere mechanisms.
+pub(crate) fn check_sphere_input(x: &DVector<f64>, dim: usize) -> crate::Fallible<()> {
+    if x.len() != dim {
+        return Err(crate::Error::WrongLength { expected: dim, got: x.len() });
+    }
+    match x.iter().position(|v| !v.is_finite()) {
+        Some(component) => Err(crate::Error::NonFinite { component, value: x[component] }),
+        None => Ok(()),
     }
 }
 

@@ -47,6 +47,10 @@ impl UniformSphere {
 impl Mechanism for UniformSphere {
     type Point = DVector<f64>;
 
+    fn check_input(&self, x: &DVector<f64>) -> crate::Fallible<()> {
+        crate::mechanism::sphere::check_sphere_input(x, self.dim)
+    }
+
     fn guarantee(&self) -> Guarantee {
         Guarantee::pure(0.0)
     }

@@ -4,6 +4,7 @@
 
 use crate::analysis::SphereAngle;
 use crate::error::Fallible;
+use crate::error::Param;
 use crate::mechanism::Mechanism;
 use crate::mechanism::Unprotected;
 use crate::mechanism::sphere::{check_point_dim, release_each};
@@ -32,7 +33,7 @@ impl VmfSphere {
     /// The mechanism on S^{dim−1} ⊂ R^dim (dim ≥ 2) for budget `epsilon` (finite, > 0) per unit of chordal
     /// distance: κ = ε.
     pub fn new(dim: usize, epsilon: f64) -> Fallible<Self> {
-        let epsilon = crate::error::check_epsilon_range("epsilon", epsilon)?;
+        let epsilon = crate::error::check_epsilon_range(Param::Epsilon, epsilon)?;
         let noise = VmfNoise::new(dim, epsilon)?;
         // e^{κ μ·z} is κ-log-Lipschitz in the chord, hence per radian.
         let rounding = Rounding::for_directions(dim, epsilon, epsilon).with_acceptance_error(noise.acceptance_error());
@@ -74,6 +75,10 @@ impl VmfSphere {
 
 impl Mechanism for VmfSphere {
     type Point = DVector<f64>;
+
+    fn check_input(&self, x: &DVector<f64>) -> crate::Fallible<()> {
+        crate::mechanism::sphere::check_sphere_input(x, self.dim())
+    }
 
     fn guarantee(&self) -> Guarantee {
         // δ_B of the sampler's negligible events, per pair δ_B·(1 + e^{ε·d + ε₀}) (`float_safety.md` §6).

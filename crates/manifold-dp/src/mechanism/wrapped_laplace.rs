@@ -5,6 +5,7 @@
 
 use crate::analysis::WrappedLaplaceAngle;
 use crate::error::Fallible;
+use crate::error::Param;
 use crate::mechanism::Mechanism;
 use crate::mechanism::Unprotected;
 use crate::mechanism::sphere::check_point_dim;
@@ -36,7 +37,7 @@ impl WrappedLaplaceCircle {
 
     /// The mechanism for `epsilon` (finite, > 0) per radian: Laplace scale 1/ε.
     pub fn new(epsilon: f64) -> Fallible<Self> {
-        let epsilon = crate::error::check_epsilon_range("epsilon", epsilon)?;
+        let epsilon = crate::error::check_epsilon_range(Param::Epsilon, epsilon)?;
         // The wrapped density is ε-log-Lipschitz per radian (a sum of ε-log-Lipschitz terms).
         Ok(WrappedLaplaceCircle {
             epsilon,
@@ -68,6 +69,10 @@ impl WrappedLaplaceCircle {
 
 impl Mechanism for WrappedLaplaceCircle {
     type Point = DVector<f64>;
+
+    fn check_input(&self, x: &DVector<f64>) -> crate::Fallible<()> {
+        crate::mechanism::sphere::check_sphere_input(x, 2)
+    }
 
     fn guarantee(&self) -> Guarantee {
         self.rounding.guarantee(self.epsilon, Metric::SphereSurface)

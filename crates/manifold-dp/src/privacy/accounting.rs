@@ -25,6 +25,7 @@
 //! relative 1e-12 (far above their error) before use.
 
 use crate::analysis::gaussian_dp::{gdp_delta, gdp_epsilon};
+use crate::error::Param;
 use crate::error::{Error, Fallible};
 use crate::privacy::guarantee::{Guarantee, Metric, RaoFamily};
 use serde::{Deserialize, Serialize};
@@ -99,7 +100,7 @@ impl Guarantee {
     /// Checks that the numbers are in range: ε, ρ, μ, θ finite and ≥ 0, δ ∈ [0, 1]; a metric guarantee's
     /// Rényi family has valid parameters and lives in the guarantee's space.
     pub fn validate(&self) -> Fallible<Guarantee> {
-        fn nonneg(name: &'static str, v: f64) -> Fallible<()> {
+        fn nonneg(name: Param, v: f64) -> Fallible<()> {
             if v.is_finite() && v >= 0.0 {
                 Ok(())
             } else {
@@ -108,27 +109,27 @@ impl Guarantee {
         }
         match *self {
             Guarantee::MetricDp { epsilon, additive_epsilon, delta_base: delta, metric, renyi, .. } => {
-                nonneg("epsilon", epsilon)?;
-                nonneg("additive epsilon", additive_epsilon)?;
+                nonneg(Param::Epsilon, epsilon)?;
+                nonneg(Param::AdditiveEpsilon, additive_epsilon)?;
                 delta_in_range(delta)?;
                 if let Some(family) = renyi {
                     family_fits(family, metric)?;
                 }
             }
             Guarantee::PureDp { epsilon, delta, .. } => {
-                nonneg("epsilon", epsilon)?;
+                nonneg(Param::Epsilon, epsilon)?;
                 delta_in_range(delta)?;
             }
             Guarantee::ApproxDp { epsilon, delta } => {
-                nonneg("epsilon", epsilon)?;
+                nonneg(Param::Epsilon, epsilon)?;
                 delta_in_range(delta)?;
             }
-            Guarantee::Zcdp { rho } => nonneg("rho", rho)?,
+            Guarantee::Zcdp { rho } => nonneg(Param::Rho, rho)?,
             Guarantee::Gdp { mu, delta } => {
-                nonneg("mu", mu)?;
+                nonneg(Param::Mu, mu)?;
                 delta_in_range(delta)?;
             }
-            Guarantee::RaoDp { theta, .. } => nonneg("theta", theta)?,
+            Guarantee::RaoDp { theta, .. } => nonneg(Param::Theta, theta)?,
         }
         Ok(*self)
     }
@@ -170,7 +171,7 @@ fn delta_in_range(delta: f64) -> Fallible<()> {
     if (0.0..=1.0).contains(&delta) {
         Ok(())
     } else {
-        Err(Error::InvalidParameter { name: "delta", value: delta, reason: "must be in [0, 1]" })
+        Err(Error::InvalidParameter { name: Param::Delta, value: delta, reason: "must be in [0, 1]" })
     }
 }
 
@@ -218,7 +219,7 @@ fn merged_family(gs: &[Guarantee]) -> RaoFamily {
 
 fn check_all(costs: &[Guarantee]) -> Fallible<Guarantee> {
     let first = *costs.first().ok_or(Error::InvalidParameter {
-        name: "number of guarantees",
+        name: Param::NumberOfGuarantees,
         value: 0.0,
         reason: "composition needs at least one guarantee",
     })?;
@@ -320,7 +321,11 @@ pub fn compose_parallel(costs: &[Guarantee]) -> Fallible<Guarantee> {
 /// two is a valid choice, and both are valid at once only as the worse of the pair.
 pub fn compose_advanced(costs: &[Guarantee], delta_slack: f64) -> Fallible<Guarantee> {
     if !(delta_slack > 0.0 && delta_slack < 1.0) {
-        return Err(Error::InvalidParameter { name: "delta slack", value: delta_slack, reason: "must be in (0, 1)" });
+        return Err(Error::InvalidParameter {
+            name: Param::DeltaSlack,
+            value: delta_slack,
+            reason: "must be in (0, 1)",
+        });
     }
     let as_approx = costs
         .iter()
@@ -388,7 +393,7 @@ fn check_delta(delta: f64) -> Fallible<f64> {
     if delta > 0.0 && delta < 1.0 {
         Ok(delta)
     } else {
-        Err(Error::InvalidParameter { name: "delta", value: delta, reason: "must be in (0, 1)" })
+        Err(Error::InvalidParameter { name: Param::Delta, value: delta, reason: "must be in (0, 1)" })
     }
 }
 
@@ -396,7 +401,7 @@ fn check_epsilon(epsilon: f64) -> Fallible<f64> {
     if epsilon.is_finite() && epsilon >= 0.0 {
         Ok(epsilon)
     } else {
-        Err(Error::InvalidParameter { name: "epsilon", value: epsilon, reason: "must be a finite number >= 0" })
+        Err(Error::InvalidParameter { name: Param::Epsilon, value: epsilon, reason: "must be a finite number >= 0" })
     }
 }
 
@@ -436,7 +441,11 @@ fn zcdp_delta(rho: f64, epsilon: f64) -> Fallible<f64> {
         return Ok(0.0);
     }
     if epsilon <= rho {
-        return Err(Error::InvalidParameter { name: "epsilon", value: epsilon, reason: "must exceed rho for zCDP" });
+        return Err(Error::InvalidParameter {
+            name: Param::Epsilon,
+            value: epsilon,
+            reason: "must exceed rho for zCDP",
+        });
     }
     // (ε − ρ) rounded down keeps the exponent's magnitude low, so δ high.
     let gap = (epsilon - rho).next_down();
@@ -489,7 +498,9 @@ pub fn convert(g: &Guarantee, to: Target) -> Fallible<Guarantee> {
         (Guarantee::MetricDp { epsilon, additive_epsilon, .. }, Target::Pure { diameter }) => match diameter {
             Some(d) if d.is_finite() && d > 0.0 => Ok(Guarantee::pure(add_up(mul_up(epsilon, d), additive_epsilon))
                 .with_delta(g.metric_delta_at(d).unwrap_or(0.0))),
-            Some(d) => Err(Error::InvalidParameter { name: "diameter", value: d, reason: "must be finite and > 0" }),
+            Some(d) => {
+                Err(Error::InvalidParameter { name: Param::Diameter, value: d, reason: "must be finite and > 0" })
+            }
             None => Err(refuse(&g, to_notion, "needs the diameter of the input space (ε·d ≤ ε·diameter)")),
         },
         (Guarantee::MetricDp { .. }, _) => Err(refuse(
@@ -601,7 +612,7 @@ pub fn express(release: &[Guarantee], to: Target) -> Fallible<Guarantee> {
     }
     best.ok_or_else(|| {
         last_err.unwrap_or(Error::InvalidParameter {
-            name: "number of guarantees",
+            name: Param::NumberOfGuarantees,
             value: 0.0,
             reason: "a release must report at least one guarantee",
         })

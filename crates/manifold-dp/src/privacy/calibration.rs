@@ -1,25 +1,26 @@
 //! Calibration: from a user's budget to a mechanism parameter. Each function links its proof.
 
+use crate::error::Param;
 use crate::error::{Fallible, check_positive};
 
 pub use crate::analysis::bingham_so3::bingham_kappa_for_epsilon;
 
 /// The φ6 budget ε = κ/2 that Bingham(κ) satisfies (`docs/proofs/bingham_so3_tight.md`).
 pub fn bingham_epsilon_for_kappa(kappa: f64) -> Fallible<f64> {
-    Ok(check_positive("concentration", kappa)? / 2.0)
+    Ok(check_positive(Param::Concentration, kappa)? / 2.0)
 }
 
 /// "Privacy level ℓ within a protection radius r": inputs closer than r are ℓ-indistinguishable,
 /// so ε = ℓ / r per unit of r (`docs/proofs/laplace_so3.md`, last section).
 pub fn epsilon_for_level_within_radius(level: f64, radius: f64) -> Fallible<f64> {
-    Ok(check_positive("level", level)? / check_positive("radius", radius)?)
+    Ok(check_positive(Param::Level, level)? / check_positive(Param::Radius, radius)?)
 }
 
 /// The ε per unit of distance that gives pure ε-DP for whole records on a space of the given diameter
 /// (the largest distance between two inputs): ε / diameter. Metric DP with ε′ per unit bounds the loss
 /// between any two inputs by ε′·d ≤ ε′·diameter (`docs/proofs/vmf_sphere.md`, "Pure DP").
 pub fn epsilon_per_unit_for_pure_dp(epsilon: f64, diameter: f64) -> Fallible<f64> {
-    Ok(check_positive("epsilon", epsilon)? / check_positive("diameter", diameter)?)
+    Ok(check_positive(Param::Epsilon, epsilon)? / check_positive(Param::Diameter, diameter)?)
 }
 
 #[cfg(test)]

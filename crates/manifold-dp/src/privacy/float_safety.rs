@@ -7,6 +7,7 @@
 //! ε₀ = sup_C ln P*(C⁺)/P*(C⁻) ≤ L·diam(C⁺) + ln(vol C⁺ / vol C⁻), L the log-Lipschitz constant of the
 //! output density (§3 of the proof).
 
+use crate::error::Param;
 use crate::error::{Error, Fallible};
 use crate::numerics::rounding::{add_up, div_up, fn_up, mul_up};
 use crate::privacy::guarantee::{Chart, Grid, Guarantee, Metric, short};
@@ -643,7 +644,7 @@ impl Rounding {
             Chart::TangentPlane | Chart::LogDomain | Chart::SpdLogAtCenter | Chart::Embedding => 1.0,
         };
         if !(radians.is_finite() && radians > 0.0) {
-            return Err(Error::InvalidParameter { name: "output step", value: radians, reason: "must be > 0" });
+            return Err(Error::InvalidParameter { name: Param::OutputStep, value: radians, reason: "must be > 0" });
         }
         let spacing_log2 = (radians / per_unit).log2().floor().clamp(-1100.0, 1100.0) as i32;
         if spacing_log2 < self.grid.spacing_log2 {

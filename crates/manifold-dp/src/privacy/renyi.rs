@@ -3,6 +3,7 @@
 //! and the conversion to (ε, δ). Proofs: `docs/proofs/renyi_local.md`.
 
 use crate::analysis::renyi_local::{LocalFamily, RDP_ORDERS};
+use crate::error::Param;
 use crate::error::{Error, Fallible};
 use crate::numerics::rounding::{add_up, div_up, fn_down, fn_up, mul_up};
 use crate::privacy::Guarantee;
@@ -36,7 +37,7 @@ impl RdpCurve {
     /// D_α ≤ ε_p, and ε_p²/2-zCDP (Bun & Steinke 2016, Prop. 1.4). Then each order takes the smallest value
     /// at it or above (D_α is nondecreasing in α).
     pub fn local_release(family: LocalFamily, additive_epsilon: f64, pure_epsilon: f64) -> Fallible<RdpCurve> {
-        for (name, v) in [("additive epsilon", additive_epsilon), ("pure epsilon", pure_epsilon)] {
+        for (name, v) in [(Param::AdditiveEpsilon, additive_epsilon), (Param::PureEpsilon, pure_epsilon)] {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(Error::InvalidParameter { name, value: v, reason: "must be a finite number >= 0" });
             }
@@ -127,7 +128,7 @@ impl RdpCurve {
 
     fn best(&self, delta: f64, improved: bool) -> Fallible<RdpPoint> {
         if !(delta > 0.0 && delta < 1.0) {
-            return Err(Error::InvalidParameter { name: "delta", value: delta, reason: "must be in (0, 1)" });
+            return Err(Error::InvalidParameter { name: Param::Delta, value: delta, reason: "must be in (0, 1)" });
         }
         let log_inv = fn_up(-delta.ln());
         let mut best = RdpPoint { epsilon: f64::INFINITY, order: RDP_ORDERS[0] };

@@ -2,6 +2,7 @@
 //! package, Spark): a seeded run is an experiment, never a charged release; and copies of one point released
 //! again and again compose.
 
+use crate::error::Param;
 use crate::error::{Error, Fallible};
 use crate::privacy::Guarantee;
 use crate::privacy::accounting::compose;
@@ -30,7 +31,7 @@ pub fn check_seed_and_ledger(seeded: bool, ledger: bool) -> Fallible<()> {
 /// data. Averaging `n` releases of one point recovers it ever more closely; this is what that costs.
 pub fn repeated(each: &Guarantee, n: u64) -> Fallible<Guarantee> {
     if n == 0 {
-        return Err(Error::InvalidParameter { name: "n", value: 0.0, reason: "must be at least 1" });
+        return Err(Error::InvalidParameter { name: Param::N, value: 0.0, reason: "must be at least 1" });
     }
     // Binary powers: `compose` of two equal costs doubles them (rounded up), so log₂ n compositions suffice.
     let (mut total, mut power, mut rest) = (None::<Guarantee>, *each, n);

@@ -4,6 +4,7 @@
 //! at a level" with units ([`Budget`]), and the mechanism they build ([`PointMechanism`]) from one
 //! [`PointRequest`] that every front end fills in the same way.
 
+use crate::error::Param;
 use crate::error::{Error, Fallible};
 use crate::mechanism::scalar::BoundedLaplace;
 use crate::mechanism::{Mechanism, So3Kind, So3Mechanism, SphereKind, SphereMechanism};
@@ -237,13 +238,13 @@ impl Budget {
                 let positive = |v: f64| v > 0.0 && v.is_finite();
                 if !positive(radius) {
                     return Err(Error::InvalidParameter {
-                        name: "protection radius",
+                        name: Param::ProtectionRadius,
                         value: radius,
                         reason: "must be a finite distance > 0",
                     });
                 }
                 if !positive(level) {
-                    return Err(Error::InvalidParameter { name: "level", value: level, reason: "must be > 0" });
+                    return Err(Error::InvalidParameter { name: Param::Level, value: level, reason: "must be > 0" });
                 }
                 Ok(Some(level / radius))
             }

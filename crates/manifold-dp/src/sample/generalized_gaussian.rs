@@ -14,6 +14,7 @@
 //!
 //! The CDF uses the regularised incomplete gamma function: P[|X| > x] = Q(1/N, (x/s)^N) for x ≥ 0.
 
+use crate::error::Param;
 use crate::error::{Error, Fallible, check_positive};
 use rand::distr::Distribution;
 use rand::{Rng, RngExt};
@@ -30,7 +31,11 @@ pub(crate) fn check_order(order: u32) -> Fallible<u32> {
     if (1..=MAX_ORDER).contains(&order) {
         Ok(order)
     } else {
-        Err(Error::InvalidParameter { name: "order", value: order as f64, reason: "must be an integer in [1, 256]" })
+        Err(Error::InvalidParameter {
+            name: Param::Order,
+            value: order as f64,
+            reason: "must be an integer in [1, 256]",
+        })
     }
 }
 
@@ -107,10 +112,10 @@ impl GeneralizedGaussianNoise {
     /// The law of degree `order` ∈ [1, [`MAX_ORDER`]] and scale `scale` (finite, > 0).
     pub fn new(order: u32, scale: f64) -> Fallible<Self> {
         let order = check_order(order)?;
-        let scale = check_positive("scale", scale)?;
+        let scale = check_positive(Param::Scale, scale)?;
         let inv_order = 1.0 / order as f64;
         let magnitude = Gamma::new(inv_order, 1.0).map_err(|_| Error::InvalidParameter {
-            name: "order",
+            name: Param::Order,
             value: order as f64,
             reason: "must give a valid Gamma(1/N, 1) law",
         })?;

@@ -8,6 +8,7 @@
 //! t_max, otherwise t = t_max·U^{1/D} accepted with probability e^{−t/σ} (acceptance ≥ e^{−t_max/σ}, and the
 //! power law is the target's shape t^{D−1} on [0, t_max]).
 
+use crate::error::Param;
 use crate::error::{Error, Fallible, check_positive};
 use crate::sample::normal::{fill_normals, gamma_integer};
 use crate::sample::uniform::unit;
@@ -26,10 +27,10 @@ impl EuclideanLaplace {
     /// The law on R^`dim` (dim ≥ 1) with scale `sigma` (finite, > 0), truncated to ‖z‖ ≤ `t_max` if given.
     pub fn new(dim: usize, sigma: f64, t_max: Option<f64>) -> Fallible<Self> {
         if dim == 0 {
-            return Err(Error::InvalidParameter { name: "dimension", value: 0.0, reason: "must be ≥ 1" });
+            return Err(Error::InvalidParameter { name: Param::Dimension, value: 0.0, reason: "must be ≥ 1" });
         }
-        let sigma = check_positive("sigma", sigma)?;
-        let t_max = t_max.map(|t| check_positive("truncation radius", t)).transpose()?;
+        let sigma = check_positive(Param::Sigma, sigma)?;
+        let t_max = t_max.map(|t| check_positive(Param::TruncationRadius, t)).transpose()?;
         Ok(EuclideanLaplace { dim, sigma, t_max })
     }
 

@@ -16,6 +16,7 @@
 //! (tested in `analysis::laplace_so3`: above 0.9). No loop is capped: the number of proposals is geometric.
 
 use crate::analysis::laplace_so3::LaplaceAngle;
+use crate::error::Param;
 use crate::error::{Error, Fallible, check_positive};
 use crate::numerics::trig::{self, STEP, half_start, sin_cos_from_start, sin_cos_quarter};
 use crate::sample::alias::AliasTable;
@@ -69,7 +70,7 @@ impl SteppedEnvelope {
 
     fn new(epsilon: f64) -> Fallible<Self> {
         let pick = AliasTable::new(&Self::weights(epsilon)).ok_or(Error::InvalidParameter {
-            name: "epsilon",
+            name: Param::Epsilon,
             value: epsilon,
             reason: "step weights underflow",
         })?;
@@ -103,7 +104,7 @@ impl PartialEq for LaplaceSo3Noise {
 impl LaplaceSo3Noise {
     /// Noise for budget `epsilon` (finite, > 0).
     pub fn new(epsilon: f64) -> Fallible<Self> {
-        let epsilon = check_positive("epsilon", epsilon)?;
+        let epsilon = check_positive(Param::Epsilon, epsilon)?;
         let z = LaplaceAngle::new(epsilon)?.normaliser();
         let gamma = 2.0 * epsilon.powi(3) * z;
         let stepped = SteppedEnvelope::acceptance(epsilon, z);

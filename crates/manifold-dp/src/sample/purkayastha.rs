@@ -15,6 +15,7 @@
 //!   full-precision uniform. Scale-free: tested up to [`MAX_CONCENTRATION`] (`docs/proofs/float_safety.md`
 //!   §3g).
 
+use crate::error::Param;
 use crate::error::{Error, Fallible};
 use crate::numerics::trig::sin_cos_half_turn;
 use crate::sample::log_concave::{Draw, LogConcave, LogConcaveTable, STRIPS};
@@ -146,7 +147,7 @@ impl PurkayasthaNoise {
             let k = (dim - 2) as f64;
             let shape = Angle { k, kappa_pi: kappa * PI };
             let table = LogConcaveTable::new(&shape, k.atan2(kappa) / PI, 1.0).ok_or(Error::InvalidParameter {
-                name: "concentration",
+                name: Param::Concentration,
                 value: kappa,
                 reason: "gives a degenerate angle law",
             })?;

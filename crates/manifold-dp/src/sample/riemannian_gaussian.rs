@@ -22,6 +22,7 @@
 //! `docs/proofs/float_safety.md` §3f: the release's ε₀ grows by 4α).
 
 use crate::analysis::riemannian_gdp::GaussianSpace;
+use crate::error::Param;
 use crate::error::{Error, Fallible, check_positive};
 use crate::sample::laplace_so3::noise_quaternion;
 use crate::sample::normal::{gamma_half_integer, gamma_relative_error_units, normal};
@@ -87,9 +88,9 @@ const NEGLIGIBLE_LN: f64 = -690.0;
 impl GaussianNoise {
     /// The sampler for scale σ from [`MIN_SIGMA`] to [`MAX_SIGMA`] on `space`.
     pub fn new(space: GaussianSpace, sigma: f64) -> Fallible<Self> {
-        let sigma = check_positive("sigma", sigma)?;
+        let sigma = check_positive(Param::Sigma, sigma)?;
         if !(MIN_SIGMA..=MAX_SIGMA).contains(&sigma) {
-            return Err(Error::InvalidParameter { name: "sigma", value: sigma, reason: "must be in [1e-6, 1e6]" });
+            return Err(Error::InvalidParameter { name: Param::Sigma, value: sigma, reason: "must be in [1e-6, 1e6]" });
         }
         let k = space.radial_power();
         // Envelope masses: chi M1 = ∫₀^∞ e^{−θ²/2σ²}θ^k (times ½ on SO(3): 1 − cos θ ≤ θ²/2), uniform W.

@@ -19,6 +19,7 @@
 //! (the lazy uniform, the runs and the cell are shared with the generalized Gaussian: `crate::sample::exact_cell`).
 
 use crate::error::Fallible;
+use crate::error::Param;
 use crate::sample::exact_cell::{LazyMagnitude, LazyUniform, descending_run_is_even, settle_cell};
 use crate::sample::rounded_laplace::ScaledGrid;
 use rand::Rng;
@@ -125,7 +126,7 @@ impl RoundedGaussian {
     /// which must lie between 2^-20·2^⌊log₂ σ⌋ and 2^8·2^⌊log₂ σ⌋ (the default grid,
     /// [`RoundedGaussian::default_grid_log2`], is the finest). Proof: `docs/proofs/float_safety.md` §8b.
     pub fn new(sigma: f64, grid_log2: i32) -> Fallible<Self> {
-        Ok(RoundedGaussian { grid: ScaledGrid::new("sigma", sigma, grid_log2)? })
+        Ok(RoundedGaussian { grid: ScaledGrid::new(Param::Sigma, sigma, grid_log2)? })
     }
 
     /// The default grid for σ: k = ⌊log₂ σ⌋ − 20, so rounding moves a release by at most 2^-21·σ, under
@@ -217,8 +218,8 @@ mod tests {
         for s in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e-300, 1e280, 5e-324] {
             assert!(RoundedGaussian::new(s, 0).is_err(), "{s}");
         }
-        assert!(matches!(RoundedGaussian::new(1e-300, -1020), Err(Error::InvalidParameter { name: "sigma", .. })));
-        assert!(matches!(RoundedGaussian::new(1.0, 9), Err(Error::InvalidParameter { name: "grid", .. })));
+        assert!(matches!(RoundedGaussian::new(1e-300, -1020), Err(Error::InvalidParameter { name: Param::Sigma, .. })));
+        assert!(matches!(RoundedGaussian::new(1.0, 9), Err(Error::InvalidParameter { name: Param::Grid, .. })));
         assert!(RoundedGaussian::new(1.0, -21).is_err());
         assert!(RoundedGaussian::new(1.0, 8).is_ok() && RoundedGaussian::new(1.0, -20).is_ok());
         assert!(

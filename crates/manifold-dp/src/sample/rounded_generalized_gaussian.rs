@@ -20,6 +20,7 @@
 //! (`crate::sample::exact_cell`, shared with the Gaussian).
 
 use crate::error::Fallible;
+use crate::error::Param;
 use crate::sample::exact_cell::{LazyMagnitude, LazyUniform, descending_run_is_even, less, settle_cell};
 use crate::sample::exact_coins::{bernoulli_exp_neg, bernoulli_exp_neg_one};
 use crate::sample::generalized_gaussian::{check_order, unit_tail};
@@ -175,7 +176,7 @@ impl RoundedGeneralizedGaussian {
     /// §8c.
     pub fn new(order: u32, scale: f64, grid_log2: i32) -> Fallible<Self> {
         let order = check_order(order)?;
-        Ok(RoundedGeneralizedGaussian { order, grid: ScaledGrid::new("scale", scale, grid_log2)? })
+        Ok(RoundedGeneralizedGaussian { order, grid: ScaledGrid::new(Param::Scale, scale, grid_log2)? })
     }
 
     /// The default grid for scale s: k = ⌊log₂ s⌋ − 20, so rounding moves a release by at most 2^-21·s.
@@ -293,12 +294,12 @@ mod tests {
         }
         assert!(matches!(
             RoundedGeneralizedGaussian::new(0, 1.0, -20),
-            Err(Error::InvalidParameter { name: "order", .. })
+            Err(Error::InvalidParameter { name: Param::Order, .. })
         ));
         assert!(RoundedGeneralizedGaussian::new(257, 1.0, -20).is_err());
         assert!(matches!(
             RoundedGeneralizedGaussian::new(3, 1.0, 9),
-            Err(Error::InvalidParameter { name: "grid", .. })
+            Err(Error::InvalidParameter { name: Param::Grid, .. })
         ));
         assert!(RoundedGeneralizedGaussian::new(3, 1.0, -21).is_err());
         assert!(

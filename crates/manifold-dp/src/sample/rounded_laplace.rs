@@ -10,6 +10,7 @@
 //! drawn by CKS20's coin, which needs (1 − φ)w ≤ 1; on grids coarser than the noise (w up to 2^8) it is the
 //! product of 2^p coins e^{−(1−φ)w/2^p} with w/2^p ≤ 1, so every allowed grid has the exact law.
 
+use crate::error::Param;
 use crate::error::{Error, Fallible};
 use crate::sample::exact_coins::{
     bernoulli_dyadic, bernoulli_exp_neg_multiple, bernoulli_pow2, bernoulli_ratio, geometric_exp,
@@ -42,7 +43,7 @@ pub(crate) struct ScaledGrid {
 impl ScaledGrid {
     /// Checks that `scale` (called `name` in errors) is finite and in [2^-900, 2^900], and that the grid
     /// 2^`grid_log2` lies between 2^-20 and 2^8 times 2^⌊log₂ scale⌋.
-    pub(crate) fn new(name: &'static str, scale: f64, grid_log2: i32) -> Fallible<Self> {
+    pub(crate) fn new(name: Param, scale: f64, grid_log2: i32) -> Fallible<Self> {
         if !(scale.is_finite() && scale > 0.0) {
             return Err(Error::InvalidParameter { name, value: scale, reason: "must be finite and > 0" });
         }
@@ -57,7 +58,7 @@ impl ScaledGrid {
         }
         if !(top - 20..=top + 8).contains(&grid_log2) {
             return Err(Error::InvalidParameter {
-                name: "grid",
+                name: Param::Grid,
                 value: grid_log2 as f64,
                 reason: "must be a power of two between 2^-20 and 2^8 times the noise scale",
             });
@@ -157,7 +158,7 @@ impl RoundedLaplace {
     /// The cells have the exact law on every grid accepted, coarser than b included (`docs/proofs/float_safety.md`
     /// §8).
     pub fn new(scale: f64, grid_log2: i32) -> Fallible<Self> {
-        let grid = ScaledGrid::new("scale", scale, grid_log2)?;
+        let grid = ScaledGrid::new(Param::Scale, scale, grid_log2)?;
         let blocks = (grid_log2 - grid.exponent <= C_LOG2).then(|| BlockTable::shared(grid.mantissa));
         Ok(RoundedLaplace { spacing: grid.spacing(), grid, blocks })
     }

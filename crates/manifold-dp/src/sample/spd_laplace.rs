@@ -39,6 +39,7 @@
 //! exact r of the same real uniforms (for the chart's η), both on the draws within a given radius.
 
 use crate::analysis::spd_radial::{SpdRadialLaw, pair_sum_max};
+use crate::error::Param;
 use crate::error::{Error, Fallible};
 use crate::sample::normal::{gamma_integer, gamma_relative_error_units};
 use crate::sample::sphere::{uniform_circle, uniform_s2, uniform_s3};
@@ -200,7 +201,7 @@ impl SpdLaplaceNoise {
         let log_target_on_chamber = sphere_area(k).ln() + log_z - ln_factorial(k);
         consider(log_target_on_chamber - log_env, Scheme::Chamber { q, xi: beta / a_prime, gamma: a_prime / q, tilt });
         let (log_acc, scheme) = best.ok_or(Error::InvalidParameter {
-            name: "sigma",
+            name: Param::Sigma,
             value: sigma,
             reason: "no exact proposal could be set up (normaliser not finite)",
         })?;

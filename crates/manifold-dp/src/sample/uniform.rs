@@ -11,6 +11,7 @@
 //! reached with probability d − pred(d) = 2^{−e−52}), and Ũ/U ∈ [1, 1 + 2^-52]: the lattice is relative
 //! everywhere. [`ln_unit`] computes ln Ũ from (e, j) without ever forming Ũ, so no exponent is out of reach.
 
+use crate::error::Param;
 use rand::{Rng, RngExt};
 use std::f64::consts::LN_2;
 
@@ -131,12 +132,12 @@ enum Far {
 impl TruncatedExp {
     /// Rate λ > 0 and end b > 0, finite, with λb ≤ 2^40 (every caller is far inside: λb ≤ 2π·10^6).
     pub fn new(rate: f64, end: f64) -> crate::error::Fallible<Self> {
-        let rate = crate::error::check_positive("rate", rate)?;
-        let end = crate::error::check_positive("end", end)?;
+        let rate = crate::error::check_positive(Param::Rate, rate)?;
+        let end = crate::error::check_positive(Param::End, end)?;
         let lb = rate * end;
         if lb.is_nan() || lb > 1.099_511_627_776e12 {
             return Err(crate::error::Error::InvalidParameter {
-                name: "rate",
+                name: Param::Rate,
                 value: rate,
                 reason: "times the end must be at most 2^40",
             });

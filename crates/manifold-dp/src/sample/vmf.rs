@@ -18,6 +18,7 @@
 //!   uniform point of the circle from one 64-bit word in a branch-free orthonormal basis of the plane ⊥ μ; on
 //!   the circle, a Gaussian projected orthogonally to μ.
 
+use crate::error::Param;
 use crate::error::{Fallible, check_positive};
 use crate::sample::log_concave::{LogConcave, LogConcaveTable};
 use crate::sample::normal::symmetric_beta_pair;
@@ -145,7 +146,7 @@ fn arcsine<R: Rng + ?Sized>(rng: &mut R) -> (f64, f64) {
 impl VmfNoise {
     /// VMF on S^{dim−1} ⊂ R^dim (dim ≥ 2) with concentration `kappa` (finite, > 0).
     pub fn new(dim: usize, kappa: f64) -> Fallible<Self> {
-        let kappa = check_positive("concentration", kappa)?;
+        let kappa = check_positive(Param::Concentration, kappa)?;
         let dim = crate::analysis::sphere_angle::check_dim(dim)?;
         let radial = if dim == 3 {
             Radial::TruncatedExp(TruncatedExp::new(kappa, 2.0)?)

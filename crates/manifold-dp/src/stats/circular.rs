@@ -21,6 +21,7 @@
 //! statistics, local DP is necessarily more accurate than central DP"); `docs/reproduce_directional.md`
 //! measures the local model ahead from n = 10 on.
 
+use crate::error::Param;
 use crate::error::{Error, Fallible};
 use crate::mechanism::{Mechanism, SphereKind, SphereMechanism};
 use crate::privacy::Guarantee;
@@ -133,7 +134,7 @@ impl MeanDirectionAccumulator {
     pub fn mean(&self) -> Fallible<MeanDirection> {
         if self.count == 0 {
             return Err(Error::InvalidParameter {
-                name: "number of points",
+                name: Param::NumberOfPoints,
                 value: 0.0,
                 reason: "the mean direction of no points is undefined",
             });
@@ -162,7 +163,7 @@ impl MeanDirectionAccumulator {
 pub fn mean_direction(points: &[DVector<f64>]) -> Fallible<MeanDirection> {
     let Some(first) = points.first() else {
         return Err(Error::InvalidParameter {
-            name: "number of points",
+            name: Param::NumberOfPoints,
             value: 0.0,
             reason: "the mean direction of no points is undefined",
         });
@@ -216,7 +217,7 @@ where
 {
     let Some(first) = points.first() else {
         return Err(Error::InvalidParameter {
-            name: "number of points",
+            name: Param::NumberOfPoints,
             value: 0.0,
             reason: "the mean direction of no points is undefined",
         });
@@ -227,7 +228,7 @@ where
     }
     let mut acc = MeanDirectionAccumulator::new(dim)?;
     for x in points {
-        acc.push(&mech.privatize(x, rng))?;
+        acc.push(&mech.privatize(x, rng)?)?;
     }
     Ok((acc.mean()?, mech.guarantee()))
 }
@@ -255,7 +256,7 @@ pub fn central_mean_direction<R: CryptoRng + ?Sized>(
 ) -> Fallible<(DVector<f64>, Guarantee)> {
     let Some(first) = points.first() else {
         return Err(Error::InvalidParameter {
-            name: "number of points",
+            name: Param::NumberOfPoints,
             value: 0.0,
             reason: "the mean direction of no points is undefined",
         });
@@ -275,7 +276,7 @@ pub fn central_mean_direction<R: CryptoRng + ?Sized>(
             e1
         }
     };
-    Ok((mech.privatize(&centre, rng), Guarantee::pure(epsilon)))
+    Ok((mech.privatize(&centre, rng)?, Guarantee::pure(epsilon)))
 }
 
 /// A histogram of a periodic quantity over `bins` equal arcs of one period: angles in radians on [0, 2π),
@@ -290,9 +291,9 @@ pub struct CircularHistogram {
 impl CircularHistogram {
     /// `bins` (≥ 1) equal arcs of a period `period` (finite, > 0).
     pub fn new(period: f64, bins: usize) -> Fallible<Self> {
-        let period = crate::error::check_positive("period", period)?;
+        let period = crate::error::check_positive(Param::Period, period)?;
         let hist = Histogram::new(0.0, period, bins).ok_or(Error::InvalidParameter {
-            name: "bins",
+            name: Param::Bins,
             value: bins as f64,
             reason: "must be at least 1",
         })?;
@@ -412,7 +413,7 @@ impl LatLonGrid {
     pub fn new(cell_deg: f64) -> Fallible<Self> {
         if !(cell_deg.is_finite() && cell_deg > 0.0 && cell_deg <= 180.0) {
             return Err(Error::InvalidParameter {
-                name: "cell size (degrees)",
+                name: Param::CellSizeDegrees,
                 value: cell_deg,
                 reason: "must be a finite number in (0, 180]",
             });
@@ -425,7 +426,7 @@ impl LatLonGrid {
         let (rows, cols) = (count(180.0), count(360.0));
         if rows.saturating_mul(cols) > MAX_CELLS {
             return Err(Error::InvalidParameter {
-                name: "cell size (degrees)",
+                name: Param::CellSizeDegrees,
                 value: cell_deg,
                 reason: "too small: the grid would have more than 2^24 cells",
             });
@@ -584,7 +585,7 @@ mod tests {
         let mut rng = seeded_rng_for_experiments(5);
         let vmf = VmfSphere::new(3, 2.0).unwrap();
         let centre = from_lat_lon_deg(40.0, -70.0).unwrap();
-        let pts: Vec<DVector<f64>> = (0..2000).map(|_| vmf.privatize(&centre, &mut rng)).collect();
+        let pts: Vec<DVector<f64>> = (0..2000).map(|_| vmf.privatize(&centre, &mut rng).unwrap()).collect();
         let mut acc = MeanDirectionAccumulator::new(3).unwrap();
         for (i, x) in pts.iter().enumerate() {
             acc.push(x).unwrap();
@@ -643,7 +644,7 @@ mod tests {
         let mut total = 0.0;
         for r in 0..reps {
             let mut rng = seeded_rng_for_experiments(100 + r);
-            let pts: Vec<DVector<f64>> = (0..n).map(|_| data_law.privatize(&one_pm, &mut rng)).collect();
+            let pts: Vec<DVector<f64>> = (0..n).map(|_| data_law.privatize(&one_pm, &mut rng).unwrap()).collect();
             total += f(&pts, &mut rng);
         }
         total / reps as f64

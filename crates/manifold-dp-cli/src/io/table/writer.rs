@@ -45,7 +45,7 @@ impl TableWriter {
                 let mut w = arrow_csv::WriterBuilder::new().with_header(true).with_delimiter(delimiter).build(out);
                 // Writes the header even if no row follows.
                 let header = RecordBatch::new_empty(schema.clone());
-                w.write(&zoned_timestamps_as_text(&header)?).context("cannot write the CSV header")?;
+                w.write(&zoned_timestamps_as_text(&header).map_err(flat)?).context("cannot write the CSV header")?;
                 Ok(TableWriter::Csv(Box::new(w), stream))
             }
             FileFormat::Parquet => {
@@ -104,7 +104,9 @@ impl TableWriter {
     /// Appends a batch.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         match self {
-            TableWriter::Csv(w, _) => w.write(&zoned_timestamps_as_text(batch)?).context("cannot write CSV rows"),
+            TableWriter::Csv(w, _) => {
+                w.write(&zoned_timestamps_as_text(batch).map_err(flat)?).context("cannot write CSV rows")
+            }
             TableWriter::Parquet(w) => w.write(batch).context("cannot write Parquet rows"),
         }
     }
@@ -117,4 +119,10 @@ impl TableWriter {
         };
         out.finish()
     }
+}
+
+/// A table error as the command line prints it: its message alone, which already quotes Arrow's error (printing
+/// the chain would repeat it). It stays bad input (exit code 2).
+fn flat(e: manifold_dp_arrow::Error) -> BadInput {
+    BadInput(e.to_string())
 }

@@ -9,7 +9,7 @@ use crate::audit::auditor::{
     AuditConfig, AuditTarget, Auditable, DEFAULT_LLR_RESOLUTION, InputPair, MAX_AUDIT_SAMPLES, MIN_AUDIT_ALPHA,
     ReferenceLaw,
 };
-use crate::error::{Error, Fallible};
+use crate::error::{Error, Fallible, Param};
 use crate::manifold::SpdAffine;
 use crate::mechanism::Mechanism;
 use crate::numerics::format::short;
@@ -250,10 +250,10 @@ pub(super) fn unknown(request: &AuditRequest) -> Error {
 /// curve is (ε, δ)-DP there.
 pub(super) fn claimed_gdp(request: &AuditRequest) -> Fallible<(f64, f64, f64)> {
     let eps = need_epsilon(request)?;
-    crate::error::check_positive("epsilon", eps)?;
+    crate::error::check_positive(Param::Epsilon, eps)?;
     let delta = request.delta.unwrap_or(DEFAULT_AUDIT_DELTA);
     if !(delta > 0.0 && delta < 1.0) {
-        return Err(Error::InvalidParameter { name: "delta", value: delta, reason: "must lie in (0, 1)" });
+        return Err(Error::InvalidParameter { name: Param::Delta, value: delta, reason: "must lie in (0, 1)" });
     }
     Ok((eps, delta, crate::analysis::riemannian_gdp::gdp_mu_for_approx(eps, delta)?))
 }

@@ -7,7 +7,7 @@ use super::{
 use crate::audit::auditor::{Auditable, ReferenceLaw};
 use crate::audit::controls::{self};
 use crate::audit::pairs;
-use crate::error::{Error, Fallible};
+use crate::error::{Error, Fallible, Param};
 use crate::mechanism::Mechanism;
 use crate::mechanism::Unprotected;
 use crate::mechanism::scalar::{Gaussian, GeneralizedGaussian, ScalarLaplace, generalized_gaussian_epsilon};
@@ -53,8 +53,8 @@ impl Mechanism for ScalarLaplaceOnReals {
     }
 
     /// The library's release: the exact cell of x + L, drawn with integer coins (not a rounded f64 draw).
-    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
-        self.inner.rounded().sample_at(*x, rng)
+    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> Fallible<f64> {
+        Ok(self.inner.rounded().sample_at(*x, rng))
     }
 
     /// −|z − x|/b.
@@ -116,8 +116,8 @@ impl Mechanism for GaussianOnReals {
     }
 
     /// The library's release: the exact cell of x + σZ (Karney's exact sampler), not a rounded f64 draw.
-    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
-        self.inner.rounded().sample_at(*x, rng)
+    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> Fallible<f64> {
+        Ok(self.inner.rounded().sample_at(*x, rng))
     }
 
     /// −(z − x)²/(2σ²).
@@ -153,7 +153,7 @@ impl GeneralizedGaussianOnReals {
     /// bisection finds it: the largest shift d = 1/s with [`generalized_gaussian_epsilon`](N, d, δ) ≤ ε,
     /// inverted with upward rounding (a larger scale only lowers ε).
     pub fn calibrate(order: u32, epsilon: f64, delta: f64) -> Fallible<Self> {
-        crate::error::check_positive("epsilon", epsilon)?;
+        crate::error::check_positive(Param::Epsilon, epsilon)?;
         let ok = |d: f64| generalized_gaussian_epsilon(order, d, delta).is_ok_and(|e| e <= epsilon);
         let (mut lo, mut hi) = (1.0, 1.0);
         while ok(hi) {
@@ -206,8 +206,8 @@ impl Mechanism for GeneralizedGaussianOnReals {
 
     /// The library's release: the exact cell of x + X (`docs/proofs/float_safety.md` §8c), not a rounded f64
     /// draw.
-    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> f64 {
-        self.inner.rounded().sample_at(*x, rng)
+    fn privatize<R: rand::CryptoRng + ?Sized>(&self, x: &f64, rng: &mut R) -> Fallible<f64> {
+        Ok(self.inner.rounded().sample_at(*x, rng))
     }
 
     /// −(|z − x|/s)^N (up to the normalising constant).
@@ -238,10 +238,10 @@ fn approx_claim_text(g: &Guarantee, what: String) -> String {
 
 fn build_real_approx(request: &AuditRequest, name: AuditName, label: String) -> Fallible<Box<dyn Auditable>> {
     let eps = need_epsilon(request)?;
-    crate::error::check_positive("epsilon", eps)?;
+    crate::error::check_positive(Param::Epsilon, eps)?;
     let delta = request.delta.unwrap_or(DEFAULT_AUDIT_DELTA);
     if !(delta > 0.0 && delta < 1.0) {
-        return Err(Error::InvalidParameter { name: "delta", value: delta, reason: "must lie in (0, 1)" });
+        return Err(Error::InvalidParameter { name: Param::Delta, value: delta, reason: "must lie in (0, 1)" });
     }
     let pairs = pairs::real_neighbour_pairs(1.0);
     Ok(match name {

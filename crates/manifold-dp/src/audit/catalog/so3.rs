@@ -5,7 +5,7 @@ use crate::analysis::{AngularLaw, BinghamAngle, LaplaceAngle};
 use crate::audit::auditor::{Auditable, ReferenceLaw};
 use crate::audit::controls::{self, LaplaceWithoutSin2, Miscalibrated, PaperNaive, TruncatedTail};
 use crate::audit::pairs;
-use crate::error::{Error, Fallible};
+use crate::error::{Error, Fallible, Param};
 use crate::manifold::So3;
 use crate::mechanism::{BinghamSo3, LaplaceSo3, Mechanism, RiemannianLaplace};
 use crate::privacy::Metric;
@@ -49,7 +49,11 @@ pub(super) fn build_so3(request: &AuditRequest, name: AuditName, label: String) 
         let epsilon = match request.epsilon {
             Some(e) if e.is_finite() && e >= 0.0 => e,
             Some(e) => {
-                return Err(Error::InvalidParameter { name: "epsilon", value: e, reason: "must be finite and >= 0" });
+                return Err(Error::InvalidParameter {
+                    name: Param::Epsilon,
+                    value: e,
+                    reason: "must be finite and >= 0",
+                });
             }
             None => mech.epsilon(),
         };

@@ -5,7 +5,7 @@ use crate::analysis::spd_radial::SpdRadialLaw;
 use crate::audit::auditor::{Auditable, ReferenceLaw};
 use crate::audit::controls::{self};
 use crate::audit::pairs;
-use crate::error::{Error, Fallible};
+use crate::error::{Error, Fallible, Param};
 use crate::manifold::{SpdAffine, SpdLogEuclidean};
 use crate::mechanism::{Mechanism, RiemannianLaplace};
 use crate::privacy::Guarantee;
@@ -106,7 +106,7 @@ pub(super) fn build_spd(
         return build_log_euclidean_gaussian(request, k, name, label);
     }
     let eps = need_epsilon(request)?;
-    crate::error::check_positive("epsilon", eps)?;
+    crate::error::check_positive(Param::Epsilon, eps)?;
     let sigma = 1.0 / eps;
     let id = DMatrix::<f64>::identity(k, k);
     match name {

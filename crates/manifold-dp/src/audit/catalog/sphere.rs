@@ -8,7 +8,7 @@ use crate::analysis::{AngularLaw, SphereAngle, WrappedLaplaceAngle};
 use crate::audit::auditor::{Auditable, CdfSorted, ReferenceLaw};
 use crate::audit::controls::{self, Miscalibrated};
 use crate::audit::pairs;
-use crate::error::{Error, Fallible};
+use crate::error::{Error, Fallible, Param};
 use crate::manifold::Sphere;
 use crate::mechanism::Unprotected;
 use crate::mechanism::{
@@ -202,7 +202,7 @@ pub(super) fn build_sphere(
         return Ok(sphere_target(dim, m, label, scale, metric(&g), Some((angle, Box::new(uniform_angle_cdf(dim))))));
     }
     let eps = need_epsilon(request)?;
-    crate::error::check_positive("epsilon", eps)?;
+    crate::error::check_positive(Param::Epsilon, eps)?;
     Ok(match name {
         AuditName::Vmf => {
             let m = VmfSphere::new(dim, eps)?;

@@ -1,6 +1,7 @@
 //! The private Fréchet mean by the Riemannian Laplace (Theorems 2 and 3), conditioned or not on the public ball.
 
 use crate::Fallible;
+use crate::error::Param;
 use crate::error::{Error, check_positive};
 use crate::manifold::sensitivity::check_radius;
 use crate::manifold::{KarcherOptions, KarcherStop, certified_mean_sensitivity, check_ball, frechet_mean_within};
@@ -114,7 +115,7 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         conditioning: Conditioning,
         options: KarcherOptions,
     ) -> Fallible<Self> {
-        let epsilon = check_positive("epsilon", epsilon)?;
+        let epsilon = check_positive(Param::Epsilon, epsilon)?;
         let radius = check_radius(&manifold, radius)?;
         let (stop, sensitivity) = certified_mean_sensitivity(&manifold, &center, radius, n, options)?;
         let free = manifold.footpoint_independent_normaliser();

@@ -216,6 +216,15 @@ pub trait LaplaceManifold: Manifold {
         self.ball_chart_for_mean(noise, center, radius, sensitivity, true)
     }
 
+    /// Checks an input of a single-point release in a public ball's chart before it is whitened: on SPD(k), a
+    /// k×k matrix of finite entries. The projection onto the footpoint ball takes every such matrix, however
+    /// ill-conditioned (one whose whitening is not positive definite goes to a fixed point of the ball); a
+    /// matrix of another size would panic in the arithmetic, and NaN would be released as that fixed point. By
+    /// default every value of the point type is an input.
+    fn check_chart_input(&self, _x: &Self::Point) -> Fallible<()> {
+        Ok(())
+    }
+
     /// The footpoint a release in `chart` is drawn at for input `x`: x moved onto the chart's footpoint ball if
     /// it lies outside (by default x itself).
     fn footpoint_in_chart(&self, _chart: &BallChart<Self::Point>, x: &Self::Point) -> Self::Point {

@@ -1,6 +1,7 @@
 //! The Riemannian Laplace mechanism on single points.
 
 use crate::Fallible;
+use crate::error::Param;
 use crate::error::{Error, check_positive};
 use crate::mechanism::Mechanism;
 use crate::mechanism::Unprotected;
@@ -49,12 +50,12 @@ impl<M: LaplaceManifold> RiemannianLaplace<M> {
         if !M::NEEDS_BALL {
             return Self::build(manifold, sigma, None);
         }
-        let radius = check_positive("radius", radius)?;
+        let radius = check_positive(Param::Radius, radius)?;
         Self::build(manifold, sigma, Some((center, radius)))
     }
 
     fn build(manifold: M, sigma: f64, ball: Option<(&M::Point, f64)>) -> Fallible<Self> {
-        let sigma = check_positive("sigma", sigma)?;
+        let sigma = check_positive(Param::Sigma, sigma)?;
         if !manifold.footpoint_independent_normaliser() {
             return Err(Error::NotApplicable(format!(
                 "{}: the Laplace normaliser depends on the footpoint, so 1/σ is not a metric-DP budget",
@@ -92,21 +93,21 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
 
     /// The exact draw rounded onto the grid: in the public ball's chart where there is one
     /// ([`LaplaceManifold::sample_in_chart`]), else [`LaplaceManifold::sample_rounded`].
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &M::Point, rng: &mut R) -> M::Point {
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &M::Point, rng: &mut R) -> Fallible<M::Point> {
+        self.check_input(x)?;
         if let Some(chart) = &self.ball_chart {
             loop {
-                match self.manifold.sample_in_chart(&self.noise, x, chart, rng) {
-                    Ok(Some(y)) => return y,
-                    Ok(None) => continue,
-                    // An input moved into the public ball has bounded condition numbers (§3e).
-                    Err(e) => panic!("a valid input stays representable in the public ball: {e}"),
+                // A draw outside the ball is drawn again (the release is conditioned on it); one that double
+                // precision cannot represent is reported: redrawing it would change the law.
+                if let Some(y) = self.manifold.sample_in_chart(&self.noise, x, chart, rng)? {
+                    return Ok(y);
                 }
             }
         }
-        match &self.rounding {
+        Ok(match &self.rounding {
             Some(r) => self.manifold.sample_rounded(&self.noise, x, r, rng),
             None => self.privatize_unprotected(x, rng, Unprotected::INTERNAL),
-        }
+        })
     }
 
     /// ε = 1/σ per unit plus the rounding's ε₀ (and, in a public ball, what keeping the release in it costs),
@@ -126,6 +127,14 @@ impl<M: LaplaceManifold> Mechanism for RiemannianLaplace<M> {
             (None, _) => Guarantee::metric_dp(1.0 / self.sigma, self.manifold.guarantee_metric()),
         };
         crate::privacy::float_safety::with_negligible_events(g, self.manifold.negligible_event_probability(&self.noise))
+    }
+
+    /// In a public ball's chart (SPD), [`LaplaceManifold::check_chart_input`]; elsewhere every point.
+    fn check_input(&self, x: &M::Point) -> Fallible<()> {
+        match &self.ball_chart {
+            Some(_) => self.manifold.check_chart_input(x),
+            None => Ok(()),
+        }
     }
 
     fn snap(&self, z: &mut M::Point) {

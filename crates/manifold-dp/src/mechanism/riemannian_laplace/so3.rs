@@ -4,6 +4,7 @@ use super::chart_choice::{cheapest_relative_chart, keep_ball_tail_cost};
 use super::sphere::{cube_chart_error, face_floor};
 use crate::Fallible;
 use crate::analysis::LaplaceAngle;
+use crate::error::Param;
 use crate::error::check_positive;
 use crate::manifold::{Manifold, So3};
 use crate::privacy::float_safety::{MEAN_SPACING_BELOW_NOISE_LOG2, RIEMANNIAN_SPACING_BELOW_NOISE_LOG2, Rounding};
@@ -164,7 +165,7 @@ impl LaplaceManifold for So3 {
     type Noise = LaplaceSo3Noise;
 
     fn laplace_noise(&self, sigma: f64, _t_max: Option<f64>) -> Fallible<LaplaceSo3Noise> {
-        LaplaceSo3Noise::new(1.0 / check_positive("sigma", sigma)?)
+        LaplaceSo3Noise::new(1.0 / check_positive(Param::Sigma, sigma)?)
     }
 
     fn sample_laplace<R: Rng + ?Sized>(

@@ -6,6 +6,7 @@ use super::spd_log_euclidean::{coords_to_sym, sym_to_coords};
 use crate::Fallible;
 use crate::analysis::spd_radial::SpdRadialLaw;
 use crate::error::Error;
+use crate::error::Param;
 use crate::manifold::SpdAffine;
 use crate::privacy::float_safety::{
     Rounding, SPD_MEAN_ROUNDING_OF_ERROR, SPD_ROUNDING_OF_ERROR, spd_log_chart_cap_log2, spd_log_chart_error,
@@ -79,6 +80,18 @@ pub(super) fn whitened_footpoint(chart: &BallChart<DMatrix<f64>>, x: &DMatrix<f6
 }
 
 impl LaplaceManifold for SpdAffine {
+    fn check_chart_input(&self, x: &DMatrix<f64>) -> Fallible<()> {
+        let k = self.k();
+        if x.shape() != (k, k) {
+            return Err(Error::WrongLength { expected: k * k, got: x.len() });
+        }
+        // Row-major component indices, as the matrix is read.
+        match x.transpose().iter().enumerate().find(|(_, v)| !v.is_finite()) {
+            Some((component, &value)) => Err(Error::NonFinite { component, value }),
+            None => Ok(()),
+        }
+    }
+
     fn negligible_event_probability(&self, noise: &SpdLaplaceNoise) -> f64 {
         noise.negligible_event_probability()
     }
@@ -109,7 +122,7 @@ impl LaplaceManifold for SpdAffine {
         let limit = 0.9 * SpdLaplaceNoise::normalisable_below(self.k());
         if t_max.is_none() && sigma >= limit {
             return Err(Error::InvalidParameter {
-                name: "sigma",
+                name: Param::Sigma,
                 value: sigma,
                 reason: "is within 10 % of (or above) the largest σ for which the unconditioned SPD Laplace law \
                          exists; condition the draw on the data ball instead",

@@ -3,6 +3,7 @@
 use super::chart_choice::{cheapest_relative_chart, keep_ball_tail_cost};
 use crate::Fallible;
 use crate::analysis::{AngularLaw, SphereAngle};
+use crate::error::Param;
 use crate::error::check_positive;
 use crate::manifold::{Manifold, Sphere};
 use crate::privacy::float_safety::{MEAN_SPACING_BELOW_NOISE_LOG2, RIEMANNIAN_SPACING_BELOW_NOISE_LOG2, Rounding};
@@ -152,7 +153,7 @@ impl LaplaceManifold for Sphere {
     type Noise = PurkayasthaNoise;
 
     fn laplace_noise(&self, sigma: f64, _t_max: Option<f64>) -> Fallible<PurkayasthaNoise> {
-        PurkayasthaNoise::new(self.ambient(), 1.0 / check_positive("sigma", sigma)?)
+        PurkayasthaNoise::new(self.ambient(), 1.0 / check_positive(Param::Sigma, sigma)?)
     }
 
     fn sample_laplace<R: Rng + ?Sized>(

@@ -4,6 +4,7 @@
 //! cells of the float-safe rounded Laplace law ([`ScalarLaplace::release`]), so ε is exact: no ε₀.
 
 use super::laplace::ScalarLaplace;
+use crate::error::Param;
 use crate::error::{Error, Fallible, check_positive};
 use crate::mechanism::Mechanism;
 use crate::mechanism::Unprotected;
@@ -32,15 +33,15 @@ impl BoundedLaplace {
         check_bounds(lo, hi)?;
         if columns == 0 || columns > MAX_COLUMNS {
             return Err(Error::InvalidParameter {
-                name: "columns",
+                name: Param::Columns,
                 value: columns as f64,
                 reason: "a row holds from 1 to 4096 values",
             });
         }
-        let epsilon = check_positive("epsilon", epsilon)?;
+        let epsilon = check_positive(Param::Epsilon, epsilon)?;
         let width = hi - lo;
         if !width.is_finite() {
-            return Err(Error::InvalidParameter { name: "bounds", value: width, reason: "hi − lo overflows" });
+            return Err(Error::InvalidParameter { name: Param::Bounds, value: width, reason: "hi − lo overflows" });
         }
         let laplace = ScalarLaplace::for_epsilon(columns as f64 * width, epsilon)?;
         Ok(BoundedLaplace { lo, hi, columns, laplace, clamp_releases: false })
@@ -83,7 +84,7 @@ impl BoundedLaplace {
     /// The distance r within which a fraction `p` of one value's releases fall: P(|L| ≤ r) = 1 − e^{−r/b}.
     pub fn radius(&self, p: f64) -> Fallible<f64> {
         if !(p > 0.0 && p < 1.0) {
-            return Err(Error::InvalidParameter { name: "level", value: p, reason: "must be in (0, 1)" });
+            return Err(Error::InvalidParameter { name: Param::Level, value: p, reason: "must be in (0, 1)" });
         }
         Ok(-self.laplace.scale() * (-p).ln_1p())
     }
@@ -123,7 +124,7 @@ impl BoundedLaplace {
 pub fn check_bounds(lo: f64, hi: f64) -> Fallible<(f64, f64)> {
     if !(lo.is_finite() && hi.is_finite() && lo < hi) {
         return Err(Error::InvalidParameter {
-            name: "bounds",
+            name: Param::Bounds,
             value: hi - lo,
             reason: "need finite lo < hi (public bounds chosen without looking at the data)",
         });
@@ -145,20 +146,35 @@ impl Mechanism for BoundedLaplace {
     }
 
     /// The exact rounded law (float-safe by construction, not by snapping a raw draw).
-    fn privatize<R: CryptoRng + ?Sized>(&self, x: &Vec<f64>, rng: &mut R) -> Vec<f64> {
-        let mut z = self.laplace.release(&self.clamped(x), rng).expect("clamped values are finite");
+    fn privatize<R: CryptoRng + ?Sized>(&self, x: &Vec<f64>, rng: &mut R) -> crate::Fallible<Vec<f64>> {
+        self.check_input(x)?;
+        let mut z = self.laplace.release(&self.clamped(x), rng)?;
         if self.clamp_releases {
             z.iter_mut().for_each(|v| *v = v.clamp(self.lo, self.hi));
         }
-        z
+        Ok(z)
     }
 
     /// Rounds to the nearest grid point (the raw pipeline's representative; releases never need it).
     /// [`Mechanism::privatize`] row by row, in place: the same draws in the same order (so the same bits),
     /// without its two vectors per row.
-    fn privatize_each<R: CryptoRng>(&self, xs: &mut [Vec<f64>], mut rng: impl FnMut(usize) -> R) {
+    fn privatize_each<R: CryptoRng>(
+        &self,
+        xs: &mut [Vec<f64>],
+        mut rng: impl FnMut(usize) -> R,
+    ) -> crate::Fallible<()> {
+        xs.iter().try_for_each(|x| self.check_input(x))?;
         for (i, x) in xs.iter_mut().enumerate() {
             self.privatize_in_place(x, &mut rng(i));
+        }
+        Ok(())
+    }
+
+    /// NaN, which clamping would keep, is refused (±∞ is clamped onto the bounds).
+    fn check_input(&self, x: &Vec<f64>) -> crate::Fallible<()> {
+        match x.iter().position(|v| v.is_nan()) {
+            Some(component) => Err(crate::Error::NonFinite { component, value: x[component] }),
+            None => Ok(()),
         }
     }
 
@@ -194,7 +210,7 @@ mod tests {
         let mut rng = seeded_rng_for_experiments(1);
         let h = m.grid_spacing();
         for _ in 0..1000 {
-            let z = m.privatize(&vec![1e300, -3.0], &mut rng);
+            let z = m.privatize(&vec![1e300, -3.0], &mut rng).unwrap();
             assert!(z.iter().all(|v| (v / h).fract() == 0.0), "{z:?}");
         }
         assert!(BoundedLaplace::new(1.0, 1.0, 1, 1.0).is_err());
@@ -216,7 +232,7 @@ mod tests {
         let mut outside = 0;
         for i in 0..2000 {
             let x = vec![0.5 + (i % 7) as f64, 9.5];
-            let (z, w) = (plain.privatize(&x, &mut a), clamped.privatize(&x, &mut b));
+            let (z, w) = (plain.privatize(&x, &mut a).unwrap(), clamped.privatize(&x, &mut b).unwrap());
             outside += z.iter().filter(|v| !(0.0..=10.0).contains(*v)).count();
             assert!(z.iter().zip(&w).all(|(z, w)| z.clamp(0.0, 10.0) == *w), "{z:?} {w:?}");
             let (mut zi, mut wi) = (x.clone(), x.clone());
@@ -235,7 +251,7 @@ mod tests {
         let m = BoundedLaplace::new(-1.0, 1.0, 1, 2.0).unwrap(); // b = 1
         let mut rng = seeded_rng_for_experiments(7);
         let n = 200_000;
-        let mut z: Vec<f64> = (0..n).map(|_| m.privatize(&vec![5.0], &mut rng)[0] - 1.0).collect();
+        let mut z: Vec<f64> = (0..n).map(|_| m.privatize(&vec![5.0], &mut rng).unwrap()[0] - 1.0).collect();
         z.sort_by(f64::total_cmp);
         let cdf = |x: f64, b: f64| if x < 0.0 { 0.5 * (x / b).exp() } else { 1.0 - 0.5 * (-x / b).exp() };
         let band = ((2.0f64 / 2e-9).ln() / (2.0 * n as f64)).sqrt();

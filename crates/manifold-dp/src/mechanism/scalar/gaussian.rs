@@ -9,6 +9,7 @@
 //! mechanism: every guarantee above holds exactly, with no ε₀ and no extra δ.
 
 use crate::analysis::gaussian_dp::{analytic_gaussian_sigma, classical_gaussian_sigma, gdp_epsilon};
+use crate::error::Param;
 use crate::error::{Error, Fallible, check_level, check_positive};
 use crate::mechanism::scalar::DEFAULT_STANDARD_DELTA;
 use crate::numerics::rounding::{div_up, mul_up};
@@ -54,7 +55,7 @@ impl Gaussian {
         let mu = div_up(sensitivity, sigma);
         if !mul_up(mu, mu).is_finite() {
             return Err(Error::InvalidParameter {
-                name: "sigma",
+                name: Param::Sigma,
                 value: sigma,
                 reason: "is too small for the sensitivity: the privacy loss overflows",
             });
@@ -72,8 +73,8 @@ impl Gaussian {
     /// [`DEFAULT_STANDARD_DELTA`] (10⁻⁶) with ε from the exact curve; change the δ with
     /// [`Gaussian::with_standard_delta`].
     pub fn new(sensitivity: f64, sigma: f64) -> Fallible<Self> {
-        let sensitivity = check_positive("sensitivity", sensitivity)?;
-        let sigma = check_positive("sigma", sigma)?;
+        let sensitivity = check_positive(Param::Sensitivity, sensitivity)?;
+        let sigma = check_positive(Param::Sigma, sigma)?;
         Self::build(sensitivity, sigma, GaussianCalibration::Direct, None)
     }
 
@@ -94,7 +95,7 @@ impl Gaussian {
     /// The same mechanism reporting its (ε, δ) guarantee at `delta` ∈ (0, 1), with ε = ε(δ; μ) from the exact
     /// GDP curve (rounded up). Errors if `delta` is out of range.
     pub fn with_standard_delta(self, delta: f64) -> Fallible<Self> {
-        let delta = check_level("delta", delta)?;
+        let delta = check_level(Param::Delta, delta)?;
         let epsilon = gdp_epsilon(self.mu, delta)?;
         Ok(Gaussian { approx: (epsilon, delta), ..self })
     }
@@ -191,7 +192,7 @@ mod tests {
         assert_eq!(v, again);
         assert!(matches!(g.release(&[1.0, f64::NAN], &mut rng), Err(Error::NonFinite { component: 1, .. })));
         // σ outside [2^-900, 2^900] is refused with the reason, not released on an unproven grid.
-        assert!(matches!(Gaussian::new(1e-280, 1e-280), Err(Error::InvalidParameter { name: "sigma", .. })));
-        assert!(matches!(Gaussian::new(1.0, 1e280), Err(Error::InvalidParameter { name: "sigma", .. })));
+        assert!(matches!(Gaussian::new(1e-280, 1e-280), Err(Error::InvalidParameter { name: Param::Sigma, .. })));
+        assert!(matches!(Gaussian::new(1.0, 1e280), Err(Error::InvalidParameter { name: Param::Sigma, .. })));
     }
 }

@@ -29,6 +29,7 @@
 //! mechanism, so every guarantee above holds exactly, with no ε₀ and no extra δ.
 
 use crate::analysis::gaussian_dp::{bisect, epsilon_for_delta, gdp_epsilon};
+use crate::error::Param;
 use crate::error::{Error, Fallible, check_level, check_positive};
 use crate::mechanism::scalar::DEFAULT_STANDARD_DELTA;
 use crate::numerics::rounding::{div_up, mul_up, sqrt_up};
@@ -42,7 +43,7 @@ use rand::CryptoRng;
 /// Relative margin on the CDF terms of the generalized Gaussian profile (beside the 16uN(1 + x) term).
 pub const GG_DELTA_RELATIVE_MARGIN: f64 = 1e-12;
 
-fn check_nonnegative(name: &'static str, value: f64) -> Fallible<f64> {
+fn check_nonnegative(name: Param, value: f64) -> Fallible<f64> {
     if value.is_finite() && value >= 0.0 {
         Ok(value)
     } else {
@@ -123,8 +124,8 @@ fn gg_delta_upper(order: u32, d: f64, epsilon: f64) -> f64 {
 /// Errors: `order` outside [1, 256]; `shift` or `epsilon` negative, NaN or infinite.
 pub fn generalized_gaussian_delta(order: u32, shift: f64, epsilon: f64) -> Fallible<f64> {
     let order = check_order(order)?;
-    let d = check_nonnegative("shift", shift)?;
-    let epsilon = check_nonnegative("epsilon", epsilon)?;
+    let d = check_nonnegative(Param::Shift, shift)?;
+    let epsilon = check_nonnegative(Param::Epsilon, epsilon)?;
     if d == 0.0 {
         return Ok(0.0);
     }
@@ -139,8 +140,8 @@ pub fn generalized_gaussian_delta(order: u32, shift: f64, epsilon: f64) -> Falli
 /// when no finite ε certifies `delta`.
 pub fn generalized_gaussian_epsilon(order: u32, shift: f64, delta: f64) -> Fallible<f64> {
     let order = check_order(order)?;
-    let d = check_nonnegative("shift", shift)?;
-    let delta = check_level("delta", delta)?;
+    let d = check_nonnegative(Param::Shift, shift)?;
+    let delta = check_level(Param::Delta, delta)?;
     if d == 0.0 {
         return Ok(0.0);
     }
@@ -172,12 +173,12 @@ pub struct GeneralizedGaussian {
 impl GeneralizedGaussian {
     fn build(order: u32, sensitivity: f64, scale: f64, dimension: usize, standard_delta: f64) -> Fallible<Self> {
         let order = check_order(order)?;
-        let sensitivity = check_positive("sensitivity", sensitivity)?;
-        let scale = check_positive("scale", scale)?;
+        let sensitivity = check_positive(Param::Sensitivity, sensitivity)?;
+        let scale = check_positive(Param::Scale, scale)?;
         if dimension == 0 {
-            return Err(Error::InvalidParameter { name: "dimension", value: 0.0, reason: "must be ≥ 1" });
+            return Err(Error::InvalidParameter { name: Param::Dimension, value: 0.0, reason: "must be ≥ 1" });
         }
-        let standard_delta = check_level("standard delta", standard_delta)?;
+        let standard_delta = check_level(Param::StandardDelta, standard_delta)?;
         let noise = GeneralizedGaussianNoise::new(order, scale)?;
         let rounded =
             RoundedGeneralizedGaussian::new(order, scale, RoundedGeneralizedGaussian::default_grid_log2(scale))?;
@@ -187,7 +188,7 @@ impl GeneralizedGaussian {
         let overflow = |x: f64| !mul_up(x, x).is_finite();
         if overflow(theta) || overflow(mul_up(d, sqrt_up(k))) {
             return Err(Error::InvalidParameter {
-                name: "scale",
+                name: Param::Scale,
                 value: scale,
                 reason: "is too small for the sensitivity: the privacy loss overflows",
             });
@@ -237,8 +238,8 @@ impl GeneralizedGaussian {
     /// generalized Gaussian family of degree `order`, for θ finite and > 0.
     pub fn for_rao(sensitivity: f64, theta: f64, order: u32) -> Fallible<Self> {
         let order = check_order(order)?;
-        let sensitivity = check_positive("sensitivity", sensitivity)?;
-        let theta = check_positive("theta", theta)?;
+        let sensitivity = check_positive(Param::Sensitivity, sensitivity)?;
+        let theta = check_positive(Param::Theta, theta)?;
         Self::new(order, sensitivity, div_up(mul_up(sensitivity, rao_constant_up(order)), theta))
     }
 
@@ -364,7 +365,10 @@ mod tests {
             assert!(matches!(m.release(&[1.0], &mut rng), Err(Error::WrongLength { expected: 4, got: 1 })));
         }
         // s outside [2^-900, 2^900] is refused with the reason, not released on an unproven grid.
-        assert!(matches!(GeneralizedGaussian::new(3, 1.0, 1e280), Err(Error::InvalidParameter { name: "scale", .. })));
+        assert!(matches!(
+            GeneralizedGaussian::new(3, 1.0, 1e280),
+            Err(Error::InvalidParameter { name: Param::Scale, .. })
+        ));
     }
 
     #[test]

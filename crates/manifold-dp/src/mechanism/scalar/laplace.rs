@@ -6,6 +6,7 @@
 //! spacing 2^(⌊log₂ b⌋ − 20), drawn with integer coins ([`RoundedLaplace`], `docs/proofs/float_safety.md` §8),
 //! which is post-processing of the exact mechanism.
 
+use crate::error::Param;
 use crate::error::{Error, Fallible, check_positive};
 use crate::numerics::rounding::{div_up, mul_up};
 use crate::privacy::Guarantee;
@@ -32,12 +33,12 @@ impl ScalarLaplace {
     /// positive). Errors also when Δ/b is so large that ε²/2 overflows, and for b outside [2^-900, 2^900]
     /// (where the float-safe grid is not proven).
     pub fn new(sensitivity: f64, scale: f64) -> Fallible<Self> {
-        let sensitivity = check_positive("sensitivity", sensitivity)?;
-        let scale = check_positive("scale", scale)?;
+        let sensitivity = check_positive(Param::Sensitivity, sensitivity)?;
+        let scale = check_positive(Param::Scale, scale)?;
         let epsilon = div_up(sensitivity, scale);
         if !mul_up(epsilon, epsilon).is_finite() {
             return Err(Error::InvalidParameter {
-                name: "scale",
+                name: Param::Scale,
                 value: scale,
                 reason: "is too small for the sensitivity: the privacy loss overflows",
             });
@@ -48,8 +49,8 @@ impl ScalarLaplace {
 
     /// The mechanism for pure ε-DP: b = Δ/ε, rounded up so that the reported ε never exceeds `epsilon`.
     pub fn for_epsilon(sensitivity: f64, epsilon: f64) -> Fallible<Self> {
-        let sensitivity = check_positive("sensitivity", sensitivity)?;
-        let epsilon = check_positive("epsilon", epsilon)?;
+        let sensitivity = check_positive(Param::Sensitivity, sensitivity)?;
+        let epsilon = check_positive(Param::Epsilon, epsilon)?;
         Self::new(sensitivity, div_up(sensitivity, epsilon))
     }
 

@@ -119,7 +119,7 @@ fn the_single_point_laplace_needs_a_ball_and_rounds_in_it() {
     let mut rng = seeded_rng_for_experiments(80);
     for x in [center(2), DMatrix::identity(2, 2), far] {
         for _ in 0..300 {
-            let y = m.privatize(&x, &mut rng);
+            let y = m.privatize(&x, &mut rng).unwrap();
             assert!(on_grid(chart, 2, &y) && spd.distance(&center(2), &y) <= chart.ball + 1e-9, "{x}: {y}");
         }
     }

@@ -168,7 +168,7 @@ fn single_point_footpoints_are_bounded_near_the_ball_and_within_it_for_every_inp
                 far_worst = far_worst.max(reference::distance(reference::sym(&p), reference::sym(&exact)));
             }
             if j % 10 == 0 {
-                let y = mech.privatize(&x, &mut rng);
+                let y = mech.privatize(&x, &mut rng).unwrap();
                 assert!(spd.distance(&m0, &y) <= chart.ball + 1e-9, "{x}: {y}");
             }
         }

@@ -83,7 +83,7 @@ fn log_euclidean_releases_are_exp_of_grid_points() {
     let mut rng = seeded_rng_for_experiments(41);
     let xs = [spd(2.0, 0.3, 1.0), spd(1e-3, 0.0, 5e2), spd(1.0, 0.999, 1.0)];
     for i in 0..3000 {
-        let z = mech.privatize(&xs[i % 3], &mut rng);
+        let z = mech.privatize(&xs[i % 3], &mut rng).unwrap();
         assert!(on_grid(&le, &rounding, &z), "release {i} of {} is not on the grid", xs[i % 3]);
         let mut again = z.clone();
         mech.snap(&mut again);
