@@ -180,8 +180,8 @@ impl AuditName {
 impl std::str::FromStr for AuditName {
     type Err = ();
 
-    /// A name as the command line spells it (the table of spellings), or `control:NAME-xC` with NAME one of laplace, bingham, vmf, purkayastha and C a
-    /// finite factor > 0.
+    /// A name as the command line spells it, or `control:NAME-xC` with NAME one of laplace, bingham, vmf,
+    /// purkayastha and C a finite factor > 0.
     fn from_str(s: &str) -> Result<Self, ()> {
         if let Some((name, _)) = SPELLINGS.iter().find(|(_, spelling)| *spelling == s) {
             return Ok(*name);
