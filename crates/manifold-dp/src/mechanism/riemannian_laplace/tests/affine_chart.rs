@@ -39,8 +39,8 @@ fn on_grid(chart: &BallChart<DMatrix<f64>>, k: usize, y: &DMatrix<f64>) -> bool 
 fn releases_lie_on_the_grid_of_the_log_chart_at_the_centre() {
     for k in [2, 3] {
         let spd = SpdAffine::new(k).unwrap();
-        // The ball-conditioned mean of 10⁶ rows at ε = 0.01 too: its cells, capped to fit in Δ/4, are the
-        // widest the conditioned chart allows.
+        // The ball-conditioned mean of 10⁶ rows at ε = 0.01 too: its cells, capped to fit in the margin
+        // Δ/2 − e_F − 10⁻¹² (Δ/4 capped them), are the widest the conditioned chart allows.
         for (conditioning, rows, eps) in [
             (Conditioning::Unconditioned, 200, 1.0),
             (Conditioning::Ball, 200, 1.0),
