@@ -28,6 +28,7 @@ the noise is drawn once, on the driver, when the iteration has converged.
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Any, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -39,6 +40,7 @@ from ._api import (
     MeanResult,
     Mechanism,
     _charge_plan,
+    _distance_text,
     _mean_plan,
     _mean_provenance,
     _mean_result,
@@ -278,6 +280,17 @@ def mean(
     data = df.select(*(cols + ([id_column] if id_column else [])))
     if not cached:
         data = data.persist(StorageLevel.MEMORY_AND_DISK)
+    checked = outside != "drop"
+    if checked:
+        # Refusals and warnings that depend only on the row count, the radius and the budget come before the
+        # Karcher passes (the core's rule and wording, as mdp.mean's): one counting pass, on the cached columns.
+        try:
+            for note in plan.check_rows(data.count(), noise, _distance_text(radius) or ""):
+                warnings.warn(note, UserWarning, stacklevel=2)
+        except BaseException:
+            if not cached:
+                data.unpersist()
+            raise
 
     def local_fit(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         # The partition's exact mean on its first rows, for the start; a partition with an unusable row
@@ -360,7 +373,7 @@ def mean(
             data.unpersist()
     _, used, dropped, clipped, _, _, _ = summed
     out = _release_mean(space, plan, base, (used, dropped, clipped), noise.epsilon, conditioning, seed, charge,
-                        noise=noise)
+                        noise=noise, rounding_warned=checked)
     m: Any = np.asarray(out["mean"], dtype=np.float64)
     if space.startswith("spd:"):
         k = int(space.split(":", 1)[1])

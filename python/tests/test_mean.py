@@ -188,6 +188,28 @@ def test_a_costly_rounding_is_refused_before_the_mean_in_the_users_terms() -> No
     assert "epsilon=0.001" in text and "SPD" not in text, text
 
 
+def test_a_costly_rounding_is_warned_before_the_mean_in_the_users_terms() -> None:
+    """A rounding above 1 % of epsilon is a UserWarning once the rows are counted, before the Karcher pass
+    (with a far last row, which the pass then refuses, it is still raised), naming the rows, the radius as
+    given and epsilon; a release that succeeds warns once."""
+    angles = np.zeros(1000)
+    angles[-1] = 3.0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(mdp.BadInputError, match="row"):
+            mdp.mean(angles, space="circle", center=0.0, radius="0.0001rad", epsilon=0.001, seed=1)
+    notes = [str(w.message) for w in caught if issubclass(w.category, UserWarning) and "float-safely" in str(w.message)]
+    assert len(notes) == 1, notes
+    assert notes[0].startswith('rounding the mean of 1000 rows within radius="0.0001rad" at epsilon=0.001'), notes
+    assert "more than 1 %" in notes[0], notes
+    angles[-1] = 0.0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mdp.mean(angles, space="circle", center=0.0, radius="0.0001rad", epsilon=0.001, seed=1)
+    notes = [str(w.message) for w in caught if "float-safely" in str(w.message)]
+    assert len(notes) == 1 and notes[0].startswith("rounding the mean of 1000 rows"), notes
+
+
 def test_a_mean_answers_in_the_unit_the_user_speaks():
     # The same points as latitude/longitude and as unit vectors of R³: the sensitivity, the noise scale and the
     # expected error come back in km on latlon and in degrees on sphere:3, one the other's restatement.

@@ -502,3 +502,42 @@ fn costly_roundings_are_refused_before_the_mean_in_the_users_terms() {
     let v = json(&out.stdout);
     assert!(v["rounding_cost"].as_f64().unwrap() <= 1.0, "{v}");
 }
+
+/// A rounding that costs more than 1 % of ε is warned once the rows are counted, before the Karcher computation,
+/// in the user's terms (the rows, --radius as given, --epsilon): with a row the pass then refuses, the warning is
+/// on stderr before that refusal; a release that succeeds warns once (not again after it). With --outside drop
+/// the count is known only after the pass, and the warning (in ε's terms) follows the release.
+#[test]
+fn a_costly_rounding_is_warned_before_the_mean_in_the_users_terms() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.csv");
+    let mut csv = String::from("angle\n");
+    for _ in 0..999 {
+        csv.push_str("0\n");
+    }
+    // Far outside the ball: the pass refuses this row, after the warning.
+    csv.push_str("3\n");
+    fs::write(&input, &csv).unwrap();
+    let args = ["--space", "circle", "--center", "0", "--radius", "0.0001rad", "--epsilon", "0.001", "--seed", "1"];
+    let out = bin().args(["mean", "--input", s(&input)]).args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let warned = err.find("warning: rounding the mean of 1000 rows within --radius 0.0001rad at --epsilon 0.001");
+    let refused = err.find("row 1000");
+    assert!(matches!((warned, refused), (Some(w), Some(r)) if w < r), "{err}");
+    assert!(err.contains("more than 1 %") && err.contains("(6.19 %"), "{err}");
+    // Without the far row: released, warned once.
+    let clean = csv.replace("\n3\n", "\n0\n");
+    fs::write(&input, &clean).unwrap();
+    let out = bin().args(["mean", "--input", s(&input)]).args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(err.matches("float-safely").count(), 1, "{err}");
+    assert!(err.contains("warning: rounding the mean of 1000 rows"), "{err}");
+    // --outside drop: after the release, in ε's terms.
+    let out = bin().args(["mean", "--input", s(&input), "--outside", "drop"]).args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(err.matches("float-safely").count(), 1, "{err}");
+    assert!(err.contains("warning: rounding the release float-safely costs"), "{err}");
+}

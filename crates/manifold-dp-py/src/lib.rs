@@ -867,8 +867,9 @@ impl MeanPlan {
     }
 
     /// The refusals that depend only on the row count `n`, the radius (as the user gave it) and the budget,
-    /// before the Karcher iteration, worded by the core for every front end.
-    fn check_rows(&self, n: u64, noise: &MeanNoise, radius: &str) -> PyResult<()> {
+    /// before the Karcher iteration, worded by the core for every front end; returns the plan's warnings in the
+    /// same terms (a rounding cost above 1 % of ε), for `warnings.warn` before the iteration.
+    fn check_rows(&self, n: u64, noise: &MeanNoise, radius: &str) -> PyResult<Vec<String>> {
         self.inner.check_rows(n, &noise.inner, radius, &Keywords).map_err(bad)
     }
 

@@ -21,13 +21,29 @@ impl MeanPlan {
     /// for its parameters is refused at once.
     #[allow(clippy::clone_on_copy)]
     pub fn check(&self, n: u64, epsilon: f64, conditioning: Conditioning) -> Result<(), Error> {
+        self.planned_rounding_cost(n, epsilon, conditioning).map(|_| ())
+    }
+
+    /// [`MeanPlan::check`], returning the planned release's rounding cost ε₀ (taken inside ε; 0 on the real
+    /// line, whose Laplace is float-safe at no cost, and without rows). It depends only on the rows, the radius
+    /// and ε, so it is known before the Karcher iteration (`docs/proofs/float_safety.md` §3i).
+    #[allow(clippy::clone_on_copy)]
+    fn planned_rounding_cost(&self, n: u64, epsilon: f64, conditioning: Conditioning) -> Result<f64, Error> {
         if n == 0 || matches!(self.geometry, Geometry::Real { .. }) {
-            return Ok(());
+            return Ok(0.0);
         }
         let n_usize = usize::try_from(n).map_err(|_| not_applicable("too many rows"))?;
         with_geometry!(&self.geometry, |m, c| {
-            PrivateFrechetMean::with_options(*m, c.clone(), self.radius, n_usize, epsilon, conditioning, self.options)?;
-            Ok(())
+            let mech = PrivateFrechetMean::with_options(
+                *m,
+                c.clone(),
+                self.radius,
+                n_usize,
+                epsilon,
+                conditioning,
+                self.options,
+            )?;
+            Ok(mech.rounding_cost())
         })
     }
 
@@ -147,11 +163,53 @@ impl MeanPlan {
 
     /// [`MeanPlan::check_noise`] at the data's `rows`, before the Karcher iteration, with a refusal that says
     /// what to change in the user's terms: the rows, the radius as the user gave it (`radius`) and the budget,
-    /// options written as `spell` writes them. One text for every front end.
-    pub fn check_rows(&self, rows: u64, noise: &MeanNoise, radius: &str, spell: &dyn Spelling) -> Result<(), Error> {
-        let Err(e) = self.check_noise(rows, noise) else { return Ok(()) };
-        let Error::Library(LibError::NumericalLimit(why)) = e else { return Err(e) };
+    /// options written as `spell` writes them. One text for every front end. `Ok` carries the warnings the
+    /// plan deserves, in the same terms, for the front end to show before the Karcher iteration: a Laplace
+    /// mean whose rounding costs more than [`manifold_dp::notes::ROUNDING_SHARE_WARNING`] of ε (the cost
+    /// depends only on the rows, the radius and ε; the Gaussian's is inside its certified μ).
+    pub fn check_rows(
+        &self,
+        rows: u64,
+        noise: &MeanNoise,
+        radius: &str,
+        spell: &dyn Spelling,
+    ) -> Result<Vec<String>, Error> {
         let opt = |name: &str, value: Shown<'_>| spell.option(name, value);
+        let checked = match *noise {
+            MeanNoise::Laplace { epsilon, conditioning } => self.planned_rounding_cost(rows, epsilon, conditioning),
+            MeanNoise::Gaussian { .. } => self.check_noise(rows, noise).map(|()| 0.0),
+        };
+        let e = match checked {
+            Ok(cost) => {
+                let MeanNoise::Laplace { epsilon, .. } = *noise else { return Ok(Vec::new()) };
+                if cost <= manifold_dp::notes::ROUNDING_SHARE_WARNING * epsilon {
+                    return Ok(Vec::new());
+                }
+                let short = manifold_dp::privacy::guarantee::short;
+                // On SPD the cost grows with the condition numbers of a wide ball; on spheres and SO(3) with the
+                // noise's concentration ∝ n·ε/r, a smaller share of a larger ε (`docs/proofs/float_safety.md` §4).
+                let advice = match self.space {
+                    Space::Spd(_) => {
+                        format!("a centre closer to the data and a smaller {} cost less", opt("radius", Shown::Bare))
+                    }
+                    _ => format!(
+                        "the share shrinks as {} grows; a random subsample of the rows costs less",
+                        opt("epsilon", Shown::Bare)
+                    ),
+                };
+                return Ok(vec![format!(
+                    "rounding the mean of {rows} rows within {} at {} float-safely costs {} of that epsilon \
+                     ({:.2} %, more than {} %; taken inside it: the noise is calibrated at the rest): {advice}",
+                    opt("radius", Shown::Text(radius)),
+                    opt("epsilon", Shown::Number(&short(epsilon))),
+                    short(cost),
+                    100.0 * cost / epsilon,
+                    100.0 * manifold_dp::notes::ROUNDING_SHARE_WARNING,
+                )]);
+            }
+            Err(e) => e,
+        };
+        let Error::Library(LibError::NumericalLimit(why)) = e else { return Err(e) };
         let radius = opt("radius", Shown::Text(radius));
         let advice = match *noise {
             MeanNoise::Laplace { epsilon, .. } => format!(

@@ -141,25 +141,39 @@ impl<M: LaplaceManifold> PrivateFrechetMean<M> {
         // weighs, `LaplaceManifold::ball_chart_for_requested_ball_mean`).
         let make_plan = |conditioned: bool, requested: bool, epsilon: f64| -> Fallible<Plan<M>> {
             let (sigma, noise) = if conditioned { ball(epsilon)? } else { unconditioned(epsilon)? };
-            if conditioned
-                && let Some(rate) = manifold.ball_acceptance_lower_bound(&noise, radius, sensitivity)
-                && (rate.is_nan() || rate < MIN_BALL_ACCEPTANCE)
-            {
+            // Refused where the public acceptance bound at the chart's keep margin is too low: checked at Δ/4
+            // before the chart is built, and again at the chart's own margin where it is wider.
+            let slow = |margin: f64| -> Fallible<()> {
+                let Some(rate) = manifold.ball_acceptance_lower_bound(&noise, radius, sensitivity, margin) else {
+                    return Ok(());
+                };
+                if !(rate.is_nan() || rate < MIN_BALL_ACCEPTANCE) {
+                    return Ok(());
+                }
                 let error = manifold.mean_distance(&noise, Some(radius));
-                return Err(Error::NumericalLimit(format!(
+                Err(Error::NumericalLimit(format!(
                     "nothing useful can be released for {n} points within {radius} of the centre at epsilon = \
                      {epsilon}: the noise scale σ = {sigma:.4} (σ = 2Δ/ε, Δ = {sensitivity:.4}) spreads the release \
                      over the whole ball (expected error {error:.4} against the radius {radius}), and the exact \
                      draw, conditioned on the ball, could need {:.1e} tries or more; use more points, a larger \
                      epsilon or a smaller radius",
                     1.0 / rate.max(f64::MIN_POSITIVE)
-                )));
+                )))
+            };
+            if conditioned {
+                slow(0.25 * sensitivity)?;
             }
             let ball_chart = if requested {
                 manifold.ball_chart_for_requested_ball_mean(&noise, &center, radius, sensitivity)?
             } else {
                 manifold.ball_chart_for_mean(&noise, &center, radius, sensitivity, conditioned)?
             };
+            if let Some(chart) = &ball_chart
+                && conditioned
+                && chart.margin > 0.25 * sensitivity
+            {
+                slow(chart.margin)?;
+            }
             let rounding = match &ball_chart {
                 Some(chart) => Some(chart.rounding),
                 None => manifold.rounding_in_ball(sigma, &center, radius),

@@ -70,6 +70,9 @@ pub struct BallChart<P> {
     pub ball: f64,
     /// T: draws of the noise farther than T from I are drawn again (their exact point lies beyond R).
     pub noise_radius: f64,
+    /// The keep margin: a draw whose exact point lies within R − margin of the centre is kept, one kept lies
+    /// within R + margin (`docs/proofs/float_safety.md` §3e).
+    pub margin: f64,
     /// ln 1/(1 − tail): what keeping an otherwise unconditioned release in the ball of radius R costs, where
     /// tail bounds the noise's mass beyond R − R_P; 0 when the release is conditioned on the data ball anyway.
     pub tail_cost: f64,
@@ -202,7 +205,7 @@ pub trait LaplaceManifold: Manifold {
     /// The float-safe frame of a private mean conditioned on the ball because the caller asked for it
     /// (`Conditioning::Ball`), not chosen by `Conditioning::Auto`: by default
     /// [`LaplaceManifold::ball_chart_for_mean`]'s; SPD(k) with the affine-invariant metric lets its cells, too,
-    /// move a release by up to 10⁻³ of its expected error, capped to fit in the margin Δ/4
+    /// move a release by up to 10⁻³ of its expected error, capped to fit in a margin of up to Δ/2 − e_F
     /// (`docs/proofs/float_safety.md` §3e, "The grid"). `Auto`, which chooses by the rounding's cost alone, keeps
     /// comparing with the finer cells: with the wider ones the conditioned plan would tie the unconditioned one's
     /// rounding and win it at twice the noise.
@@ -245,10 +248,17 @@ pub trait LaplaceManifold: Manifold {
 
     /// A lower bound, from public parameters only, on the probability that one draw of `noise` is kept by the
     /// release conditioned on the ball of `radius` r (the others are drawn again), at any footpoint that
-    /// release may draw at for a mean of this `sensitivity` Δ, or `None` where it needs no bound. Compact
+    /// release may draw at for a mean of this `sensitivity` Δ, or `None` where it needs no bound; `margin`: the
+    /// chart's keep margin (Δ/4, or up to Δ/2 for [`LaplaceManifold::ball_chart_for_requested_ball_mean`]). Compact
     /// manifolds: `None` (the proposal is already truncated to a ball of radius at most 3r + Δ, whose volume
     /// ratio to B_r bounds the rate).
-    fn ball_acceptance_lower_bound(&self, _noise: &Self::Noise, _radius: f64, _sensitivity: f64) -> Option<f64> {
+    fn ball_acceptance_lower_bound(
+        &self,
+        _noise: &Self::Noise,
+        _radius: f64,
+        _sensitivity: f64,
+        _margin: f64,
+    ) -> Option<f64> {
         None
     }
 }

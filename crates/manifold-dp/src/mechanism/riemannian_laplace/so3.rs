@@ -135,6 +135,7 @@ impl LaplaceManifold for So3 {
                 footpoint_radius,
                 ball,
                 noise_radius,
+                margin,
                 tail_cost: keep_ball_tail_cost(tail),
                 footpoint_cost: 0.0,
             })

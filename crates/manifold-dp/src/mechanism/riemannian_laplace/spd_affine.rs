@@ -177,8 +177,9 @@ impl LaplaceManifold for SpdAffine {
     }
 
     /// The mean conditioned on the ball by request: cells up to [`SPD_MEAN_ROUNDING_OF_ERROR`] of the expected
-    /// error, capped to fit in the margin Δ/4 with the far draws' error (`docs/proofs/float_safety.md` §3e, "The
-    /// grid").
+    /// error, capped to fit with the far draws' error in the margin max(Δ/4, Δ/2 − e_F − 10⁻¹²) (e_F the
+    /// footpoint's error), draws redrawn only beyond the noise's truncation 2r′ + Δ
+    /// (`docs/proofs/float_safety.md` §3e, "The grid").
     fn ball_chart_for_requested_ball_mean(
         &self,
         noise: &SpdLaplaceNoise,
@@ -241,17 +242,24 @@ impl LaplaceManifold for SpdAffine {
     }
 
     /// max of e^{−(2s + a)/σ}·P(ρ(η, Y) ≤ s) over s ∈ {r′/8, 2r′/8, …, r′} ∪ {σ·2^{i/2} ≤ r′} with 2s + a ≤
-    /// 2r + 3Δ/4, where r′ = r − Δ/4 and a = d_max − r′, d_max = (r + Δ/2)(1 + 10⁻¹²) + 10⁻¹² the farthest a
+    /// 2r + 3Δ/4, where r′ = r − M for the chart's keep margin M (Δ/4, or up to Δ/2 for the mean conditioned
+    /// by request where its cells need it) and a = d_max − r′, d_max = (r + Δ/2)(1 + 10⁻¹²) + 10⁻¹² the farthest a
     /// footpoint lies from the chart's centre (§3e: the whitened mean is moved onto the ball of radius
     /// r + Δ/2). Every exact point within r′ of the centre is kept (the chart's rounding moves it by less than
-    /// the margin Δ/4). With d ≤ d_max, let z be the point at distance max(0, d − (r′ − s)) ≤ s + a from η
+    /// the margin M). With d ≤ d_max, let z be the point at distance max(0, d − (r′ − s)) ≤ s + a from η
     /// towards the centre: B_s(z) lies in B_{r′}, and within 2s + a of η (inside the truncation 2r + Δ and
     /// the chart's redraw radius 2r + 3Δ/4), where the proposal's density is at least e^{−(2s + a)/σ}/Z; its
     /// volume is that of B_s(η) (SPD(k) is homogeneous), whose probability is at most vol/Z.
     /// (`docs/proofs/mean_outside_ball.md` §4.) Evaluated on the law the noise was set up with.
-    fn ball_acceptance_lower_bound(&self, noise: &SpdLaplaceNoise, radius: f64, sensitivity: f64) -> Option<f64> {
+    fn ball_acceptance_lower_bound(
+        &self,
+        noise: &SpdLaplaceNoise,
+        radius: f64,
+        sensitivity: f64,
+        margin: f64,
+    ) -> Option<f64> {
         let law = noise.radial_law();
-        let inner = radius - 0.25 * sensitivity;
+        let inner = radius - margin;
         let farthest = (radius + 0.5 * sensitivity) * (1.0 + 1e-12) + 1e-12;
         let reach = farthest - inner;
         let redraw = 2.0 * radius + 0.75 * sensitivity;
@@ -310,12 +318,6 @@ impl SpdAffine {
         // ball (the cap shrinks as the ball grows, and every ball is at least R_P), besides Δ/4 (§3e).
         // Conditioned, the margin stays Δ/4 (it must keep C⁺ inside the truncation ball 2r′ + Δ) and the cells are
         // capped to fit in it instead (below).
-        let margin = if of_error > SPD_ROUNDING_OF_ERROR && !conditioned {
-            let coarsest = 2f64.powi(spd_log_chart_cap_log2(k, radius + 0.5 * sensitivity, mean_error, of_error));
-            0.25 * sensitivity + 4.0 * d.sqrt() * (1.0 + 1e-15) * coarsest
-        } else {
-            0.25 * sensitivity
-        };
         let cond_center = crate::manifold::float_error::spd_condition_bound(center);
         let footpoint_error = spd_footpoint_error(k, cond_center, footpoint_radius);
         if !footpoint_error.is_finite() {
@@ -324,11 +326,25 @@ impl SpdAffine {
                  bounded in double precision (relative error above 1e-3); use a better-conditioned centre"
             )));
         }
+        // Conditioned on the ball by request, where Δ/4 caps the cells: the margin reaches Δ/2 − e_F − 10⁻¹²,
+        // rounded down, where C⁺ still lies inside every footpoint's truncation ball 2r′ + Δ, and draws are
+        // redrawn only beyond that truncation (§3e, "The grid"). Elsewhere (and for `Auto`) Δ/4, bits unchanged.
+        let requested = conditioned && of_error > SPD_ROUNDING_OF_ERROR;
+        let wide = (0.5 * sensitivity - footpoint_error - 1e-12) * (1.0 - 1e-15);
+        let margin = if of_error > SPD_ROUNDING_OF_ERROR && !conditioned {
+            let coarsest = 2f64.powi(spd_log_chart_cap_log2(k, radius + 0.5 * sensitivity, mean_error, of_error));
+            0.25 * sensitivity + 4.0 * d.sqrt() * (1.0 + 1e-15) * coarsest
+        } else {
+            0.25 * sensitivity
+        };
         let footpoint_cost = crate::numerics::rounding::div_up(2.0 * footpoint_error, noise.sigma());
         // −ln(1 − tail), rounded up: what a tail of mass `tail` left out of the chart costs.
         let tail_cost = |tail: f64| if tail > 0.0 { crate::numerics::rounding::fn_up(-(-tail).ln_1p()) } else { 0.0 };
-        let chart = |ball: f64, tail: f64| -> Result<BallChart<DMatrix<f64>>, &'static str> {
-            let noise_radius = (ball + footpoint_radius + margin).min(noise.t_max().unwrap_or(f64::INFINITY));
+        // `widened`: the requested mean's margin `wide`, with draws redrawn only beyond the truncation.
+        let chart = |ball: f64, tail: f64, widened: bool| -> Result<BallChart<DMatrix<f64>>, &'static str> {
+            let margin = if widened { wide } else { margin };
+            let truncation = noise.t_max().unwrap_or(f64::INFINITY);
+            let noise_radius = if widened { truncation } else { (ball + footpoint_radius + margin).min(truncation) };
             let footpoint = footpoint_radius * (1.0 + 1e-12) + 1e-12;
             let near = ball + margin;
             // The kept cells' draws lie within `kept` of the footpoint; the log-eigenvalues' own error (and the
@@ -347,7 +363,7 @@ impl SpdAffine {
             }
             // Conditioned, the coarsest 2^s with √D·2^s + η_far < margin (a relative 10⁻¹² below, for the
             // strict inequality); the check below still decides.
-            let coarsest = if conditioned && of_error > SPD_ROUNDING_OF_ERROR && margin > eta_far {
+            let coarsest = if requested && margin > eta_far {
                 ((margin - eta_far) * (1.0 - 1e-12) / (d.sqrt() * (1.0 + 1e-15))).log2().floor() as i32
             } else {
                 i32::MAX
@@ -358,7 +374,7 @@ impl SpdAffine {
             // A cell's width plus the far draws' error must fit in the margin (§3e).
             let fits = d.sqrt() * rounding.grid().spacing() + eta_far < margin;
             if !fits {
-                return Err("the error of draws beyond the ball does not fit in a quarter of the sensitivity");
+                return Err("the error of draws beyond the ball does not fit in the keep margin");
             }
             let tail_cost = tail_cost(tail);
             let (whiten, unwhiten) = (whiten.clone(), unwhiten.clone());
@@ -369,12 +385,21 @@ impl SpdAffine {
                 footpoint_radius,
                 ball,
                 noise_radius,
+                margin,
                 tail_cost,
                 footpoint_cost,
             })
         };
-        let found = if conditioned {
-            chart(radius, 0.0)
+        let found = if requested {
+            // Δ/4 first; the wider margin only where Δ/4 capped the cells (the 10⁻³ policy alone would take
+            // coarser ones).
+            let policy = spd_log_chart_cap_log2(k, radius, mean_error, of_error);
+            match chart(radius, 0.0, false) {
+                Ok(c) if wide > margin && c.rounding.grid().spacing_log2 < policy => chart(radius, 0.0, true),
+                found => found,
+            }
+        } else if conditioned {
+            chart(radius, 0.0, false)
         } else {
             let cost = |c: &BallChart<DMatrix<f64>>| c.rounding.additive_epsilon() + c.tail_cost + c.footpoint_cost;
             let levels = [1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2];
@@ -385,7 +410,7 @@ impl SpdAffine {
                 |level| {
                     // The radial CDF is accurate to ~1e-12: the mass beyond τ is below level + 1e-11.
                     let tau = noise.radial_law().quantile(1.0 - level)? * 1.001;
-                    Ok(chart(footpoint_radius + tau + margin, level + 1e-11))
+                    Ok(chart(footpoint_radius + tau + margin, level + 1e-11, false))
                 },
             )?
         };

@@ -403,7 +403,7 @@ fn the_ball_acceptance_bound_holds_where_the_footpoint_may_lie() {
     for (radius, n, epsilon) in [(1.5, 1, 1.0), (1.0, 1, 20.0)] {
         let mech = PrivateFrechetMean::new(spd, id.clone(), radius, n, epsilon, Conditioning::Ball).unwrap();
         let chart = mech.ball_chart.as_ref().unwrap();
-        let bound = spd.ball_acceptance_lower_bound(&mech.noise, radius, mech.sensitivity).unwrap();
+        let bound = spd.ball_acceptance_lower_bound(&mech.noise, radius, mech.sensitivity, chart.margin).unwrap();
         let e = (chart.footpoint_radius * FRAC_1_SQRT_2).exp();
         let eta = DMatrix::from_row_slice(2, 2, &[e, 0.0, 0.0, 1.0 / e]);
         assert!((spd.distance(&id, &eta) - chart.footpoint_radius).abs() < 1e-12);
