@@ -349,16 +349,7 @@ impl Mechanism {
             NumberRows::row_major(copy.as_slice().expect("standard layout"), width)
         }
         .map_err(bad)?;
-        // Allocated once and written in place by the workers: the only memory beyond the input.
-        let out = PyArray2::<f64>::zeros(py, [n, manifold_dp_arrow::numbers::output_width(&codec)], false);
-        let rejected = {
-            let mut guard = out.readwrite();
-            let slice = guard.as_slice_mut().map_err(bad)?;
-            py.detach(|| manifold_dp_arrow::privatize_numbers(&self.inner, &codec, &rows, slice, &key, first_row))
-                .map_err(bad)?
-        };
-        let rejected = rejected.into_iter().map(|(i, p)| (i, p.column, p.reason)).collect();
-        Ok((out, rejected))
+        self.release_numbers(py, &codec, &rows, &key, first_row)
     }
 
     /// `n` releases of one point (`center`: text in the space's terms such as `"13:00"` or `"48.85,2.35"`,
@@ -389,15 +380,31 @@ impl Mechanism {
         let codec = manifold_dp_arrow::number_codec(self.space, format, values.len()).map_err(bad)?;
         // Every row reads the one point (row stride 0): no copies of it.
         let rows = NumberRows::new(&values, n, values.len(), 0, 1).map_err(bad)?;
-        let out = PyArray2::<f64>::zeros(py, [n, manifold_dp_arrow::numbers::output_width(&codec)], false);
+        let (out, rejected) = self.release_numbers(py, &codec, &rows, &key, 0)?;
+        rejected_error(&rejected, 0, true).map_or(Ok(out), Err)
+    }
+}
+
+impl Mechanism {
+    /// Releases `rows` (row `i` keyed as row `first_row + i`) into a new (n, output width) array, written in
+    /// place by the workers without the GIL: the only memory beyond the input. Returns it with the rejected rows.
+    fn release_numbers<'py>(
+        &self,
+        py: Python<'py>,
+        codec: &Codec,
+        rows: &NumberRows<'_>,
+        key: &StreamKey,
+        first_row: u64,
+    ) -> PyResult<(Bound<'py, PyArray2<f64>>, Vec<Rejected>)> {
+        let width = manifold_dp_arrow::numbers::output_width(codec);
+        let out = PyArray2::<f64>::zeros(py, [rows.rows(), width], false);
         let rejected = {
             let mut guard = out.readwrite();
             let slice = guard.as_slice_mut().map_err(bad)?;
-            py.detach(|| manifold_dp_arrow::privatize_numbers(&self.inner, &codec, &rows, slice, &key, 0))
+            py.detach(|| manifold_dp_arrow::privatize_numbers(&self.inner, codec, rows, slice, key, first_row))
                 .map_err(bad)?
         };
-        let rejected: Vec<Rejected> = rejected.into_iter().map(|(i, p)| (i, p.column, p.reason)).collect();
-        rejected_error(&rejected, 0, true).map_or(Ok(out), Err)
+        Ok((out, rejected.into_iter().map(|(i, p)| (i, p.column, p.reason)).collect()))
     }
 }
 
