@@ -21,7 +21,6 @@
 
 mod alias;
 pub mod bingham_so3;
-#[cfg(test)]
 pub(crate) mod double_double;
 mod exact_cell;
 pub mod exact_coins;

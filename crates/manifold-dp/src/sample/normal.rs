@@ -16,6 +16,7 @@
 //! Beta(½, ½) is Gamma(½)), and the symmetric Beta(a, a) is X/(X + Y) with its complement Y/(X + Y): all with
 //! relative accuracy, and no rejection.
 
+use crate::sample::double_double::Dd;
 use crate::sample::uniform::{exp1, quarter_turn};
 use rand::Rng;
 
@@ -74,6 +75,18 @@ pub fn gamma_integer<R: Rng + ?Sized>(k: usize, rng: &mut R) -> f64 {
     }
 }
 
+/// Σ of `k` ≥ 1 independent Exp(1) draws summed in double-double, in order: a Gamma(k, 1) draw within
+/// 15·2^-53 + 3.05k·2^-106 of its own size of the exact sum of the real uniforms read (each term within 15u,
+/// Lemma U; each addition of positive terms within 3.01u² of the partial sum, Lemma DD;
+/// `docs/proofs/float_safety.md` §3i). The draws are [`gamma_integer`]'s; only the sum is more accurate.
+pub(crate) fn gamma_integer_dd<R: Rng + ?Sized>(k: usize, rng: &mut R) -> Dd {
+    let mut sum = Dd::new(0.0);
+    for _ in 0..k {
+        sum = sum.add(Dd::new(exp1(rng)));
+    }
+    sum
+}
+
 /// Relative error bound of [`gamma_integer`]`(k)` and [`gamma_half_integer`]`(2k)` or `(2k − 1)`, in units of
 /// 2^-53: 15 + ⌈log₂(k + 1)⌉ + 2 (the half's product E·sin²φ is within 15 + 13 + 1 units; one more addition).
 pub fn gamma_relative_error_units(k: usize) -> f64 {
@@ -117,8 +130,8 @@ pub fn symmetric_beta_pair<R: Rng + ?Sized>(twice_shape: usize, rng: &mut R) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sample::double_double::Dd;
     use crate::sample::rng::seeded_rng_for_experiments;
+    use Dd;
     use rand::RngExt;
 
     const U: f64 = f64::EPSILON / 2.0;

@@ -18,8 +18,9 @@
 use crate::error::Param;
 use crate::error::{Error, Fallible};
 use crate::numerics::trig::sin_cos_half_turn;
+use crate::sample::double_double::Dd;
 use crate::sample::log_concave::{Draw, LogConcave, LogConcaveTable, STRIPS};
-use crate::sample::normal::{gamma_integer, gamma_relative_error_units};
+use crate::sample::normal::{gamma_integer, gamma_integer_dd, gamma_relative_error_units};
 use crate::sample::small_sin_cos;
 use crate::sample::sphere::point_at_angle_into;
 use crate::sample::uniform::TruncatedExp;
@@ -209,18 +210,25 @@ impl PurkayasthaNoise {
     /// ln V < k·ln(sin θ/θ) for a full-precision uniform V (`docs/proofs/float_safety.md` §3g). The number of
     /// proposals is geometric (acceptance above 0.99 at κ > 10⁶ for k ≤ 100, about 0.85 at k = 9998).
     fn gamma_angle<R: Rng + ?Sized>(&self, k: usize, rng: &mut R) -> f64 {
+        self.gamma_proposal(k, rng, |rng| Dd::new(gamma_integer(k + 1, rng) / self.kappa)).hi
+    }
+
+    /// §3g's proposal loop, the angle proposed by `propose` (a Gamma(k + 1, κ) draw); the rejection past π and
+    /// the acceptance test read its leading double.
+    fn gamma_proposal<R: Rng + ?Sized>(&self, k: usize, rng: &mut R, mut propose: impl FnMut(&mut R) -> Dd) -> Dd {
         loop {
-            let theta = gamma_integer(k + 1, rng) / self.kappa;
+            let proposed = propose(rng);
+            let theta = proposed.hi;
             if theta > PI {
                 continue;
             }
             // On the circle (k = 0) every proposal within π is kept: Exp(κ) conditioned on [0, π].
             if k == 0 {
-                return theta;
+                return proposed;
             }
             let ell = if theta > 0.0 { k as f64 * (theta.sin() / theta).ln() } else { 0.0 };
             if crate::sample::uniform::ln_unit(rng) < ell {
-                return theta;
+                return proposed;
             }
         }
     }
@@ -231,6 +239,25 @@ impl PurkayasthaNoise {
     /// Needs n ≥ 3 (k = n − 2 ≥ 1).
     pub fn sample_angle_by_gamma<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
         self.gamma_angle(self.dim - 2, rng)
+    }
+
+    /// [`PurkayasthaNoise::sample_angle_by_gamma`] with the Gamma summed and divided by κ in double-double
+    /// ([`gamma_integer_dd`]): θ̂ within [`PurkayasthaNoise::gamma_angle_dd_relative_error`] of its own size of
+    /// the exact draw of the same uniforms, for the relative-error release on S^{n−1}, n ≥ 4
+    /// (`docs/proofs/float_safety.md` §3i). The same law, proposals and test; the test reads θ̂'s leading
+    /// double, within (16 + 10⁻⁹)u of θ, inside the (30 + ⌈log₂(k + 1)⌉ + 3)u that α_G allows. Needs n ≥ 3.
+    pub(crate) fn sample_angle_by_gamma_dd<R: Rng + ?Sized>(&self, rng: &mut R) -> Dd {
+        let k = self.dim - 2;
+        let kappa = Dd::new(self.kappa);
+        self.gamma_proposal(k, rng, |rng| gamma_integer_dd(k + 1, rng).div(kappa))
+    }
+
+    /// The relative error of [`PurkayasthaNoise::sample_angle_by_gamma_dd`]'s θ̂ as a fraction: 15·2^-53 (the
+    /// exponentials, Lemma U) + (3.05(k + 1) + 18)·2^-106 (the double-double sum and quotient, Lemma DD),
+    /// rounded up by 1 %.
+    pub fn gamma_angle_dd_relative_error(&self) -> f64 {
+        let u = f64::EPSILON / 2.0;
+        1.01 * (15.0 * u + (3.05 * (self.dim - 1) as f64 + 18.0) * u * u)
     }
 
     /// The Gamma proposal's relative error in θ, as a fraction (not units): §3g's proven

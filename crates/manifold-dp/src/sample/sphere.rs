@@ -4,6 +4,7 @@
 //! word: a uniform point of the circle mapped into the plane ⊥ μ by a branch-free orthonormal basis; on the
 //! circle, μ rotated by ±θ with a fair sign; otherwise n − 1 Gaussians and a Householder reflection).
 
+use crate::sample::double_double::Dd;
 use crate::sample::normal::normal_pair;
 use nalgebra::{DVector, Quaternion, UnitQuaternion, Vector3};
 use rand::{Rng, RngExt};
@@ -132,23 +133,33 @@ fn gaussians_and_sums<R: Rng + ?Sized>(head: &[f64], out_head: &mut [f64], rng: 
 }
 
 /// The unit tangent v = s·(t·w − g)/‖g‖ of [`point_at_angle_into`]'s construction on S^{n−1}, n ≥ 4 (uniform
-/// on the unit sphere of μ^⊥ for a unit `mu`), written into `out`: from the same Gaussians and sums, as
-/// v̂_j = fl(fl(fl(t̂·μ_j) − g_j)·q̂) and v̂_n = fl(fl(t̂·fl(μ_n + s))·q̂) with q̂ = s·fl(1/fl(√‖g‖²)). The
-/// private means' relative-error release adds sin θ·v̂ to its footpoint as an offset, so the error of 1/‖g‖
-/// is bounded here rather than absorbed by a ray (`docs/proofs/float_safety.md` §3i).
-pub(crate) fn householder_tangent_into<R: Rng + ?Sized>(mu: &[f64], out: &mut [f64], rng: &mut R) {
-    debug_assert!(mu.len() >= 4 && mu.len() == out.len());
+/// on the unit sphere of μ^⊥ for a unit `mu`, w = μ + s·e_n, t = μ·g/(1 + |μ_n|), s = sign μ_n), in
+/// double-double at a double-double μ: the n − 1 Gaussians g are drawn as [`point_at_angle_into`] draws them
+/// (Lemma N, each within 16u of its own size); ‖g‖², μ·g, t, ‖g‖ and every coordinate are double-double
+/// (Lemma DD). At a μ within e of a unit μ* coordinate by coordinate with the same signs, the result is within
+/// (24n + 400)·2^-106 + 5e of the exact tangent at μ* of the same (computed) Gaussians
+/// (`docs/proofs/float_safety.md` §3i, "S^{n−1}, n ≥ 4, in double-double"). The private means'
+/// relative-error release adds sin θ·v to its footpoint.
+pub(crate) fn householder_tangent_dd<R: Rng + ?Sized>(mu: &[Dd], rng: &mut R) -> Vec<Dd> {
+    debug_assert!(mu.len() >= 4);
     let (&mu_n, head) = mu.split_last().expect("n ≥ 4");
-    let (last, out_head) = out.split_last_mut().expect("out has the length of mu");
-    let s = 1.0f64.copysign(mu_n);
-    let inv_w = 1.0 / (1.0 + mu_n.abs());
-    let sums = gaussians_and_sums(head, out_head, rng);
-    let t = sums.gm() * inv_w;
-    let q = s * (1.0 / sums.gg().sqrt());
-    for (o, &m) in out_head.iter_mut().zip(head) {
-        *o = (t * m - *o) * q;
+    let head_hi: Vec<f64> = head.iter().map(|m| m.hi).collect();
+    let mut g = vec![0.0; head.len()];
+    // The f64 sums are the redraw test's only (g = 0, probability 0); the tangent uses the double-double ones.
+    gaussians_and_sums(&head_hi, &mut g, rng);
+    let (mut gg, mut gm) = (Dd::new(0.0), Dd::new(0.0));
+    for (&gj, mj) in g.iter().zip(head) {
+        let gj = Dd::new(gj);
+        gg = gg.add(gj.mul(gj));
+        gm = gm.add(mj.mul(gj));
     }
-    *last = (t * (mu_n + s)) * q;
+    let s = Dd::new(1.0f64.copysign(mu_n.hi));
+    let abs_n = if mu_n.hi < 0.0 { mu_n.neg() } else { mu_n };
+    let t = gm.div(Dd::new(1.0).add(abs_n));
+    let norm = gg.sqrt();
+    let mut v: Vec<Dd> = g.iter().zip(head).map(|(&gj, mj)| t.mul(*mj).sub(Dd::new(gj)).div(norm).mul(s)).collect();
+    v.push(t.mul(mu_n.add(s)).div(norm).mul(s));
+    v
 }
 
 /// ‖g‖² and μ·g accumulated by Ogita, Rump and Oishi's Sum2 (2005; Neumaier's compensation with a branch-free

@@ -7,6 +7,7 @@ use crate::error::Param;
 use crate::error::check_positive;
 use crate::manifold::{Manifold, Sphere};
 use crate::privacy::float_safety::{MEAN_SPACING_BELOW_NOISE_LOG2, RIEMANNIAN_SPACING_BELOW_NOISE_LOG2, Rounding};
+use crate::sample::double_double::Dd;
 use crate::sample::purkayastha::PurkayasthaNoise;
 use nalgebra::DVector;
 use rand::Rng;
@@ -80,7 +81,9 @@ impl LaplaceManifold for Sphere {
         let diameter = if n == 3 { std::f64::consts::SQRT_2 } else { ((n - 1) as f64).sqrt() * (1.0 + 1e-15) };
         let margin = 0.25 * sensitivity + 4.0 * diameter * 2f64.powi(fine);
         let alpha = noise.gamma_acceptance_error();
-        let angle_error = noise.gamma_angle_relative_error();
+        // S² keeps its f64 offset (and its bits); n ≥ 4 draws θ in double-double.
+        let angle_error =
+            if n == 3 { noise.gamma_angle_relative_error() } else { noise.gamma_angle_dd_relative_error() };
         let chart = |tau: f64, tail: f64| -> Result<BallChart<DVector<f64>>, &'static str> {
             // Conditioned (τ < 0): the data ball itself, as `PrivateFrechetMean::keeps` checks it.
             let ball = if tau < 0.0 { radius } else { footpoint_radius + tau + margin };
@@ -134,15 +137,19 @@ impl LaplaceManifold for Sphere {
         chart: &BallChart<DVector<f64>>,
         rng: &mut R,
     ) -> Fallible<Option<DVector<f64>>> {
-        let theta = noise.sample_angle_by_gamma(rng);
-        if theta > chart.noise_radius {
-            return Ok(None);
-        }
         let spacing_log2 = chart.rounding.float_safe_grid().spacing_log2;
         let mut y = if self.ambient() == 3 {
+            let theta = noise.sample_angle_by_gamma(rng);
+            if theta > chart.noise_radius {
+                return Ok(None);
+            }
             let dir = crate::sample::sphere::uniform_circle(rng);
             DVector::from_column_slice(&s2_relative_release(footpoint.as_slice(), theta, dir, spacing_log2))
         } else {
+            let theta = noise.sample_angle_by_gamma_dd(rng);
+            if theta.hi > chart.noise_radius {
+                return Ok(None);
+            }
             DVector::from_vec(sphere_relative_release(footpoint.as_slice(), theta, spacing_log2, rng))
         };
         if let Some(coarse) = chart.rounding.coarse_grid() {
@@ -224,112 +231,59 @@ pub fn s2_mean_release_error(reach: f64, angle_error: f64) -> f64 {
     1.01 * per_unit * reach + 2f64.powi(-100)
 }
 
-/// e_m on S^{n−1}: a bound on |‖m‖ − 1| for the footpoint as [`sphere_footpoint`] leaves it, 5·2^-53 + γ²_n
-/// (`docs/proofs/float_safety.md` §3i, "S^{n−1}, n ≥ 4"): the computed ‖m‖² (Dot2: exact products by fma, summed
-/// with Sum2's compensation) is within u·‖m‖² + γ²_n·‖m‖² of the exact, so kept when within 4 ulps of 1,
-/// |‖m‖² − 1| ≤ 9u + γ²_n(1 + 9u) and |‖m‖ − 1| ≤ 4.5u + γ²_n; renormalised, the square root, the reciprocal and
-/// the products leave at most 3.5u + γ²_n. No term grows like n·u (a plain sum's γ_n/2 did: (5 + n/2)u).
-fn sphere_footpoint_norm_error(n: usize) -> f64 {
-    let u = f64::EPSILON / 2.0;
-    let gamma = n as f64 * u / (1.0 - n as f64 * u);
-    5.0 * u + gamma * gamma
+/// The footpoint m/‖m‖ on S^{n−1}, n ≥ 4, in double-double: ‖m‖² from the exact squares (two-product) summed
+/// in double-double, its root and each quotient mⱼ/‖m‖ (Lemma DD): within (1.53n + 30)·2^-106 of m/‖m‖ in each
+/// coordinate, relatively, with mⱼ's sign (`docs/proofs/float_safety.md` §3i, "S^{n−1}, n ≥ 4, in
+/// double-double").
+fn unit_footpoint_dd(m: &[f64]) -> Vec<Dd> {
+    let square = m.iter().fold(Dd::new(0.0), |acc, &x| acc.add(Dd::new(x).mul(Dd::new(x))));
+    let norm = square.sqrt();
+    m.iter().map(|&x| Dd::new(x).div(norm)).collect()
 }
 
-/// ‖m‖² by Ogita, Rump and Oishi's Dot2: each product split exactly by fma (x² = p + e), the p's summed by
-/// TwoSum and every error (the products' and the sums') accumulated apart and added last. Within
-/// u·‖m‖² + γ²_n·‖m‖² of the exact sum (Ogita, Rump and Oishi 2005, Prop. 5.5, with non-negative terms).
-fn compensated_square_norm(m: &[f64]) -> f64 {
-    let (mut s, mut c) = (0.0f64, 0.0f64);
-    for &x in m {
-        let p = x * x;
-        let e = x.mul_add(x, -p);
-        let t = s + p;
-        let bb = t - s;
-        c += ((s - (t - bb)) + (p - bb)) + e;
-        s = t;
-    }
-    s + c
+/// The S^{n−1} release z = cos θ·m̂ + sin θ·v̂ in double-double, n ≥ 4, before its cell: m̂ the footpoint
+/// divided by its norm ([`unit_footpoint_dd`]), v̂ the Householder tangent at m̂ drawn from `rng`
+/// ([`crate::sample::sphere::householder_tangent_dd`]), (sin θ, cos θ) by [`Dd::sin_cos`]. Within
+/// [`sphere_mean_release_error`] of the exact release of the same uniforms for θ ≤ the reach (§3i).
+pub(super) fn sphere_release_dd<R: Rng + ?Sized>(footpoint: &[f64], theta: Dd, rng: &mut R) -> Vec<Dd> {
+    let m = unit_footpoint_dd(footpoint);
+    let v = crate::sample::sphere::householder_tangent_dd(&m, rng);
+    let (sin, cos) = theta.sin_cos();
+    m.iter().zip(&v).map(|(m, v)| cos.mul(*m).add(sin.mul(*v))).collect()
 }
 
-/// The footpoint m on S^{n−1}, n ≥ 4, as the relative-error release uses it: divided by its norm unless its
-/// computed ‖m‖² ([`compensated_square_norm`]) is within 4 ulps of 1 (then |‖m‖ − 1| ≤
-/// [`sphere_footpoint_norm_error`] either way).
-fn sphere_footpoint(m: &[f64]) -> Vec<f64> {
-    let m2 = compensated_square_norm(m);
-    if (m2 - 1.0).abs() <= 4.0 * f64::EPSILON {
-        m.to_vec()
-    } else {
-        let g = 1.0 / m2.sqrt();
-        m.iter().map(|x| x * g).collect()
-    }
-}
-
-/// The footpoint m ([`sphere_footpoint`]) and δ = sin θ·v̂ − 2 sin²(θ/2)·m in f64 on S^{n−1}, n ≥ 4, with v̂ the
-/// Householder tangent at m drawn from `rng`: the release's offset, with an error relative to θ (§3i).
-pub(super) fn sphere_offset<R: Rng + ?Sized>(footpoint: &[f64], theta: f64, rng: &mut R) -> (Vec<f64>, Vec<f64>) {
-    let m = sphere_footpoint(footpoint);
-    let mut v = vec![0.0; m.len()];
-    crate::sample::sphere::householder_tangent_into(&m, &mut v, rng);
-    let (sin, half) = (theta.sin(), (0.5 * theta).sin());
-    let versine = 2.0 * (half * half);
-    let d = v.iter().zip(&m).map(|(v, m)| sin * v - versine * m).collect();
-    (m, d)
-}
-
-/// The S^{n−1} release of §3i, n ≥ 4: δ = sin θ·v̂ − 2 sin²(θ/2)·m in f64 with v̂ the Householder tangent at the
-/// (renormalised) footpoint m ([`crate::sample::sphere::householder_tangent_into`]), m + δ exactly (TwoSum) and
-/// its cube-map cell in double-double ([`crate::space::grid::snap_cube_map_dd`]), on the grid of spacing
+/// The S^{n−1} release of §3i, n ≥ 4: z = cos θ·m̂ + sin θ·v̂ in double-double ([`sphere_release_dd`]) and its
+/// cube-map cell in double-double ([`crate::space::grid::snap_cube_map_dd`]), on the grid of spacing
 /// 2^`spacing_log2`.
 pub(crate) fn sphere_relative_release<R: Rng + ?Sized>(
     footpoint: &[f64],
-    theta: f64,
+    theta: Dd,
     spacing_log2: i32,
     rng: &mut R,
 ) -> Vec<f64> {
-    let (m, d) = sphere_offset(footpoint, theta, rng);
-    let n = m.len();
-    let (mut hi, mut lo) = (vec![0.0; n], vec![0.0; n]);
-    for i in 0..n {
-        let h = m[i] + d[i];
-        let bb = h - m[i];
-        hi[i] = h;
-        lo[i] = (m[i] - (h - bb)) + (d[i] - bb);
-    }
-    let mut out = vec![0.0; n];
+    let z = sphere_release_dd(footpoint, theta, rng);
+    let hi: Vec<f64> = z.iter().map(|x| x.hi).collect();
+    let lo: Vec<f64> = z.iter().map(|x| x.lo).collect();
+    let mut out = vec![0.0; z.len()];
     crate::space::grid::snap_cube_map_dd(&hi, &lo, spacing_log2, &mut out);
     out
 }
 
-/// η of the S^{n−1} relative-error release, n ≥ 4 (§3i): a bound on the distance between m + δ̂ (computed) and
-/// ‖m‖·z* (z* the exact release of the same uniforms at m/‖m‖) for every draw with θ ≤ `reach` ≤ π/2, where θ̂
-/// errs by at most `angle_error` of itself. Per unit of θ: the angle (angle_error + 2u for libm's sine); the
-/// Gaussians' direction (32u, Lemma N); the Householder tangent's arithmetic B(1 + β) + β, with
-/// B = √2(T + (1 + T)γ₃) + γ₂ (§4a's steps 1–4, T = λ₁ + α₁(1 + λ₁)) and β the reciprocal 1/fl(√Ĝ)'s relative
-/// error; the tangent at m instead of m/‖m‖ (2.5·e_m) and ‖m‖'s own factor (e_m), e_m = 5·2^-53 + γ²_n
-/// (`sphere_footpoint_norm_error`, no longer growing with n); three roundings ((2 + θ_max)u: the products S·v̂ and V·m, of sizes θ and
-/// θ²/2, and their difference); and the versine's relative (2·angle_error + 6u) times θ/2; plus 2^-100 for the
-/// double-double sum. Rounded up by 1 %.
+/// η of the S^{n−1} relative-error release, n ≥ 4 (§3i, "S^{n−1}, n ≥ 4, in double-double"): a bound on the
+/// distance between the computed z ([`sphere_release_dd`]) and the exact release z* of the same uniforms at
+/// m/‖m‖ for every kept draw (θ̂ ≤ `reach` ≤ π/2), where θ̂ errs by at most `angle_error` of itself. Per unit
+/// of θ: the angle (`angle_error`: θ ↦ cos θ·m̂ + sin θ·v is a unit-speed curve), the Gaussians' direction
+/// ([`GAUSSIAN_DIRECTION_ERROR_UNITS`], the reflection an isometry) and the tangent's double-double arithmetic
+/// ((24n + 400 + 150)u², with the sine's); plus, absolutely, the footpoint's (1.53n + 30)u², the cosine's 200u²
+/// and the final products and sums 11.03u²(1 + θ). Rounded up by 1 % (θ* ≤ θ̂(1 + angle_error), ‖v̂‖ and ‖m̂‖
+/// within 10⁻²⁰ of 1).
 pub fn sphere_mean_release_error(n: usize, reach: f64, angle_error: f64) -> f64 {
     let u = f64::EPSILON / 2.0;
-    let gamma = |k: f64| k * u / (1.0 - k * u);
-    let m = (n - 1) as f64;
-    let alpha1 = 2.0 * u + u * u + (1.0 + u) * gamma(m - 1.0).powi(2);
-    let omega1 = 2.0 * u / (1.0 - u);
-    let lambda1 = (1.0 + omega1) * (1.0 + u) - 1.0;
-    let t = lambda1 + alpha1 * (1.0 + lambda1);
-    let b = std::f64::consts::SQRT_2 * (t + (1.0 + t) * gamma(3.0)) + gamma(2.0);
-    let beta = (1.0 + u) / ((1.0 - u) * (1.0 - alpha1).sqrt()) - 1.0;
-    let tangent = b * (1.0 + beta) + beta;
-    let e_m = sphere_footpoint_norm_error(n);
-    let roundings = (2.0 + reach) * u;
-    let per_unit = angle_error
-        + 2.0 * u
-        + GAUSSIAN_DIRECTION_ERROR_UNITS * u
-        + tangent
-        + 3.5 * e_m
-        + roundings
-        + (2.0 * angle_error + 6.0 * u) * 0.5 * reach;
-    1.01 * per_unit * reach + 2f64.powi(-100)
+    let u2 = u * u;
+    let n = n as f64;
+    let per_unit = angle_error + GAUSSIAN_DIRECTION_ERROR_UNITS * u + (24.0 * n + 400.0 + 150.0 + 11.03) * u2;
+    let absolute = (1.53 * n + 30.0 + 200.0 + 11.03) * u2;
+    1.01 * (per_unit * reach + absolute)
 }
 
 /// The Gaussians' direction's error on S^{n−1}, n ≥ 4, in units of 2^-53 (`docs/proofs/float_safety.md` §3i,
