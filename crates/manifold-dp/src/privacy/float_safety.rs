@@ -439,6 +439,16 @@ impl Rounding {
         Self::with_error_and_faces(Chart::CubeMap, dim, lipschitz, chart_error, coarsest_log2, one_face)
     }
 
+    /// Rounding of the circle's turn chart for a release whose computed cell is the exact cell of a turn value
+    /// within `chart_error` turns of the exact release's, with a `lipschitz`-log-Lipschitz output density per
+    /// radian: the circle's relative-error mean (`docs/proofs/float_safety.md` §3i, "The circle"). Cells up to
+    /// 2^`coarsest_log2` turns; ε₀ the smaller of the shell lemma's and the homothety bound's, ln λ +
+    /// L·2π·2η with λ = (h + 2η)/(h − 2η) (an arc C⁺ is the image of C⁻ under the homothety of ratio λ about
+    /// its centre, the circle's measure is uniform in turns, and each point moves by at most 2η turns).
+    pub fn for_turns_with_error_up_to(lipschitz: f64, chart_error: f64, coarsest_log2: i32) -> Self {
+        Self::with_error_and_faces(Chart::Turns, 2, lipschitz, chart_error, coarsest_log2, true)
+    }
+
     /// [`Rounding::for_directions_with_error`] for rotations (the quaternion cube map of S³, ε per radian of
     /// rotation angle, twice the angle on S³).
     pub fn for_rotations_with_error(lipschitz: f64, chart_error: f64, below_log2: i32) -> Self {
@@ -462,26 +472,33 @@ impl Rounding {
         let per_angle = if chart == Chart::QuaternionCubeMap { 2.0 } else { 1.0 };
         let m = (dim - 1) as f64;
         let eta = fn_up(chart_error);
+        // The angle (radians) of a chart chord and the chart's volume density's log-variation over it: an arc of
+        // t turns is 2πt radians and the circle's measure is uniform in turns; on the cube maps a chord c spans
+        // 2·asin(c/2) and the density varies at rate n/2 (2 on S³ for rotations).
+        let angle_of = |chord: f64| match chart {
+            Chart::Turns => mul_up(TAU, chord),
+            _ if chord < 2.0 => mul_up(per_angle, fn_up(2.0 * (0.5 * chord).asin())),
+            _ => mul_up(per_angle, std::f64::consts::PI),
+        };
+        let jacobian_of = |chord: f64| match chart {
+            Chart::Turns => 0.0,
+            Chart::QuaternionCubeMap => mul_up(2.0, chord),
+            _ => mul_up(dim as f64 / 2.0, chord),
+        };
         let cost = |grid: Grid| {
             let h = grid.spacing();
             let (wide, narrow) = (add_up(h, 2.0 * eta), (h - 2.0 * eta).next_down());
             // ln μ(C⁺)/μ(C⁻) in chart (Lebesgue) measure: m·ln(1 + 4η/(h − 2η)), each step rounded up.
             let volume = mul_up(m, fn_up(div_up(4.0 * eta, narrow).ln_1p()));
             let chord = mul_up(m.sqrt(), wide);
-            let angle = if chord < 2.0 { fn_up(2.0 * (0.5 * chord).asin()) } else { std::f64::consts::PI };
-            let angle = mul_up(per_angle, angle);
-            let jacobian =
-                if chart == Chart::QuaternionCubeMap { mul_up(2.0, chord) } else { mul_up(dim as f64 / 2.0, chord) };
-            let shell = shell_epsilon(volume, add_up(mul_up(lipschitz, angle), jacobian));
+            let shell = shell_epsilon(volume, add_up(mul_up(lipschitz, angle_of(chord)), jacobian_of(chord)));
             if !one_face {
                 return shell;
             }
             // The homothety bound: C⁺ = c + λ(C⁻ − c), so P*(C⁺) = λ^m ∫_{C⁻} g(c + λ(v − c)) dv, and each point
             // moves by (λ − 1)|v − c| ≤ (4η/(h − 2η))·√m(h − 2η)/2 = 2√m·η in the chart.
             let moved = mul_up(mul_up(2.0, fn_up(m.sqrt())), eta);
-            let moved_angle = if moved < 2.0 { fn_up(2.0 * (0.5 * moved).asin()) } else { std::f64::consts::PI };
-            let moved_jacobian = mul_up(dim as f64 / 2.0, moved);
-            let homothety = add_up(volume, add_up(mul_up(lipschitz, mul_up(per_angle, moved_angle)), moved_jacobian));
+            let homothety = add_up(volume, add_up(mul_up(lipschitz, angle_of(moved)), jacobian_of(moved)));
             shell.min(homothety)
         };
         let grid = cheapest_grid(chart, eta, fine, cost);

@@ -243,9 +243,10 @@ impl PurkayasthaNoise {
 
     /// [`PurkayasthaNoise::sample_angle_by_gamma`] with the Gamma summed and divided by κ in double-double
     /// ([`gamma_integer_dd`]): θ̂ within [`PurkayasthaNoise::gamma_angle_dd_relative_error`] of its own size of
-    /// the exact draw of the same uniforms, for the relative-error release on S^{n−1}, n ≥ 4
+    /// the exact draw of the same uniforms, for the relative-error release on the circle and S^{n−1}, n ≥ 4
     /// (`docs/proofs/float_safety.md` §3i). The same law, proposals and test; the test reads θ̂'s leading
-    /// double, within (16 + 10⁻⁹)u of θ, inside the (30 + ⌈log₂(k + 1)⌉ + 3)u that α_G allows. Needs n ≥ 3.
+    /// double, within (16 + 10⁻⁹)u of θ, inside the (30 + ⌈log₂(k + 1)⌉ + 3)u that α_G allows. On the circle
+    /// (k = 0) every proposal within π is kept (§3i, "The circle").
     pub(crate) fn sample_angle_by_gamma_dd<R: Rng + ?Sized>(&self, rng: &mut R) -> Dd {
         let k = self.dim - 2;
         let kappa = Dd::new(self.kappa);

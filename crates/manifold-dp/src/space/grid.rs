@@ -190,6 +190,22 @@ pub fn turn_cell_of_turns(turns: f64, spacing_log2: i32) -> u64 {
     k as u64
 }
 
+/// The cell of the angle hi + lo turns (a double-double, |hi| ≤ 1, |lo| ≤ ulp(hi)/2) on the turn grid of
+/// spacing 2^`spacing_log2` turns, −50 ≤ `spacing_log2` ≤ −2: the nearest multiple of the spacing to the real
+/// hi + lo, ties to even ([`round_to_grid_dd`], exact), as an index mod N = 2^-`spacing_log2`. The exact cell of
+/// the double-double angle: the circle's relative-error mean rounds its release here
+/// (`docs/proofs/float_safety.md` §3i, "The circle").
+#[inline]
+pub fn turn_cell_of_turns_dd(hi: f64, lo: f64, spacing_log2: i32) -> u64 {
+    debug_assert!((-50..=-2).contains(&spacing_log2) && hi.abs() <= 1.0);
+    let cells = pow2(-spacing_log2);
+    // A multiple of 2^s times 2^-s: an integer in [−N, N], exactly.
+    let k = round_to_grid_dd(hi, lo, spacing_log2) * cells;
+    let k = k + [0.0, cells][usize::from(k < 0.0)];
+    let k = k - [0.0, cells][usize::from(k >= cells)];
+    k as u64
+}
+
 /// The representative of turn cell `k`: (cos 2πk/N, sin 2πk/N) with N = 2^-`spacing_log2`, within 16·2^-53 of
 /// libm's (`sample::trig::sin_cos_turns`: a table and short polynomials, not libm, which cost a quarter of a
 /// circle release). Any deterministic function of k would do for privacy; this one is also accurate.

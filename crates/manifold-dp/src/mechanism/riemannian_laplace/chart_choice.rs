@@ -15,7 +15,7 @@ pub(super) fn keep_ball_tail_cost(tail: f64) -> f64 {
 /// tail level p ∈ {10⁻¹⁰, …, 10⁻²}, `chart`(τ, p + 10⁻¹¹) with τ = 1.001 × the angle law's 1 − p quantile (its
 /// CDF is accurate to ~10⁻¹², so the mass beyond τ is below p + 10⁻¹¹), costing ε₀ + ln 1/(1 − p − 10⁻¹¹).
 /// Conditioned on the data ball (`conditioned`): the one chart `chart`(−1, 0) whose keep-ball is the data ball,
-/// costing 2ε₀ like the absolute rounding it replaces (§3b). `None` where no chart fits (wide balls) or the
+/// costing 2ε₀ like the absolute rounding it replaces (§3b). Each with its footpoint map's cost, if any. `None` where no chart fits (wide balls) or the
 /// `absolute`-error rounding costs no more.
 pub(super) fn cheapest_relative_chart<P>(
     law: &dyn AngularLaw,
@@ -23,10 +23,11 @@ pub(super) fn cheapest_relative_chart<P>(
     chart: impl Fn(f64, f64) -> Result<BallChart<P>, &'static str>,
     absolute: Option<Rounding>,
 ) -> Fallible<Option<BallChart<P>>> {
-    let cost = |c: &BallChart<P>| c.rounding.additive_epsilon() + c.tail_cost;
+    // The footpoint map's cost (the circle's computed angle) counts with the cells'; 0 on S^{n−1}, n ≥ 3, SO(3).
+    let cost = |c: &BallChart<P>| c.rounding.additive_epsilon() + c.tail_cost + c.footpoint_cost;
     if conditioned {
         return Ok(match (chart(-1.0, 0.0), absolute) {
-            (Ok(c), Some(old)) if c.rounding.additive_epsilon() < old.additive_epsilon() => Some(c),
+            (Ok(c), Some(old)) if c.rounding.additive_epsilon() + c.footpoint_cost < old.additive_epsilon() => Some(c),
             (Ok(c), None) => Some(c),
             _ => None,
         });

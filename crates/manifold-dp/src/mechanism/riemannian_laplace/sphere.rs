@@ -10,8 +10,8 @@ use crate::privacy::float_safety::{MEAN_SPACING_BELOW_NOISE_LOG2, RIEMANNIAN_SPA
 use crate::sample::double_double::Dd;
 use crate::sample::purkayastha::PurkayasthaNoise;
 use nalgebra::DVector;
-use rand::Rng;
-use std::f64::consts::PI;
+use rand::{Rng, RngExt};
+use std::f64::consts::{PI, TAU};
 
 use super::{BallChart, LaplaceManifold, truncated_mean};
 
@@ -23,6 +23,89 @@ impl Sphere {
         let rounding = Rounding::for_directions_below(self.ambient(), 1.0 / sigma, 1.0 / sigma, below_log2);
         Some(rounding.with_acceptance_error(alpha))
     }
+}
+
+impl Sphere {
+    /// The circle's relative-error mean chart (`docs/proofs/float_safety.md` §3i, "The circle"): the release
+    /// F + s·θ/2π in turns, F the footpoint's angle as computed ([`circle_footpoint_turns`], within
+    /// [`CIRCLE_FOOTPOINT_ERROR`] of the exact one, paid as 2e_F/σ), rounded exactly onto the turn grid, so its
+    /// η ([`circle_mean_release_error`]) is relative to the noise's reach T. Cells up to the absolute turn grid's
+    /// cap (2^-10 of the noise scale in turns, the same utility), ε₀ by the homothety bound. `None` (the absolute
+    /// rounding) where T > π/2, the cells would be finer than 2^-50 turns, or that costs no more.
+    fn circle_ball_chart(
+        &self,
+        noise: &PurkayasthaNoise,
+        center: &DVector<f64>,
+        radius: f64,
+        sensitivity: f64,
+        conditioned: bool,
+    ) -> Fallible<Option<BallChart<DVector<f64>>>> {
+        let sigma = 1.0 / noise.kappa();
+        let lipschitz = noise.kappa();
+        let law = SphereAngle::purkayastha(2, noise.kappa())?;
+        // The exact mean within r + e_ρ of the centre, the computed one within Δ/2 of it, and its computed angle
+        // within e_F ≤ 1.4·10⁻¹⁵ rad of the computed one's exact angle: the 10⁻¹² holds both.
+        let footpoint_radius = radius * (1.0 + 1e-12) + 1e-12 + 0.5 * sensitivity;
+        let fine = -(MEAN_SPACING_BELOW_NOISE_LOG2 + lipschitz.max(1.0).log2().ceil() as i32);
+        // Four coarsest cells of arc 2π·2^fine in the margin.
+        let margin = 0.25 * sensitivity + 4.0 * TAU * 2f64.powi(fine);
+        let angle_error = noise.gamma_angle_dd_relative_error();
+        let footpoint_cost = crate::numerics::rounding::div_up(2.0 * CIRCLE_FOOTPOINT_ERROR, sigma);
+        let chart = |tau: f64, tail: f64| -> Result<BallChart<DVector<f64>>, &'static str> {
+            let ball = if tau < 0.0 { radius } else { footpoint_radius + tau + margin };
+            let noise_radius = ball + footpoint_radius + margin;
+            if noise_radius > 0.5 * PI {
+                return Err("the ball is too wide for the relative-error release");
+            }
+            let eta = circle_mean_release_error(noise_radius, angle_error);
+            let rounding = Rounding::for_turns_with_error_up_to(lipschitz, eta, fine);
+            if rounding.float_safe_grid().spacing_log2 < -50 {
+                return Err("cells finer than 2^-50 turns");
+            }
+            Ok(BallChart {
+                rounding,
+                whiten: center.clone(),
+                unwhiten: center.clone(),
+                footpoint_radius,
+                ball,
+                noise_radius,
+                margin,
+                tail_cost: keep_ball_tail_cost(tail),
+                footpoint_cost,
+            })
+        };
+        cheapest_relative_chart(&law, conditioned, chart, self.rounding_in_ball(sigma, center, radius))
+    }
+}
+
+/// 2π as a double-double (TAU and the next 53 bits), within 2^-104 of itself.
+const TAU_DD: Dd = Dd { hi: TAU, lo: 2.449_293_598_294_706_4e-16 };
+
+/// e_F of the circle's footpoint, in radians: its angle in turns by [`circle_footpoint_turns`] is within
+/// 2·2^-53 turns of the exact angle of the computed mean (`docs/proofs/float_safety.md` §2, "The turn cell
+/// without libm"; libm's fallback within 1.68·2^-53), times 2π, rounded up by 1 %.
+const CIRCLE_FOOTPOINT_ERROR: f64 = 1.01 * f64::EPSILON * TAU;
+
+/// The footpoint's angle in turns, in [−½, ½]: [`crate::numerics::trig::atan2_turns`], or libm's atan2/2π where
+/// that declines (zero or non-finite coordinates).
+fn circle_footpoint_turns(m: &[f64]) -> f64 {
+    crate::numerics::trig::atan2_turns(m[1], m[0]).unwrap_or_else(|| m[1].atan2(m[0]) / TAU)
+}
+
+/// The circle's release in turns before its cell: F + θ/2π (`ahead`) or F − θ/2π in double-double, F the
+/// footpoint's angle in turns ([`circle_footpoint_turns`]; `docs/proofs/float_safety.md` §3i, "The circle").
+pub(super) fn circle_release_turns(footpoint: &[f64], theta: Dd, ahead: bool) -> Dd {
+    let offset = theta.div(TAU_DD);
+    Dd::new(circle_footpoint_turns(footpoint)).add(if ahead { offset } else { offset.neg() })
+}
+
+/// η of the circle's relative-error release in turns (`docs/proofs/float_safety.md` §3i, "The circle"): the
+/// release F + s·θ̂/2π against the exact F + s·θ*/2π for every kept draw (θ̂ ≤ `reach`), θ̂ within
+/// `angle_error` of itself (the Gamma proposal at k = 0 in double-double); the quotient by 2π (18u² and the
+/// constant's 2^-104) and the sum (3.01u²). Rounded up by 1 %.
+pub fn circle_mean_release_error(reach: f64, angle_error: f64) -> f64 {
+    let u = f64::EPSILON / 2.0;
+    1.01 * ((angle_error + 40.0 * u * u) * reach / TAU + 4.0 * u * u)
 }
 
 impl LaplaceManifold for Sphere {
@@ -65,8 +148,8 @@ impl LaplaceManifold for Sphere {
         conditioned: bool,
     ) -> Fallible<Option<BallChart<DVector<f64>>>> {
         let n = self.ambient();
-        if n < 3 {
-            return Ok(None);
+        if n == 2 {
+            return self.circle_ball_chart(noise, center, radius, sensitivity, conditioned);
         }
         let sigma = 1.0 / noise.kappa();
         let lipschitz = noise.kappa();
@@ -125,7 +208,9 @@ impl LaplaceManifold for Sphere {
         cheapest_relative_chart(&law, conditioned, chart, self.rounding_in_ball(sigma, center, radius))
     }
 
-    /// The relative-error release on S^{n−1} (`docs/proofs/float_safety.md` §3i): θ by the Gamma proposal (drawn
+    /// The relative-error release on S^{n−1} (`docs/proofs/float_safety.md` §3i): on the circle, the footpoint's
+    /// angle in turns plus ±θ/2π in double-double, rounded exactly onto the turn grid (§3i, "The circle"); for
+    /// n ≥ 3, θ by the Gamma proposal (drawn
     /// again beyond T), the tangent direction v̂ at the (renormalised) footpoint m (Duff's frame on S², the
     /// Householder tangent for n ≥ 4),
     /// δ = sin θ·v̂ − 2 sin²(θ/2)·m in f64, m + δ exactly (TwoSum), rounded in double-double onto the cube map,
@@ -138,7 +223,15 @@ impl LaplaceManifold for Sphere {
         rng: &mut R,
     ) -> Fallible<Option<DVector<f64>>> {
         let spacing_log2 = chart.rounding.float_safe_grid().spacing_log2;
-        let mut y = if self.ambient() == 3 {
+        let mut y = if self.ambient() == 2 {
+            let theta = noise.sample_angle_by_gamma_dd(rng);
+            if theta.hi > chart.noise_radius {
+                return Ok(None);
+            }
+            let turns = circle_release_turns(footpoint.as_slice(), theta, rng.random::<bool>());
+            let cell = crate::space::grid::turn_cell_of_turns_dd(turns.hi, turns.lo, spacing_log2);
+            DVector::from_column_slice(&crate::space::grid::turn_representative(cell, spacing_log2))
+        } else if self.ambient() == 3 {
             let theta = noise.sample_angle_by_gamma(rng);
             if theta > chart.noise_radius {
                 return Ok(None);
