@@ -731,12 +731,11 @@ def _release_mean(
     seed: Optional[int],
     charge: Optional[_Charge],
     noise: Any = None,
-    rounding_warned: bool = False,
 ) -> Dict[str, Any]:
     """Draws the noise once at the exact mean ``at`` of ``counts = (used, dropped, clipped)`` rows and records
     the release with ``charge`` (also when the draw is not representable: that outcome is a function of the
-    draw). ``noise`` (a ``_native.MeanNoise``) replaces ``epsilon`` and ``conditioning`` where given;
-    ``rounding_warned``: the plan's rounding cost was already warned before the Karcher iteration."""
+    draw). ``noise`` (a ``_native.MeanNoise``) replaces ``epsilon`` and ``conditioning`` where given. The
+    plan's rounding cost is not warned here: ``check_rows`` warned it before the Karcher iteration."""
     used, dropped, clipped = counts
     if noise is None:
         noise = _native.MeanNoise("laplace", None if epsilon is None else float(epsilon), None, None, conditioning)
@@ -750,12 +749,10 @@ def _release_mean(
         raise BadInputError(str(e)) from None
     if charge is not None:
         charge.record(out["guarantee"])
-    # The core's warnings, as the command line prints them (in the space's unit).
-    # The rounding-cost warning measures a share of ε; the Gaussian's cost is inside its certified μ.
-    share_of = float("inf") if noise.epsilon is None else float(noise.epsilon)
-    rounding = 0.0 if rounding_warned else float(out["rounding_cost"])
+    # The core's warnings, as the command line prints them (in the space's unit); the rounding cost's came
+    # before the Karcher iteration.
     for note in _native.mean_warnings(space, int(used), int(dropped), int(clipped), float(out["expected_error"]),
-                                      float(plan.radius), rounding, share_of):
+                                      float(plan.radius), 0.0, float("inf")):
         warnings.warn(note, stacklevel=3)
     out["dropped"], out["clipped"] = dropped, clipped
     return out
@@ -989,17 +986,17 @@ def mean(
         what = _mean_provenance("mean", space, center, radius, bounds, noise.epsilon, outside, columns, _source(x),
                                 mu=noise.mu, format=format)
         charge = ledger._prepare(dataset, what, json.loads(plan.guarantee_for(noise)), request_id, allow_unbudgeted)
-    checked = outside != "drop"
-    if checked:
-        # Refusals and warnings that depend only on the row count, the radius and the budget come before the
-        # Karcher iteration (the core's rule and wording).
-        for note in plan.check_rows(batch.num_rows, noise, _distance_text(radius) or ""):
-            warnings.warn(note, UserWarning, stacklevel=2)
+    # Refusals and warnings that depend only on the rows the mean is over, the radius and the budget come before
+    # the Karcher iteration (the core's rule and wording): every row, or with outside="drop" the rows in the ball
+    # (a counting pass, the fit's own placement).
+    over = plan.count_inside([batch]) if outside == "drop" else batch.num_rows
+    for note in plan.check_rows(over, noise, _distance_text(radius) or ""):
+        warnings.warn(note, UserWarning, stacklevel=2)
     at, (_, used, dropped, clipped, problem, _, _) = plan.fit([batch])
     if problem is not None:
         _native.raise_rejected([problem], 0, column_index)
     out = _release_mean(space, plan, at, (used, dropped, clipped), noise.epsilon, conditioning, seed, charge,
-                        noise=noise, rounding_warned=checked)
+                        noise=noise)
     return _mean_result(out, _mean_form(out["mean"], space, shape, rotation_in), space)
 
 

@@ -280,17 +280,28 @@ def mean(
     data = df.select(*(cols + ([id_column] if id_column else [])))
     if not cached:
         data = data.persist(StorageLevel.MEMORY_AND_DISK)
-    checked = outside != "drop"
-    if checked:
-        # Refusals and warnings that depend only on the row count, the radius and the budget come before the
-        # Karcher passes (the core's rule and wording, as mdp.mean's): one counting pass, on the cached columns.
-        try:
-            for note in plan.check_rows(data.count(), noise, _distance_text(radius) or ""):
-                warnings.warn(note, UserWarning, stacklevel=2)
-        except BaseException:
-            if not cached:
-                data.unpersist()
-            raise
+
+    def count_inside(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        # The partition's rows in the ball, by the fit's own placement (a row that is not a point is not
+        # counted: the passes name it).
+        native = _native.MeanPlan(*args)
+        inside = sum(native.count_inside([batch]) for batch in batches if batch.num_rows)
+        yield pa.RecordBatch.from_pylist([{"part": _partition(), "used": inside}], _PASS_SCHEMA)
+
+    # Refusals and warnings that depend only on the rows the mean is over, the radius and the budget come before
+    # the Karcher passes (the core's rule and wording, as mdp.mean's): one counting job on the cached columns,
+    # of every row, or with outside="drop" of the rows in the ball.
+    try:
+        if outside == "drop":
+            over = sum(r["used"] for r in data.mapInArrow(count_inside, _PASS_DDL).collect())
+        else:
+            over = data.count()
+        for note in plan.check_rows(over, noise, _distance_text(radius) or ""):
+            warnings.warn(note, UserWarning, stacklevel=2)
+    except BaseException:
+        if not cached:
+            data.unpersist()
+        raise
 
     def local_fit(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         # The partition's exact mean on its first rows, for the start; a partition with an unusable row
@@ -373,7 +384,7 @@ def mean(
             data.unpersist()
     _, used, dropped, clipped, _, _, _ = summed
     out = _release_mean(space, plan, base, (used, dropped, clipped), noise.epsilon, conditioning, seed, charge,
-                        noise=noise, rounding_warned=checked)
+                        noise=noise)
     m: Any = np.asarray(out["mean"], dtype=np.float64)
     if space.startswith("spd:"):
         k = int(space.split(":", 1)[1])

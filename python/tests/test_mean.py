@@ -210,6 +210,20 @@ def test_a_costly_rounding_is_warned_before_the_mean_in_the_users_terms() -> Non
     assert len(notes) == 1 and notes[0].startswith("rounding the mean of 1000 rows"), notes
 
 
+def test_a_drop_mean_is_checked_at_its_rows_in_the_ball_before_the_mean() -> None:
+    """With outside="drop" the rows in the ball are counted before the Karcher pass: a rounding above 1 % of
+    epsilon is a UserWarning at that count, and a release its parameters rule out is refused at it, both before
+    the pass reaches the last row, which is not a number (the far row before it is left out)."""
+    angles = np.zeros(1001)
+    angles[-2], angles[-1] = 3.0, np.nan
+    kw = dict(space="circle", center=0.0, epsilon=0.001, outside="drop", seed=1)
+    with pytest.warns(UserWarning, match=r'^rounding the mean of 999 rows within radius="0.0001rad" at epsilon=0.001'):
+        with pytest.raises(mdp.BadInputError, match="not a finite number"):
+            mdp.mean(angles, radius="0.0001rad", **kw)
+    with pytest.raises(mdp.BadInputError, match=r'checked before computing the mean\): 999 rows, radius="0.000001rad"'):
+        mdp.mean(angles, radius="0.000001rad", **kw)
+
+
 def test_a_mean_answers_in_the_unit_the_user_speaks():
     # The same points as latitude/longitude and as unit vectors of R³: the sensitivity, the noise scale and the
     # expected error come back in km on latlon and in degrees on sphere:3, one the other's restatement.

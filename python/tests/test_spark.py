@@ -194,7 +194,8 @@ def test_the_distributed_mean_names_bad_rows_and_charges_once(spark, places, tmp
 
 def test_a_costly_rounding_is_warned_before_the_distributed_passes(spark):
     """The rounding's cost above 1 % of epsilon is a UserWarning in the user's terms once the rows are counted,
-    before the Karcher passes: with a far last row, which the passes then refuse, it is still raised first."""
+    before the Karcher passes: with a far last row, which the passes then refuse, it is still raised first; with
+    outside="drop", at the count of the rows in the ball."""
     angles = [0.0] * 999 + [3.0]
     df = spark.createDataFrame([(a,) for a in angles], "angle double").repartition(2)
     kw = dict(space="circle", center=0.0, radius="0.0001rad", epsilon=0.001, columns=["angle"], seed=1)
@@ -204,6 +205,15 @@ def test_a_costly_rounding_is_warned_before_the_distributed_passes(spark):
             mdps.mean(df, **kw)
     notes = [str(w.message) for w in caught if "float-safely" in str(w.message)]
     assert len(notes) == 1 and notes[0].startswith('rounding the mean of 1000 rows within radius="0.0001rad"'), notes
+    # outside="drop": the rows in the ball (the far row left out) counted in one job, warned at their count before
+    # the passes, which then refuse the row that is not a number.
+    df = spark.createDataFrame([(a,) for a in angles + [float("nan")]], "angle double").repartition(2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(mdp.BadInputError, match="not a finite number"):
+            mdps.mean(df, outside="drop", **kw)
+    notes = [str(w.message) for w in caught if "float-safely" in str(w.message)]
+    assert len(notes) == 1 and notes[0].startswith('rounding the mean of 999 rows within radius="0.0001rad"'), notes
 
 
 def test_a_changed_input_draws_fresh_noise_and_ids_may_be_text(spark, tmp_path):

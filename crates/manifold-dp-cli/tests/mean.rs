@@ -474,6 +474,15 @@ fn costly_roundings_are_refused_before_the_mean_in_the_users_terms() {
     assert!(err.contains("before computing the mean") && err.contains("1000 rows"), "{err}");
     assert!(err.contains("--radius 0.000001rad") && err.contains("--epsilon 0.001") && !err.contains("SPD"), "{err}");
     assert!(!err.contains("row 1000"), "{err}");
+    // --outside drop: refused at the 999 rows in the ball (the far row left out), before the computation's pass
+    // reaches the last row, which is not a number.
+    fs::write(&input, format!("{csv}nan\n")).unwrap();
+    let out =
+        bin().args(["mean", "--input", s(&input), "--seed", "1", "--outside", "drop"]).args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("checked before computing the mean): 999 rows, --radius 0.000001rad"), "{err}");
+    assert!(!err.contains("row 1001"), "{err}");
     let mut csv = String::from("lat,lon\n");
     for _ in 0..999 {
         csv.push_str("45,10\n");
@@ -506,7 +515,8 @@ fn costly_roundings_are_refused_before_the_mean_in_the_users_terms() {
 /// A rounding that costs more than 1 % of ε is warned once the rows are counted, before the Karcher computation,
 /// in the user's terms (the rows, --radius as given, --epsilon): with a row the pass then refuses, the warning is
 /// on stderr before that refusal; a release that succeeds warns once (not again after it). With --outside drop
-/// the count is known only after the pass, and the warning (in ε's terms) follows the release.
+/// the rows in the ball are counted first, and the warning at that count comes before the Karcher computation
+/// too: before a row that is not a point, which the computation's pass then refuses.
 #[test]
 fn a_costly_rounding_is_warned_before_the_mean_in_the_users_terms() {
     let dir = tempfile::tempdir().unwrap();
@@ -534,10 +544,20 @@ fn a_costly_rounding_is_warned_before_the_mean_in_the_users_terms() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert_eq!(err.matches("float-safely").count(), 1, "{err}");
     assert!(err.contains("warning: rounding the mean of 1000 rows"), "{err}");
-    // --outside drop: after the release, in ε's terms.
+    // --outside drop: at the 999 rows in the ball (the far row left out), before the computation's pass
+    // reaches the last row, which is not a number; released, warned once.
+    let dropping = csv.replace("\n3\n", "\n3\nnan\n");
+    fs::write(&input, &dropping).unwrap();
+    let out = bin().args(["mean", "--input", s(&input), "--outside", "drop"]).args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let warned = err.find("warning: rounding the mean of 999 rows within --radius 0.0001rad at --epsilon 0.001");
+    let refused = err.find("row 1001");
+    assert!(matches!((warned, refused), (Some(w), Some(r)) if w < r), "{err}");
+    fs::write(&input, csv.replace("\n3\n", "\n3\n0\n")).unwrap();
     let out = bin().args(["mean", "--input", s(&input), "--outside", "drop"]).args(args).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert_eq!(err.matches("float-safely").count(), 1, "{err}");
-    assert!(err.contains("warning: rounding the release float-safely costs"), "{err}");
+    assert!(err.contains("warning: rounding the mean of 1000 rows within --radius"), "{err}");
 }

@@ -880,6 +880,14 @@ impl MeanPlan {
         self.inner.check_rows(n, &noise.inner, radius, &Keywords).map_err(bad)
     }
 
+    /// n′, the rows of `batches` in the ball (on `real`, within the bounds): the rows a mean with
+    /// outside="drop" is over, counted before the Karcher iteration by the fit's own placement, for
+    /// `check_rows`. A row that is not a point is not counted (the fit refuses it).
+    fn count_inside(&self, py: Python<'_>, batches: Vec<PyArrowType<RecordBatch>>) -> PyResult<u64> {
+        let batches: Vec<RecordBatch> = batches.into_iter().map(|b| b.0).collect();
+        py.detach(|| self.inner.count_inside(&batches)).map_err(bad)
+    }
+
     /// `release` for either noise: draws once at the converged `mean` of `n` rows; JSON as `release`'s, with
     /// `mu` and `mechanism`.
     #[pyo3(signature = (mean, n, noise, seed=None))]

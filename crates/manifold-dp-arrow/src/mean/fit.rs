@@ -5,7 +5,7 @@ use super::*;
 use crate::columns::{DECODE_CHUNK, Decoded, PointColumns, Problem};
 use crate::{DirectionColumns, Error, RotationColumns, SpdColumns};
 use arrow_array::RecordBatch;
-use manifold_dp::manifold::ball::{Placed as PlacedRow, place};
+use manifold_dp::manifold::ball::{Outside, Placed as PlacedRow, place};
 use manifold_dp::manifold::float_error::{PairwiseSum, sum_log_pairwise};
 use manifold_dp::manifold::{
     KarcherStep, KarcherStop, Manifold, So3, StepLengths, karcher_newton_step, karcher_step, karcher_step_of_length,
@@ -47,9 +47,48 @@ impl MeanPlan {
             }
             Geometry::Real { bounds } => {
                 let cols = crate::RealColumns::locate(&schema, columns)?;
-                self.real_pass(bounds, cols.decode(batch)?, base)
+                self.real_pass(bounds, cols.decode(batch)?, base, self.outside)
             }
         }
+    }
+
+    /// n′, the rows of `batches` in the ball (on `real`: whose values all lie in their bounds), which a mean
+    /// with [`Outside::Drop`] is over: counted before the Karcher iteration so that [`MeanPlan::check_rows`]
+    /// refuses or warns at the n′ the release will be over, before the iteration, as it does at the row count
+    /// for `clip` and `error`. The placement is the fit's own (`place_rows`, or on `real` its pass's bounds
+    /// test, each by [`Outside::Drop`]), without the logs: one decode and one distance per row. A row that is
+    /// not a point is not counted: the fit refuses it, naming it. n′ adds nothing a `drop` release does not
+    /// show already: its σ, Δ and n state it (`docs/proofs/mean_outside_ball.md` §2, "The count σ reveals").
+    pub fn count_inside(&self, batches: &[RecordBatch]) -> Result<u64, Error> {
+        let columns = self.columns.as_deref();
+        let mut inside = 0;
+        for batch in batches {
+            let schema = batch.schema();
+            let pass = match &self.geometry {
+                Geometry::So3 { repr, center } => {
+                    let decoded = RotationColumns::locate(&schema, *repr, columns, *repr)?.decode(batch)?;
+                    self.place_rows(&So3, center, points_only(decoded), Outside::Drop).pass
+                }
+                Geometry::Sphere { m, center } => {
+                    let cols = DirectionColumns::locate(&schema, self.space, self.format.as_deref(), columns)?;
+                    self.place_rows(m, center, points_only(cols.decode(batch)?), Outside::Drop).pass
+                }
+                Geometry::SpdAffine { m, center } => {
+                    let decoded = SpdColumns::locate(&schema, m.k(), columns)?.decode(batch)?;
+                    self.place_rows(m, center, points_only(decoded), Outside::Drop).pass
+                }
+                Geometry::SpdLogEuclidean { m, center } => {
+                    let decoded = SpdColumns::locate(&schema, m.k(), columns)?.decode(batch)?;
+                    self.place_rows(m, center, points_only(decoded), Outside::Drop).pass
+                }
+                Geometry::Real { bounds } => {
+                    let decoded = crate::RealColumns::locate(&schema, columns)?.decode(batch)?;
+                    self.real_pass(bounds, points_only(decoded), &self.start(), Outside::Drop)?
+                }
+            };
+            inside += pass.used;
+        }
+        Ok(inside)
     }
 
     fn sum_pass<M: Coordinates>(
@@ -60,7 +99,7 @@ impl MeanPlan {
         base: &[f64],
         hessian: bool,
     ) -> Result<MeanPass, Error> {
-        let placed = self.place_rows(m, center, decoded);
+        let placed = self.place_rows(m, center, decoded, self.outside);
         if placed.pass.problem.is_some() {
             return Ok(placed.pass);
         }
@@ -70,10 +109,17 @@ impl MeanPlan {
         Ok(MeanPass { sum, depth: depth.unwrap_or(0), hessian, ..placed.pass })
     }
 
-    /// Places every row of `decoded` in the ball (refused, dropped, clipped or used as it is), `DECODE_CHUNK`
-    /// rows at a time in parallel: the rows used, chunk by chunk, and the counts (no sum yet). A chunk stops at
-    /// its first problem; the first problem in row order is the one kept.
-    fn place_rows<M: Coordinates>(&self, m: &M, center: &M::Point, decoded: Decoded<M::Point>) -> Placed<M::Point> {
+    /// Places every row of `decoded` in the ball by `outside` (refused, dropped, clipped or used as it is),
+    /// `DECODE_CHUNK` rows at a time in parallel: the rows used, chunk by chunk, and the counts (no sum yet). A
+    /// chunk stops at its first problem; the first problem in row order is the one kept. The fit places by the
+    /// plan's rule; [`MeanPlan::count_inside`] by [`Outside::Drop`], so that both count the same rows in the ball.
+    fn place_rows<M: Coordinates>(
+        &self,
+        m: &M,
+        center: &M::Point,
+        decoded: Decoded<M::Point>,
+        outside: Outside,
+    ) -> Placed<M::Point> {
         if let Some(first) = decoded.problems.into_iter().next() {
             return Placed { chunks: Vec::new(), pass: MeanPass { problem: Some(first), ..MeanPass::default() } };
         }
@@ -81,7 +127,7 @@ impl MeanPlan {
             let mut pass = MeanPass::default();
             let mut used = Vec::with_capacity(chunk.len());
             for (i, x) in chunk.into_iter().enumerate() {
-                match place(m, center, self.radius, &x, self.outside) {
+                match place(m, center, self.radius, &x, outside) {
                     PlacedRow::Inside => used.push(x),
                     PlacedRow::Clipped(y) => {
                         pass.clipped += 1;
@@ -216,7 +262,7 @@ impl MeanPlan {
         let mut chunks = Vec::new();
         let mut offset = 0;
         for batch in batches {
-            let mut placed = self.place_rows(m, center, decode(batch)?);
+            let mut placed = self.place_rows(m, center, decode(batch)?, self.outside);
             if let Some((row, p)) = placed.pass.problem.take() {
                 pass.problem = Some((offset + row, p));
                 pass.outside_distance = placed.pass.outside_distance;
@@ -324,6 +370,25 @@ impl MeanPlan {
 struct Placed<P> {
     chunks: Vec<Vec<P>>,
     pass: MeanPass,
+}
+
+/// The points of `decoded` without its unusable rows (their placeholders removed; `problems` is ascending).
+fn points_only<P>(decoded: Decoded<P>) -> Decoded<P> {
+    if decoded.problems.is_empty() {
+        return decoded;
+    }
+    let mut bad = decoded.problems.iter().map(|(row, _)| *row).peekable();
+    let points = decoded
+        .points
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| {
+            while bad.next_if(|row| row < i).is_some() {}
+            bad.peek() != Some(i)
+        })
+        .map(|(_, p)| p)
+        .collect();
+    Decoded { points, problems: Vec::new() }
 }
 
 /// `points` cut into `DECODE_CHUNK`-long chunks without copying a point twice (cut from the back, so each

@@ -59,12 +59,14 @@ impl MeanPlan {
     }
 
     /// A pass on `real`: Σ (x − base) over the rows used, each value refused, its row dropped, or clamped
-    /// outside its column's bounds.
+    /// outside its column's bounds, by `outside` (the plan's rule in the fit; [`Outside::Drop`] to count the
+    /// rows in the bounds, [`MeanPlan::count_inside`]).
     pub(super) fn real_pass(
         &self,
         bounds: &[(f64, f64)],
         decoded: Decoded<Vec<f64>>,
         base: &[f64],
+        outside: Outside,
     ) -> Result<MeanPass, Error> {
         if bounds.len() > 1 && bounds.len() != base.len() {
             return Err(wrong_length(bounds.len(), base.len()));
@@ -79,7 +81,7 @@ impl MeanPlan {
                 return Err(wrong_length(base.len(), x.len()));
             }
             // The value farthest outside its column's bounds, and those bounds.
-            let (outside, (lo, hi)) = x
+            let (distance, (lo, hi)) = x
                 .iter()
                 .enumerate()
                 .map(|(k, &v)| {
@@ -87,15 +89,15 @@ impl MeanPlan {
                     ((lo - v).max(v - hi), (lo, hi))
                 })
                 .fold((f64::NEG_INFINITY, (0.0, 0.0)), |a, b| if b.0 > a.0 { b } else { a });
-            if outside > 0.0 {
-                match self.outside {
+            if distance > 0.0 {
+                match outside {
                     Outside::Error => {
                         let reason = format!(
                             "a value is {} outside the bounds [{lo}, {hi}]",
-                            manifold_dp::privacy::guarantee::short(outside)
+                            manifold_dp::privacy::guarantee::short(distance)
                         );
                         pass.problem = Some((row, Problem { column: None, reason }));
-                        pass.outside_distance = Some(outside);
+                        pass.outside_distance = Some(distance);
                         return Ok(pass);
                     }
                     Outside::Drop => {

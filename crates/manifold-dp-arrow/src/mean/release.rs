@@ -161,7 +161,8 @@ impl MeanPlan {
         }
     }
 
-    /// [`MeanPlan::check_noise`] at the data's `rows`, before the Karcher iteration, with a refusal that says
+    /// [`MeanPlan::check_noise`] at the `rows` the release will be over (every row; with [`Outside::Drop`] the
+    /// rows in the ball, [`MeanPlan::count_inside`]), before the Karcher iteration, with a refusal that says
     /// what to change in the user's terms: the rows, the radius as the user gave it (`radius`) and the budget,
     /// options written as `spell` writes them. One text for every front end. `Ok` carries the warnings the
     /// plan deserves, in the same terms, for the front end to show before the Karcher iteration: a Laplace

@@ -259,6 +259,36 @@ fn rows_outside_the_ball_are_refused_dropped_or_clipped() {
     assert!(none.unwrap_err().to_string().contains("no rows lie in the ball"));
 }
 
+/// The count before the Karcher iteration is the n′ the `drop` fit is over, on every split of the rows (and for
+/// any rule: it places by `drop`); a row that is not a point is left out of it, and the fit still refuses it.
+#[test]
+fn the_count_before_the_iteration_is_the_drop_fits_rows() {
+    let (b, _) = directions(7000); // three DECODE_CHUNKs, the last one partial
+    let drop = plan(Outside::Drop, 0.1);
+    let fit = drop.fit(std::slice::from_ref(&b)).unwrap();
+    assert!(fit.pass.dropped > 0 && fit.pass.used > 0, "{:?}", (fit.pass.used, fit.pass.dropped));
+    let parts = [b.slice(0, 1234), b.slice(1234, 5000), b.slice(6234, 766)];
+    for p in [&drop, &plan(Outside::Clip, 0.1), &plan(Outside::Error, 0.1)] {
+        assert_eq!(p.count_inside(std::slice::from_ref(&b)).unwrap(), fit.pass.used);
+        assert_eq!(p.count_inside(&parts).unwrap(), fit.pass.used);
+    }
+    // A row in the ball made not a point: not counted; the fit names it.
+    let k = (0..b.num_rows()).find(|&i| drop.count_inside(&[b.slice(i, 1)]).unwrap() == 1).unwrap();
+    let col = |j: usize| (0..b.num_rows()).map(|i| column_value(&b, &format!("x{j}"), i)).collect::<Vec<f64>>();
+    let mut x1 = col(1);
+    x1[k] = f64::NAN;
+    let bad = batch(&[("x1", x1), ("x2", col(2)), ("x3", col(3))]);
+    assert_eq!(drop.count_inside(std::slice::from_ref(&bad)).unwrap() + 1, fit.pass.used);
+    assert_eq!(drop.fit(std::slice::from_ref(&bad)).unwrap().pass.problem.map(|(row, _)| row), Some(k));
+    // On the real line: the values within their bounds, a value that is not a number left out.
+    let b = batch(&[("depth", vec![10.0, 20.0, f64::NAN, 700.0, 30.0]), ("mag", vec![4.0, 5.0, 6.0, 5.0, 9.0])]);
+    let cols = ["depth".to_string(), "mag".to_string()];
+    let real = MeanPlan::bounded_per_column(&cols, &[(0.0, 100.0), (4.0, 7.0)], Outside::Drop).unwrap();
+    assert_eq!(real.count_inside(&[b.slice(0, 2), b.slice(2, 3)]).unwrap(), 2);
+    let clean = [b.slice(0, 2), b.slice(3, 2)];
+    assert_eq!(real.count_inside(&clean).unwrap(), real.fit(&clean).unwrap().pass.used);
+}
+
 fn column_value(b: &RecordBatch, name: &str, i: usize) -> f64 {
     b.column_by_name(name).unwrap().as_any().downcast_ref::<Float64Array>().unwrap().value(i)
 }

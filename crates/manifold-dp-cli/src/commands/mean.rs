@@ -178,15 +178,15 @@ pub fn run(args: MeanArgs) -> Result<()> {
     )?;
     let names = column_names(space, &args)?;
     let (batches, rows) = read_all(TableReader::open(path, in_fmt, args.delimiter, false)?, path)?;
-    // Refusals and warnings that depend only on the row count, the radius and ε come before the Karcher
-    // iteration (with --outside drop the count is known only after the pass; the release checks again, and the
-    // rounding's cost is then warned after it).
-    let checked = outside != Outside::Drop;
-    if checked {
-        let total: u64 = batches.iter().map(|b| b.num_rows() as u64).sum();
-        for warning in plan.check_rows(total, &noise, radius_text, &Flags).map_err(|e| plan_error(path, e))? {
-            eprintln!("warning: {warning}");
-        }
+    // Refusals and warnings that depend only on the rows the mean is over, the radius and ε come before the
+    // Karcher iteration: every row, or with --outside drop the rows in the ball (a counting pass, the fit's own
+    // placement without the logs).
+    let over = match outside {
+        Outside::Drop => plan.count_inside(&batches).map_err(|e| plan_error(path, e))?,
+        Outside::Error | Outside::Clip => batches.iter().map(|b| b.num_rows() as u64).sum(),
+    };
+    for warning in plan.check_rows(over, &noise, radius_text, &Flags).map_err(|e| plan_error(path, e))? {
+        eprintln!("warning: {warning}");
     }
     let fit = plan.fit(&batches).map_err(|e| plan_error(path, e))?;
     if let Some((i, problem)) = &fit.pass.problem {
@@ -241,8 +241,8 @@ pub fn run(args: MeanArgs) -> Result<()> {
         clipped: fit.pass.clipped,
         expected_error: released.expected_error,
         radius,
-        // Warned before the Karcher iteration where the rows were counted (the same rows, the same cost).
-        rounding_cost: if checked { 0.0 } else { released.rounding_cost },
+        // Warned before the Karcher iteration (the same rows, the same cost).
+        rounding_cost: 0.0,
         // The rounding-cost warning measures a share of ε; the Gaussian's cost is inside its certified μ.
         epsilon: epsilon.unwrap_or(f64::INFINITY),
     };
