@@ -31,7 +31,8 @@ impl Sphere {
     /// [`CIRCLE_FOOTPOINT_ERROR`] of the exact one, paid as 2e_F/σ), rounded exactly onto the turn grid, so its
     /// η ([`circle_mean_release_error`]) is relative to the noise's reach T. Cells up to the absolute turn grid's
     /// cap (2^-10 of the noise scale in turns, the same utility), ε₀ by the homothety bound. `None` (the absolute
-    /// rounding) where T > π/2, the cells would be finer than 2^-50 turns, or that costs no more.
+    /// rounding) where T reaches π (radii from about 6 h), the cells would be finer than 2^-50 turns, or that
+    /// costs no more.
     fn circle_ball_chart(
         &self,
         noise: &PurkayasthaNoise,
@@ -54,7 +55,9 @@ impl Sphere {
         let chart = |tau: f64, tail: f64| -> Result<BallChart<DVector<f64>>, &'static str> {
             let ball = if tau < 0.0 { radius } else { footpoint_radius + tau + margin };
             let noise_radius = ball + footpoint_radius + margin;
-            if noise_radius > 0.5 * PI {
+            // No sine or face here: η is relative for every θ ≤ π, and the triangle inequality for the keep-ball
+            // holds while T stays below π (the circle's distances are at most π).
+            if noise_radius > PI * (1.0 - 1e-9) {
                 return Err("the ball is too wide for the relative-error release");
             }
             let eta = circle_mean_release_error(noise_radius, angle_error);

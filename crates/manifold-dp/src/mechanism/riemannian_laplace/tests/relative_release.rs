@@ -446,7 +446,7 @@ fn clock_mean(minutes: f64, eps: f64, conditioning: Conditioning) -> PrivateFrec
 }
 
 /// The circle's relative-error release (`docs/proofs/float_safety.md` §3i, "The circle"), time of day within
-/// 10 min and 2 h of noon at 10⁶ rows, ε = 0.01 and 1, unconditioned and conditioned: releases at footpoints at
+/// 10 min, 2 h and 4 h (T beyond π/2) of noon at 10⁶ rows, ε = 0.01 and 1, unconditioned and conditioned: releases at footpoints at
 /// the centre and at the ball's edge are turn-grid points (the f64 snap of the release gives the same bits) in
 /// the keep-ball, and their distances from the centre follow the exact angle law truncated at the keep-ball
 /// (DKW at false failure 10⁻⁶, 2·10⁴ draws). Controls: raw draws are no grid points; a law 10 % wider is
@@ -459,6 +459,7 @@ fn circle_relative_releases_are_grid_points_and_follow_the_exact_law() {
         (10.0, 1.0, Conditioning::Unconditioned),
         (10.0, 0.01, Conditioning::Ball),
         (120.0, 0.01, Conditioning::Auto),
+        (240.0, 0.01, Conditioning::Auto),
     ] {
         let mean = clock_mean(minutes, eps, conditioning);
         let chart = mean.ball_chart.as_ref().expect("the relative-error release is planned");
