@@ -177,15 +177,15 @@ def test_real_means_take_each_columns_own_bounds():
 def test_a_costly_rounding_is_refused_before_the_mean_in_the_users_terms() -> None:
     """Refused once the row count is known, before the Karcher pass (the far last row, which the pass
     would report, is not reached), naming the rows, the radius as given and epsilon; no SPD clause."""
-    # On the circle (its turn chart keeps the absolute rounding): on S² these rows, within 50 m at
-    # epsilon=0.001, are now planned, conditioned on the ball or not (float_safety.md §3i).
+    # On the circle within 1e-9 rad at epsilon=100 the noise is finer than the circle's relative release
+    # resolves (cells below 2^-50 turns), and the absolute turn grid costs twice epsilon (float_safety.md §3i).
     angles = np.zeros(1000)
     angles[-1] = 3.0
     with pytest.raises(mdp.BadInputError) as info:
-        mdp.mean(angles, space="circle", center=0.0, radius="0.000001rad", epsilon=0.001, seed=1)
+        mdp.mean(angles, space="circle", center=0.0, radius="1e-9rad", epsilon=100.0, seed=1)
     text = str(info.value)
-    assert "before computing the mean" in text and "1000 rows" in text and 'radius="0.000001rad"' in text, text
-    assert "epsilon=0.001" in text and "SPD" not in text, text
+    assert "before computing the mean" in text and "1000 rows" in text and 'radius="1e-9rad"' in text, text
+    assert "epsilon=100" in text and "SPD" not in text, text
 
 
 def test_a_costly_rounding_is_warned_before_the_mean_in_the_users_terms() -> None:
@@ -197,15 +197,15 @@ def test_a_costly_rounding_is_warned_before_the_mean_in_the_users_terms() -> Non
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with pytest.raises(mdp.BadInputError, match="row"):
-            mdp.mean(angles, space="circle", center=0.0, radius="0.0001rad", epsilon=0.001, seed=1)
+            mdp.mean(angles, space="circle", center=0.0, radius="1e-8rad", epsilon=100.0, seed=1)
     notes = [str(w.message) for w in caught if issubclass(w.category, UserWarning) and "float-safely" in str(w.message)]
     assert len(notes) == 1, notes
-    assert notes[0].startswith('rounding the mean of 1000 rows within radius="0.0001rad" at epsilon=0.001'), notes
+    assert notes[0].startswith('rounding the mean of 1000 rows within radius="1e-8rad" at epsilon=100'), notes
     assert "more than 1 %" in notes[0], notes
     angles[-1] = 0.0
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        mdp.mean(angles, space="circle", center=0.0, radius="0.0001rad", epsilon=0.001, seed=1)
+        mdp.mean(angles, space="circle", center=0.0, radius="1e-8rad", epsilon=100.0, seed=1)
     notes = [str(w.message) for w in caught if "float-safely" in str(w.message)]
     assert len(notes) == 1 and notes[0].startswith("rounding the mean of 1000 rows"), notes
 
@@ -216,12 +216,12 @@ def test_a_drop_mean_is_checked_at_its_rows_in_the_ball_before_the_mean() -> Non
     the pass reaches the last row, which is not a number (the far row before it is left out)."""
     angles = np.zeros(1001)
     angles[-2], angles[-1] = 3.0, np.nan
-    kw = dict(space="circle", center=0.0, epsilon=0.001, outside="drop", seed=1)
-    with pytest.warns(UserWarning, match=r'^rounding the mean of 999 rows within radius="0.0001rad" at epsilon=0.001'):
+    kw = dict(space="circle", center=0.0, epsilon=100.0, outside="drop", seed=1)
+    with pytest.warns(UserWarning, match=r'^rounding the mean of 999 rows within radius="1e-8rad" at epsilon=100'):
         with pytest.raises(mdp.BadInputError, match="not a finite number"):
-            mdp.mean(angles, radius="0.0001rad", **kw)
-    with pytest.raises(mdp.BadInputError, match=r'checked before computing the mean\): 999 rows, radius="0.000001rad"'):
-        mdp.mean(angles, radius="0.000001rad", **kw)
+            mdp.mean(angles, radius="1e-8rad", **kw)
+    with pytest.raises(mdp.BadInputError, match=r'checked before computing the mean\): 999 rows, radius="1e-9rad"'):
+        mdp.mean(angles, radius="1e-9rad", **kw)
 
 
 def test_a_mean_answers_in_the_unit_the_user_speaks():

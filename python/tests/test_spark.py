@@ -166,14 +166,15 @@ def test_the_distributed_mean_is_the_single_machine_mean(spark, places):
     # Repartitioned, the mean is the same up to rounding.
     again = mdps.mean(df.repartition(5), outside="drop", **kw)
     assert np.allclose(again.mean, dist.mean, rtol=0, atol=1e-9)
-    # Three Spark jobs over a table that needs no shuffle: the per-partition fits, one Newton step and the
-    # certifying pass (on data spread wider, gradient steps from the centre take five or more: the arrow
-    # crate's newton_passes_from_local_fits_reach_the_mean_in_few_passes).
+    # Four Spark jobs over a table that needs no shuffle: the count of the rows in the ball (a drop mean's
+    # rounding is checked at it, before the passes), the per-partition fits, one Newton step and the certifying
+    # pass (on data spread wider, gradient steps from the centre take five or more: the arrow crate's
+    # newton_passes_from_local_fits_reach_the_mean_in_few_passes).
     sc = spark.sparkContext
     sc.setJobGroup("mean-jobs", "a distributed mean")
     plain = mdps.mean(spark.createDataFrame(pdf), outside="drop", **kw)
     sc.setJobGroup("other", "other")
-    assert len(sc.statusTracker().getJobIdsForGroup("mean-jobs")) == 3
+    assert len(sc.statusTracker().getJobIdsForGroup("mean-jobs")) == 4
     assert np.allclose(plain.mean, dist.mean, rtol=0, atol=1e-9)
 
 
@@ -198,13 +199,13 @@ def test_a_costly_rounding_is_warned_before_the_distributed_passes(spark):
     outside="drop", at the count of the rows in the ball."""
     angles = [0.0] * 999 + [3.0]
     df = spark.createDataFrame([(a,) for a in angles], "angle double").repartition(2)
-    kw = dict(space="circle", center=0.0, radius="0.0001rad", epsilon=0.001, columns=["angle"], seed=1)
+    kw = dict(space="circle", center=0.0, radius="1e-8rad", epsilon=100.0, columns=["angle"], seed=1)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with pytest.raises(mdp.BadInputError, match="outside the radius"):
             mdps.mean(df, **kw)
     notes = [str(w.message) for w in caught if "float-safely" in str(w.message)]
-    assert len(notes) == 1 and notes[0].startswith('rounding the mean of 1000 rows within radius="0.0001rad"'), notes
+    assert len(notes) == 1 and notes[0].startswith('rounding the mean of 1000 rows within radius="1e-8rad"'), notes
     # outside="drop": the rows in the ball (the far row left out) counted in one job, warned at their count before
     # the passes, which then refuse the row that is not a number.
     df = spark.createDataFrame([(a,) for a in angles + [float("nan")]], "angle double").repartition(2)
@@ -213,7 +214,7 @@ def test_a_costly_rounding_is_warned_before_the_distributed_passes(spark):
         with pytest.raises(mdp.BadInputError, match="not a finite number"):
             mdps.mean(df, outside="drop", **kw)
     notes = [str(w.message) for w in caught if "float-safely" in str(w.message)]
-    assert len(notes) == 1 and notes[0].startswith('rounding the mean of 999 rows within radius="0.0001rad"'), notes
+    assert len(notes) == 1 and notes[0].startswith('rounding the mean of 999 rows within radius="1e-8rad"'), notes
 
 
 def test_a_changed_input_draws_fresh_noise_and_ids_may_be_text(spark, tmp_path):

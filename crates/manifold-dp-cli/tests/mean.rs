@@ -453,8 +453,8 @@ fn real_means_take_each_columns_own_bounds() {
 /// A mean whose float-safe rounding would cost more than a tenth of ε is refused once the row count
 /// is known, before the Karcher iteration (a row outside the ball, which the iteration's pass would report, is
 /// not reached), in the user's terms (rows, --radius as given, --epsilon) and without the SPD clause; a mean at a
-/// large κ (beyond the sampler's old 1e6) is released. The refused case is on the circle (§4's absolute turn
-/// chart); on S², conditioned on the ball or not, the relative-error release (`float_safety.md` §3i) plans the
+/// large κ (beyond the sampler's old 1e6) is released. The refused case is on the circle within 10⁻⁹ rad at
+/// ε = 100, beyond the circle's relative release (§4's absolute turn grid); on S², conditioned on the ball or not, the relative-error release (`float_safety.md` §3i) plans the
 /// same rows within 50 m at ε = 0.001, and the pass then reaches the row outside the ball.
 #[test]
 fn costly_roundings_are_refused_before_the_mean_in_the_users_terms() {
@@ -467,12 +467,14 @@ fn costly_roundings_are_refused_before_the_mean_in_the_users_terms() {
     // Far outside the ball: the pass would refuse this row, so a refusal that names it came too late.
     csv.push_str("3\n");
     fs::write(&input, &csv).unwrap();
-    let args = ["--space", "circle", "--center", "0", "--radius", "0.000001rad", "--epsilon", "0.001"];
+    // Within 10⁻⁹ rad at ε = 100 the noise (σ ≈ 2·10⁻¹⁴) is finer than the circle's relative release resolves
+    // (cells below 2^-50 turns), and §4's turn grid would cost about twice ε.
+    let args = ["--space", "circle", "--center", "0", "--radius", "1e-9rad", "--epsilon", "100"];
     let out = bin().args(["mean", "--input", s(&input), "--seed", "1"]).args(args).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("before computing the mean") && err.contains("1000 rows"), "{err}");
-    assert!(err.contains("--radius 0.000001rad") && err.contains("--epsilon 0.001") && !err.contains("SPD"), "{err}");
+    assert!(err.contains("--radius 1e-9rad") && err.contains("--epsilon 100") && !err.contains("SPD"), "{err}");
     assert!(!err.contains("row 1000"), "{err}");
     // --outside drop: refused at the 999 rows in the ball (the far row left out), before the computation's pass
     // reaches the last row, which is not a number.
@@ -481,7 +483,7 @@ fn costly_roundings_are_refused_before_the_mean_in_the_users_terms() {
         bin().args(["mean", "--input", s(&input), "--seed", "1", "--outside", "drop"]).args(args).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("checked before computing the mean): 999 rows, --radius 0.000001rad"), "{err}");
+    assert!(err.contains("checked before computing the mean): 999 rows, --radius 1e-9rad"), "{err}");
     assert!(!err.contains("row 1001"), "{err}");
     let mut csv = String::from("lat,lon\n");
     for _ in 0..999 {
@@ -528,14 +530,16 @@ fn a_costly_rounding_is_warned_before_the_mean_in_the_users_terms() {
     // Far outside the ball: the pass refuses this row, after the warning.
     csv.push_str("3\n");
     fs::write(&input, &csv).unwrap();
-    let args = ["--space", "circle", "--center", "0", "--radius", "0.0001rad", "--epsilon", "0.001", "--seed", "1"];
+    // Within 10⁻⁸ rad at ε = 100: beyond the circle's relative release (cells below 2^-50 turns), §4's turn grid
+    // costs 3.84 % of ε.
+    let args = ["--space", "circle", "--center", "0", "--radius", "1e-8rad", "--epsilon", "100", "--seed", "1"];
     let out = bin().args(["mean", "--input", s(&input)]).args(args).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    let warned = err.find("warning: rounding the mean of 1000 rows within --radius 0.0001rad at --epsilon 0.001");
+    let warned = err.find("warning: rounding the mean of 1000 rows within --radius 1e-8rad at --epsilon 100");
     let refused = err.find("row 1000");
     assert!(matches!((warned, refused), (Some(w), Some(r)) if w < r), "{err}");
-    assert!(err.contains("more than 1 %") && err.contains("(6.19 %"), "{err}");
+    assert!(err.contains("more than 1 %") && err.contains("(3.84 %"), "{err}");
     // Without the far row: released, warned once.
     let clean = csv.replace("\n3\n", "\n0\n");
     fs::write(&input, &clean).unwrap();
@@ -551,7 +555,7 @@ fn a_costly_rounding_is_warned_before_the_mean_in_the_users_terms() {
     let out = bin().args(["mean", "--input", s(&input), "--outside", "drop"]).args(args).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    let warned = err.find("warning: rounding the mean of 999 rows within --radius 0.0001rad at --epsilon 0.001");
+    let warned = err.find("warning: rounding the mean of 999 rows within --radius 1e-8rad at --epsilon 100");
     let refused = err.find("row 1001");
     assert!(matches!((warned, refused), (Some(w), Some(r)) if w < r), "{err}");
     fs::write(&input, csv.replace("\n3\n", "\n3\n0\n")).unwrap();

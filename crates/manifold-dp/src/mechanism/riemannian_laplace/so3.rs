@@ -152,6 +152,7 @@ impl LaplaceManifold for So3 {
         chart: &BallChart<UnitQuaternion<f64>>,
         rng: &mut R,
     ) -> Fallible<Option<UnitQuaternion<f64>>> {
+        super::sphere::check_footpoint(self.distance(&chart.whiten, footpoint), chart)?;
         let (half, axis) = noise.sample_half_angle_and_axis(rng);
         if 2.0 * half > chart.noise_radius {
             return Ok(None);

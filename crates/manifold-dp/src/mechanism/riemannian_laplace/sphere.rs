@@ -81,6 +81,21 @@ impl Sphere {
     }
 }
 
+/// Refuses a footpoint farther than R_P (+ 10⁻⁹) from the centre (the chart's `whiten`): the mean of points in
+/// the ball never lies there (§3i, "The keep-ball"), and the keep-ball would keep its draws never or almost
+/// never, so drawing would not end.
+pub(super) fn check_footpoint<P>(distance: f64, chart: &BallChart<P>) -> Fallible<()> {
+    if distance <= chart.footpoint_radius + 1e-9 {
+        return Ok(());
+    }
+    Err(crate::error::Error::NotApplicable(format!(
+        "the mean to release lies {} from the centre, farther than the mean of points within the radius can \
+         ({}): release the Fréchet mean of the points in the ball",
+        crate::privacy::guarantee::short(distance),
+        crate::privacy::guarantee::short(chart.footpoint_radius)
+    )))
+}
+
 /// 2π as a double-double (TAU and the next 53 bits), within 2^-104 of itself.
 const TAU_DD: Dd = Dd { hi: TAU, lo: 2.449_293_598_294_706_4e-16 };
 
@@ -225,6 +240,7 @@ impl LaplaceManifold for Sphere {
         chart: &BallChart<DVector<f64>>,
         rng: &mut R,
     ) -> Fallible<Option<DVector<f64>>> {
+        check_footpoint(self.distance(&chart.whiten, footpoint), chart)?;
         let spacing_log2 = chart.rounding.float_safe_grid().spacing_log2;
         let mut y = if self.ambient() == 2 {
             let theta = noise.sample_angle_by_gamma_dd(rng);

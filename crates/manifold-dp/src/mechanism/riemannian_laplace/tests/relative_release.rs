@@ -540,3 +540,28 @@ fn the_circle_release_is_within_its_double_double_bound() {
     assert!(worst <= 1.0, "{worst}");
     assert!(control > 1.0, "the control: {control}");
 }
+
+/// A footpoint farther from the centre than the mean of points in the ball can lie (R_P) is refused at once by
+/// the relative-error release on the circle, S², S^{n−1} and SO(3), rather than drawn for ever (the keep-ball
+/// would keep none of its draws); one just inside R_P is released (control).
+#[test]
+fn a_footpoint_beyond_the_ball_is_refused_not_drawn_for_ever() {
+    let mut rng = seeded_rng_for_experiments(349);
+    let far = |mean: &PrivateFrechetMean<Sphere>, rng: &mut crate::sample::rng::ReleaseRng| {
+        let chart = mean.ball_chart.as_ref().expect("the relative-error release is planned");
+        let c = mean.center().clone();
+        let inside = towards(&c, chart.footpoint_radius * (1.0 - 1e-9));
+        assert!(mean.release_mean(&inside, rng).is_ok());
+        let outside = towards(&c, chart.footpoint_radius + 1e-6);
+        let err = mean.release_mean(&outside, rng).unwrap_err().to_string();
+        assert!(err.contains("farther than the mean of points within the radius can"), "{err}");
+    };
+    far(&clock_mean(10.0, 0.01, Conditioning::Auto), &mut rng);
+    far(&sphere_mean(4, 0.01, Conditioning::Auto), &mut rng);
+    far(&latlon(1_000_000, 0.01), &mut rng);
+    let rot = rotations(1_000_000, 0.01);
+    let chart = rot.ball_chart.as_ref().unwrap();
+    let turn = |angle: f64| UnitQuaternion::from_scaled_axis(nalgebra::Vector3::new(angle, 0.0, 0.0));
+    assert!(rot.release_mean(&turn(chart.footpoint_radius * (1.0 - 1e-9)), &mut rng).is_ok());
+    assert!(rot.release_mean(&turn(chart.footpoint_radius + 1e-6), &mut rng).is_err());
+}
