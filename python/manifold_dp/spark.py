@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from typing import Any, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import pyarrow as pa
@@ -206,10 +206,11 @@ _PASS_SCHEMA = pa.schema(
         ("ident", pa.string()),
         ("depth", pa.int64()),
         ("hessian", pa.list_(pa.float64())),
+        ("rows", pa.int64()),
     ]
 )
 _PASS_DDL = ("part int, sum array<double>, used long, dropped long, clipped long, row long, col string, "
-             "reason string, ident string, depth long, hessian array<double>")
+             "reason string, ident string, depth long, hessian array<double>, rows long")
 # The most rows of a partition its exact mean is fitted on for the start (the first pass): the start needs
 # no exactness, only closeness, and the rows are held in memory for it.
 _START_ROWS = 1_000_000
@@ -281,52 +282,51 @@ def mean(
     if not cached:
         data = data.persist(StorageLevel.MEMORY_AND_DISK)
 
-    def count_inside(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        # The partition's rows in the ball, by the fit's own placement (a row that is not a point is not
-        # counted: the passes name it).
-        native = _native.MeanPlan(*args)
-        inside = sum(native.count_inside([batch]) for batch in batches if batch.num_rows)
-        yield pa.RecordBatch.from_pylist([{"part": _partition(), "used": inside}], _PASS_SCHEMA)
-
-    # Refusals and warnings that depend only on the rows the mean is over, the radius and the budget come before
-    # the Karcher passes (the core's rule and wording, as mdp.mean's): one counting job on the cached columns,
-    # of every row, or with outside="drop" of the rows in the ball.
-    try:
-        if outside == "drop":
-            over = sum(r["used"] for r in data.mapInArrow(count_inside, _PASS_DDL).collect())
-        else:
-            over = data.count()
+    def check(over: int) -> None:
+        # Refusals and warnings that depend only on the rows the mean is over, the radius and the budget come
+        # before the Karcher passes (the core's rule and wording, as mdp.mean's).
         for note in plan.check_rows(over, noise, _distance_text(radius) or ""):
-            warnings.warn(note, UserWarning, stacklevel=2)
-    except BaseException:
-        if not cached:
-            data.unpersist()
-        raise
+            warnings.warn(note, UserWarning, stacklevel=4)
 
     def local_fit(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        # The partition's exact mean on its first rows, for the start; a partition with an unusable row
-        # offers none (the passes name that row).
+        # The partition's rows (with outside="drop" those in the ball, by the fit's own placement; a row that is
+        # not a point is not counted: the passes name it), counted while the batches stream past, and its exact
+        # mean on its first rows, for the start; a partition with an unusable row offers no mean.
+        native = _native.MeanPlan(*args)
         kept: List[pa.RecordBatch] = []
-        rows = 0
+        rows, over = 0, 0
         for batch in batches:
-            if batch.num_rows and rows < _START_ROWS:
+            if not batch.num_rows:
+                continue
+            over += native.count_inside([batch]) if outside == "drop" else batch.num_rows
+            if rows < _START_ROWS:
                 kept.append(batch)
                 rows += batch.num_rows
-        if not kept:
-            return
-        try:
-            at, p = _native.MeanPlan(*args).fit(kept, True)
-        except ValueError:
-            return
-        if p[4] is None and p[1] > 0:
-            part = _partition()
-            yield pa.RecordBatch.from_pylist([{"part": part, "sum": at, "used": p[1]}], _PASS_SCHEMA)
+        record: Dict[str, Any] = {"part": _partition(), "rows": over}
+        if kept:
+            try:
+                at, p = native.fit(kept, True)
+            except ValueError:
+                p = None
+            if p is not None and p[4] is None and p[1] > 0:
+                record.update({"sum": at, "used": p[1]})
+        yield pa.RecordBatch.from_pylist([record], _PASS_SCHEMA)
 
     def start() -> List[float]:
+        # One job: the rows counted for the checks, then the start from the partitions' fits.
         if space == "real":
+            check(sum(r["rows"] for r in data.mapInArrow(count_rows, _PASS_DDL).collect()))
             return plan.start()
-        fits = sorted(data.mapInArrow(local_fit, _PASS_DDL).collect(), key=lambda r: r["part"])
+        records = data.mapInArrow(local_fit, _PASS_DDL).collect()
+        check(sum(r["rows"] for r in records))
+        fits = sorted((r for r in records if r["sum"] is not None), key=lambda r: r["part"])
         return plan.start_from([(list(r["sum"]), r["used"]) for r in fits])
+
+    def count_rows(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        # The real line's start needs no fit: its rows (in the bounds, with outside="drop") alone.
+        native = _native.MeanPlan(*args)
+        over = sum(native.count_inside([b]) if outside == "drop" else b.num_rows for b in batches if b.num_rows)
+        yield pa.RecordBatch.from_pylist([{"part": _partition(), "rows": over}], _PASS_SCHEMA)
 
     def run(base: List[float], newton: bool) -> Any:
         def partial(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

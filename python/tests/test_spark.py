@@ -166,15 +166,15 @@ def test_the_distributed_mean_is_the_single_machine_mean(spark, places):
     # Repartitioned, the mean is the same up to rounding.
     again = mdps.mean(df.repartition(5), outside="drop", **kw)
     assert np.allclose(again.mean, dist.mean, rtol=0, atol=1e-9)
-    # Four Spark jobs over a table that needs no shuffle: the count of the rows in the ball (a drop mean's
-    # rounding is checked at it, before the passes), the per-partition fits, one Newton step and the certifying
+    # Three Spark jobs over a table that needs no shuffle: the per-partition fits (which also count the rows in
+    # the ball, at which a drop mean's rounding is checked before the passes), one Newton step and the certifying
     # pass (on data spread wider, gradient steps from the centre take five or more: the arrow crate's
     # newton_passes_from_local_fits_reach_the_mean_in_few_passes).
     sc = spark.sparkContext
     sc.setJobGroup("mean-jobs", "a distributed mean")
     plain = mdps.mean(spark.createDataFrame(pdf), outside="drop", **kw)
     sc.setJobGroup("other", "other")
-    assert len(sc.statusTracker().getJobIdsForGroup("mean-jobs")) == 4
+    assert len(sc.statusTracker().getJobIdsForGroup("mean-jobs")) == 3
     assert np.allclose(plain.mean, dist.mean, rtol=0, atol=1e-9)
 
 
