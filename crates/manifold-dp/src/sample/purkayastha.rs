@@ -253,7 +253,7 @@ impl PurkayasthaNoise {
         self.gamma_proposal(k, rng, |rng| gamma_integer_dd(k + 1, rng).div(kappa))
     }
 
-    /// The relative error of [`PurkayasthaNoise::sample_angle_by_gamma_dd`]'s θ̂ as a fraction: 15·2^-53 (the
+    /// The relative error of the double-double Gamma proposal's θ̂ (`sample_angle_by_gamma_dd`) as a fraction: 15·2^-53 (the
     /// exponentials, Lemma U) + (3.05(k + 1) + 18)·2^-106 (the double-double sum and quotient, Lemma DD),
     /// rounded up by 1 %.
     pub fn gamma_angle_dd_relative_error(&self) -> f64 {

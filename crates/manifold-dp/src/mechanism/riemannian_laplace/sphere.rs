@@ -382,10 +382,10 @@ pub(crate) fn sphere_relative_release<R: Rng + ?Sized>(
 }
 
 /// η of the S^{n−1} relative-error release, n ≥ 4 (§3i, "S^{n−1}, n ≥ 4, in double-double"): a bound on the
-/// distance between the computed z ([`sphere_release_dd`]) and the exact release z* of the same uniforms at
+/// distance between the computed z (`sphere_release_dd`) and the exact release z* of the same uniforms at
 /// m/‖m‖ for every kept draw (θ̂ ≤ `reach` ≤ π/2), where θ̂ errs by at most `angle_error` of itself. Per unit
 /// of θ: the angle (`angle_error`: θ ↦ cos θ·m̂ + sin θ·v is a unit-speed curve), the Gaussians' direction
-/// ([`GAUSSIAN_DIRECTION_ERROR_UNITS`], the reflection an isometry) and the tangent's double-double arithmetic
+/// (16.01u, `GAUSSIAN_DIRECTION_ERROR_UNITS`, the reflection an isometry) and the tangent's double-double arithmetic
 /// ((24n + 400 + 150)u², with the sine's); plus, absolutely, the footpoint's (1.53n + 30)u², the cosine's 200u²
 /// and the final products and sums 11.03u²(1 + θ). Rounded up by 1 % (θ* ≤ θ̂(1 + angle_error), ‖v̂‖ and ‖m̂‖
 /// within 10⁻²⁰ of 1).
