@@ -73,6 +73,13 @@ pub fn sampler_error(chart: Chart) -> f64 {
     }
 }
 
+/// The finest spacing 2^s of the charts the relative-error releases snap in double-double (the cube maps and
+/// the turns, chart coordinates |q| ≤ 1): below 2^-52 the multiples of 2^s near 1 are not doubles and
+/// `round_to_grid_dd`'s single correction no longer finds the exact cell (`docs/proofs/float_safety.md` §3i,
+/// step 3). Where the noise is finer still, the cells stay at 2^-52 and move a release by more than the policy's
+/// 2^-10 of the noise scale; the cost is computed for the spacing taken.
+pub const DD_SNAP_FINEST_LOG2: i32 = -52;
+
 /// Cells narrower than this fraction of the noise scale (1/ε for ε ≥ 1, 1 otherwise) buy no utility:
 /// 2^-20, so rounding moves a release by less than 1e-6 of its expected error.
 const SPACING_BELOW_NOISE_LOG2: i32 = 20;
@@ -125,7 +132,12 @@ fn shell_epsilon(volume: f64, spread: f64) -> f64 {
 }
 
 fn cheapest_grid(chart: Chart, eta: f64, fine: i32, cost: impl Fn(Grid) -> f64) -> Grid {
-    let finest = (4.0 * eta).log2().ceil() as i32 + 1;
+    cheapest_grid_from(chart, eta, i32::MIN, fine, cost)
+}
+
+/// [`cheapest_grid`] with no spacing finer than 2^`floor`.
+fn cheapest_grid_from(chart: Chart, eta: f64, floor: i32, fine: i32, cost: impl Fn(Grid) -> f64) -> Grid {
+    let finest = ((4.0 * eta).log2().ceil() as i32 + 1).max(floor);
     (finest..=fine.max(finest))
         .map(|spacing_log2| Grid { chart, spacing_log2 })
         .min_by(|a, b| cost(*a).total_cmp(&cost(*b)))
@@ -501,7 +513,9 @@ impl Rounding {
             let homothety = add_up(volume, add_up(mul_up(lipschitz, angle_of(moved)), jacobian_of(moved)));
             shell.min(homothety)
         };
-        let grid = cheapest_grid(chart, eta, fine, cost);
+        // The relative-error releases snap in double-double (`round_to_grid_dd`), exact only where the grid's
+        // points near |q| ≤ 1 are doubles: no spacing below 2^-52, whatever the cap (§3i, step 3).
+        let grid = cheapest_grid_from(chart, eta, DD_SNAP_FINEST_LOG2, fine, cost);
         Rounding { grid, additive_epsilon: cost(grid), coarse: None, clamp: f64::INFINITY }
     }
 
@@ -882,6 +896,25 @@ mod tests {
             assert!(chord <= 23.0 * u && chord <= PIPELINE_ERROR, "{}", chord / u);
             assert!(4.0 * chord + u <= chart_error(Chart::QuaternionCubeMap, 4), "{}", chord / u);
         }
+    }
+
+    /// The relative-error charts never go below 2^-52 (`DD_SNAP_FINEST_LOG2`), where the double-double snap
+    /// stops being exact: at a noise scale of 2^-50 with a chart error of 10⁻³⁰ the cap 2^-60 would be the
+    /// cheapest spacing (the control, the same search without the floor), and the plan takes 2^-52 on the cube
+    /// map, the quaternion cube map and the turns; near 1 the grid of 2^-56 has points that are not doubles.
+    #[test]
+    fn relative_charts_keep_the_double_double_snap_exact() {
+        let lipschitz = 2f64.powi(50);
+        let cube = Rounding::for_directions_with_error_up_to(4, lipschitz, 1e-30, -60, true);
+        let turns = Rounding::for_turns_with_error_up_to(lipschitz, 1e-30, -60);
+        let rotations = Rounding::for_rotations_with_error(lipschitz, 1e-30, 10);
+        for r in [cube, turns, rotations] {
+            assert_eq!(r.float_safe_grid().spacing_log2, DD_SNAP_FINEST_LOG2, "{r:?}");
+            assert!(r.additive_epsilon().is_finite());
+        }
+        let unfloored = cheapest_grid(Chart::CubeMap, 1e-30, -60, |g| 1.0 / g.spacing());
+        assert_eq!(unfloored.spacing_log2, -60, "the control");
+        assert_eq!(0.75 + 2f64.powi(-54), 0.75, "a multiple of 2^-56 near 1 that is no double");
     }
 
     #[test]

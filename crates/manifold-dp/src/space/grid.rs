@@ -285,9 +285,12 @@ fn two_sum(a: f64, b: f64) -> (f64, f64) {
 /// The nearest multiple of 2^`spacing_log2` to the real number hi + lo (|lo| ≤ ulp(hi)/2, as TwoSum leaves it),
 /// ties to even, exactly: hi is rounded (exact, [`round_to_grid`]), the remainder r = hi − k is exact (two
 /// multiples of the smaller of ulp(hi) and 2^s, at most 2^s/2 apart), and r + lo, formed exactly by TwoSum, is
-/// compared with ±2^s/2. Requires |hi| ≤ 2 and −1000 ≤ s ≤ −2.
+/// compared with ±2^s/2. Requires |hi| ≤ 1 and −52 ≤ s ≤ −2: then |lo| ≤ 2^-53 ≤ 2^s/2, so the nearest multiple
+/// is k or k ± 2^s, a double; on a finer grid the multiples near 1 are not doubles and one correction does not
+/// reach them.
 #[inline]
 pub fn round_to_grid_dd(hi: f64, lo: f64, spacing_log2: i32) -> f64 {
+    debug_assert!((-52..=-2).contains(&spacing_log2), "2^{spacing_log2}");
     let h = pow2(spacing_log2);
     let k = round_to_grid(hi, spacing_log2);
     let (rh, rl) = two_sum(hi - k, lo);
@@ -333,7 +336,8 @@ fn div_dd(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
 /// that cell. The face is the largest |zᵢ| compared as (hi, lo) pairs (lowest index on ties), the chart
 /// coordinates zⱼ/|z_face| are double-double quotients (within 2^-102), and each is rounded to the grid exactly
 /// ([`round_to_grid_dd`]): the cell is the exact cell of a point within 2^-99·√n of z/|z_face| in the chart
-/// (`docs/proofs/float_safety.md` §3i). Requires −1000 ≤ s ≤ −2.
+/// (`docs/proofs/float_safety.md` §3i). Requires −52 ≤ s ≤ −2 (the relative-error releases' plans never go
+/// finer, `crate::privacy::float_safety::DD_SNAP_FINEST_LOG2`).
 pub fn snap_cube_map_dd(hi: &[f64], lo: &[f64], spacing_log2: i32, out: &mut [f64]) {
     let n = hi.len();
     debug_assert!(lo.len() == n && out.len() == n);

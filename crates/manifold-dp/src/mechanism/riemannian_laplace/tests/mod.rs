@@ -552,3 +552,67 @@ fn release_refuses_points_outside_the_ball_and_wrong_sizes() {
     assert!(matches!(mech.release(&[near], &mut rng), Err(Error::WrongLength { expected: 2, got: 1 })));
     assert!(PrivateFrechetMean::new(s2, north, 1.0, 2, 1.0, Conditioning::Auto).is_err());
 }
+
+/// Plans at the most concentrated noise a user can ask for keep the double-double snap's cells representable:
+/// the relative-error releases round chart coordinates |q| ≤ 1 onto 2^s exactly only for s ≥ −52 (a finer grid
+/// has no f64 points near 1, and `round_to_grid_dd` moves one cell at most), so every such plan's spacing is at
+/// least 2^-52 (`docs/proofs/float_safety.md` §3i, step 3): 10⁷ locations within 1 m and 10 cm at ε = 1 and 100,
+/// rotations within 10⁻⁷ rad, S³ within 10⁻⁸ rad. Prints each plan's spacing and share; a plan may be refused.
+#[test]
+fn the_most_concentrated_plans_keep_their_cells_representable() {
+    let paris = DVector::from_vec(vec![0.6580, 0.0270, 0.7525]).normalize();
+    let earth = 6_371_008.8;
+    let mut checked = 0;
+    let mut show = |name: &str, spacing: Option<i32>, share: f64| {
+        eprintln!("{name}: spacing 2^{spacing:?}, {share:.3} % of ε");
+        if let Some(s) = spacing {
+            assert!(s >= -52, "{name}: 2^{s}");
+            checked += 1;
+        }
+    };
+    for (rows, metres, eps) in
+        [(10_000_000usize, 1.0, 1.0), (10_000_000, 1.0, 100.0), (10_000_000, 0.1, 1.0), (1_000_000, 0.1, 10.0)]
+    {
+        let name = format!("latlon {rows} rows within {metres} m at ε {eps}");
+        match PrivateFrechetMean::new(
+            Sphere::new(3).unwrap(),
+            paris.clone(),
+            metres / earth,
+            rows,
+            eps,
+            Conditioning::Auto,
+        ) {
+            Ok(m) => show(
+                &name,
+                m.ball_chart.as_ref().map(|c| c.rounding.float_safe_grid().spacing_log2),
+                100.0 * m.rounding_cost() / eps,
+            ),
+            Err(e) => eprintln!("{name}: refused ({e})"),
+        }
+    }
+    for (rows, radius, eps) in [(10_000_000usize, 1e-7, 1.0), (10_000_000, 1e-7, 100.0)] {
+        let name = format!("so3 {rows} rows within {radius} rad at ε {eps}");
+        match PrivateFrechetMean::new(So3, UnitQuaternion::identity(), radius, rows, eps, Conditioning::Auto) {
+            Ok(m) => show(
+                &name,
+                m.ball_chart.as_ref().map(|c| c.rounding.float_safe_grid().spacing_log2),
+                100.0 * m.rounding_cost() / eps,
+            ),
+            Err(e) => eprintln!("{name}: refused ({e})"),
+        }
+    }
+    let mut c = DVector::zeros(4);
+    c[0] = 1.0;
+    for eps in [1.0, 100.0] {
+        let name = format!("sphere:4 10⁷ rows within 1e-8 rad at ε {eps}");
+        match PrivateFrechetMean::new(Sphere::new(4).unwrap(), c.clone(), 1e-8, 10_000_000, eps, Conditioning::Auto) {
+            Ok(m) => show(
+                &name,
+                m.ball_chart.as_ref().map(|c| c.rounding.float_safe_grid().spacing_log2),
+                100.0 * m.rounding_cost() / eps,
+            ),
+            Err(e) => eprintln!("{name}: refused ({e})"),
+        }
+    }
+    assert!(checked >= 3, "{checked}");
+}
