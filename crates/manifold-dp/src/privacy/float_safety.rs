@@ -99,6 +99,22 @@ pub const RIEMANNIAN_SPACING_BELOW_NOISE_LOG2: i32 = 14;
 /// cheapest spacing: 10⁶ rows within 300 km at ε = 0.01 pay 0.018 % of ε, within 20° on SO(3) 0.007 %.
 pub const MEAN_SPACING_BELOW_NOISE_LOG2: i32 = 10;
 
+/// The least clamp B of the private log-Euclidean mean's log domain (2^-400): above it every quantity in
+/// [`mean_log_domain_error`] is a normal double.
+const MEAN_LOG_DOMAIN_CLAMP_FLOOR: f64 = 3.8725919148493183e-121;
+
+/// η of the private log-Euclidean mean's log domain (`docs/proofs/float_safety.md` §3d, "The mean's error"): a
+/// footpoint coordinate c with |c| ≤ C (clamped so) plus a noise coordinate within s·u of its own size of the
+/// exact one, one f64 addition, clamped to [−B, B], C ≤ B, u = 2^-53, κ = 4su:
+/// η = u·(B(1 + κ) + s(1 + u)·(B(1 + κ) + C)) + 2^-180·B (the normals' underflow), rounded up. Relative to B
+/// and C, so a small ball pays little; the single-point mechanism keeps §3d's (2B + C + 8 + s(B + C))·u.
+pub fn mean_log_domain_error(clamp: f64, input_bound: f64, s: f64) -> f64 {
+    let u = f64::EPSILON / 2.0;
+    let reach = mul_up(clamp, add_up(1.0, mul_up(4.0 * s, u)));
+    let noise = mul_up(mul_up(s, add_up(1.0, u)), add_up(reach, input_bound));
+    add_up(mul_up(u, add_up(reach, noise)), mul_up(2f64.powi(-180), clamp))
+}
+
 /// The default grid of `chart` on S^{`dim`−1} (`dim` = 4 for quaternions) for a mechanism with ε per radian of
 /// the chart's angle and output density `lipschitz`-log-Lipschitz: among the spacings no coarser than 2^-20 of
 /// the noise scale (so rounding moves a release by less than 1e-6 of its expected error) and at least four
@@ -402,8 +418,11 @@ pub struct Rounding {
     /// that cell, hence post-processing (ε₀ unchanged).
     coarse: Option<Grid>,
     /// B: coordinate charts (the tangent plane, the log domain) clamp each coordinate to [−B, B] before
-    /// rounding (a power of two ≥ 4, so a grid point); ∞ for the sphere charts.
+    /// rounding (a power of two, so a grid point); ∞ for the sphere charts.
     clamp: f64,
+    /// C: the private log-Euclidean mean clamps its footpoint's coordinates to [−C, C] before adding the noise,
+    /// so that the bound C its η assumes holds by construction; ∞ elsewhere.
+    footpoint_clamp: f64,
 }
 
 impl Rounding {
@@ -516,7 +535,13 @@ impl Rounding {
         // The relative-error releases snap in double-double (`round_to_grid_dd`), exact only where the grid's
         // points near |q| ≤ 1 are doubles: no spacing below 2^-52, whatever the cap (§3i, step 3).
         let grid = cheapest_grid_from(chart, eta, DD_SNAP_FINEST_LOG2, fine, cost);
-        Rounding { grid, additive_epsilon: cost(grid), coarse: None, clamp: f64::INFINITY }
+        Rounding {
+            grid,
+            additive_epsilon: cost(grid),
+            coarse: None,
+            clamp: f64::INFINITY,
+            footpoint_clamp: f64::INFINITY,
+        }
     }
 
     /// Rounding of the planar Laplace's tangent coordinates at a point of S^{`dim`−1} for `epsilon` per
@@ -541,7 +566,13 @@ impl Rounding {
             Chart::TangentPlane => tangent_plane_clamp(dim, lipschitz),
             _ => f64::INFINITY,
         };
-        Rounding { grid, additive_epsilon: additive_epsilon(grid, dim, lipschitz), coarse: None, clamp }
+        Rounding {
+            grid,
+            additive_epsilon: additive_epsilon(grid, dim, lipschitz),
+            coarse: None,
+            clamp,
+            footpoint_clamp: f64::INFINITY,
+        }
     }
 
     /// Rounding of a flat log domain with `coords` isometric coordinates (the log-Euclidean metric on SPD(k),
@@ -564,11 +595,35 @@ impl Rounding {
 
     fn log_domain(coords: usize, sigma: f64, input_bound: f64, shell: bool) -> Self {
         let d = coords as f64;
-        let clamp = 2f64.powi((input_bound + (80.0 + 2.0 * d) * sigma).max(4.0).log2().ceil() as i32);
-        // One sum of an input coordinate and a noise coordinate t·w: (2B + C + 8)·2^-53 (§3d); and the noise
-        // coordinate's own error, relative, at most B + C in size where it is not clamped (§3f).
         let s = crate::sample::normal::radius_direction_error_units(coords);
+        let reach = input_bound + (80.0 + 2.0 * d) * sigma;
+        let (clamp, eta, footpoint_clamp) = if shell {
+            // The mean: B no larger than its ball needs, and η relative to B and C (§3d, "The mean's error").
+            let clamp = 2f64.powi(reach.max(MEAN_LOG_DOMAIN_CLAMP_FLOOR).log2().ceil() as i32);
+            (clamp, mean_log_domain_error(clamp, input_bound, s), input_bound)
+        } else {
+            let clamp = 2f64.powi(reach.max(4.0).log2().ceil() as i32);
+            // One sum of an input coordinate and a noise coordinate t·w: (2B + C + 8)·2^-53 (§3d); and the noise
+            // coordinate's own error, relative, at most B + C in size where it is not clamped (§3f).
+            let eta = (2.0 * clamp + input_bound + 8.0 + s * (clamp + input_bound)) * (f64::EPSILON / 2.0);
+            (clamp, eta, f64::INFINITY)
+        };
+        Self::log_domain_at(coords, sigma, clamp, eta, footpoint_clamp, shell)
+    }
+
+    /// The clamp B = 4 and η = (2B + C + 8 + s(B + C))·2^-53 the private log-Euclidean mean was planned with
+    /// before "The mean's error" (`docs/proofs/float_safety.md` §3d): the tests' control.
+    #[cfg(test)]
+    pub(crate) fn for_log_domain_by_shell_as_before(coords: usize, sigma: f64, input_bound: f64) -> Self {
+        let s = crate::sample::normal::radius_direction_error_units(coords);
+        let reach = input_bound + (80.0 + 2.0 * coords as f64) * sigma;
+        let clamp = 2f64.powi(reach.max(4.0).log2().ceil() as i32);
         let eta = (2.0 * clamp + input_bound + 8.0 + s * (clamp + input_bound)) * (f64::EPSILON / 2.0);
+        Self::log_domain_at(coords, sigma, clamp, eta, input_bound, true)
+    }
+
+    fn log_domain_at(coords: usize, sigma: f64, clamp: f64, eta: f64, footpoint_clamp: f64, shell: bool) -> Self {
+        let d = coords as f64;
         let lipschitz = 1.0 / sigma;
         let cost = |grid: Grid| {
             let h = grid.spacing();
@@ -587,7 +642,7 @@ impl Rounding {
         let below = if shell { MEAN_SPACING_BELOW_NOISE_LOG2 } else { RIEMANNIAN_SPACING_BELOW_NOISE_LOG2 };
         let fine = -(below + lipschitz.max(1.0).log2().ceil() as i32);
         let grid = cheapest_grid(Chart::LogDomain, eta, fine, cost);
-        Rounding { grid, additive_epsilon: cost(grid), coarse: None, clamp }
+        Rounding { grid, additive_epsilon: cost(grid), coarse: None, clamp, footpoint_clamp }
     }
 
     /// The same uniform, clamped grid for the coordinates of a Euclidean embedding (the extrinsic means:
@@ -646,7 +701,13 @@ impl Rounding {
         };
         let fine = spd_log_chart_cap_log2(k, ball, mean_error, of_error).min(coarsest_log2);
         let grid = cheapest_grid(Chart::SpdLogAtCenter, eta, fine, cost);
-        Rounding { grid, additive_epsilon: cost(grid), coarse: None, clamp: f64::INFINITY }
+        Rounding {
+            grid,
+            additive_epsilon: cost(grid),
+            coarse: None,
+            clamp: f64::INFINITY,
+            footpoint_clamp: f64::INFINITY,
+        }
     }
 
     /// The same rounding for a rejection sampler whose computed acceptance probability is within a factor
@@ -660,6 +721,20 @@ impl Rounding {
     /// The clamp B of a coordinate chart (∞ for the sphere charts).
     pub fn clamp(&self) -> f64 {
         self.clamp
+    }
+
+    /// The bound C on a footpoint's coordinates that the chart's η assumes (∞ where it needs none).
+    pub fn footpoint_clamp(&self) -> f64 {
+        self.footpoint_clamp
+    }
+
+    /// Clamps a footpoint's coordinates to [−C, C] ([`Rounding::footpoint_clamp`]): the projection onto a
+    /// public box, 1-Lipschitz in the Euclidean norm, so the footpoints of neighbouring data sets stay as close
+    /// as before and no nearer one moves further from a centre inside the box (`docs/proofs/float_safety.md` §3d).
+    pub fn clamp_footpoint(&self, u: &mut [f64]) {
+        for x in u {
+            *x = x.clamp(-self.footpoint_clamp, self.footpoint_clamp);
+        }
     }
 
     /// The same rounding followed by the coarser grid whose step is the largest power of two no larger than

@@ -85,9 +85,11 @@ impl LaplaceManifold for SpdLogEuclidean {
     }
 
     /// Footpoints within `radius` of `center` have log coordinates within radius of the centre's (the distance
-    /// is the Euclidean one between them); one unit of slack covers the mean's and the logarithm's f64 error.
+    /// is the Euclidean one between them); half the radius more leaves room for the mean's and the logarithm's
+    /// f64 error, and [`Rounding::clamp_footpoint`] makes the bound hold for every footpoint
+    /// (`docs/proofs/float_safety.md` §3d, "The mean's error").
     fn rounding_in_ball(&self, sigma: f64, center: &DMatrix<f64>, radius: f64) -> Option<Rounding> {
-        let bound = self.log_coordinates(center).amax() + radius + 1.0;
+        let bound = self.log_coordinates(center).amax() + 1.5 * radius;
         let rounding =
             Rounding::for_log_domain_by_shell(self.dimension(), sigma, bound.min(any_log_coordinate_bound(self.k())));
         // The truncated radius's acceptance test may run here (float_safety.md §3f, Lemma R).
@@ -101,9 +103,9 @@ impl LaplaceManifold for SpdLogEuclidean {
         *y = expm(&coords_to_sym(&u, self.k()));
     }
 
-    /// Rounded in the log domain, where the law is a plain Laplace law: the footpoint's log coordinates plus
-    /// the noise, one addition per coordinate, clamped and rounded; the release is exp of the cell's point
-    /// (`docs/proofs/float_safety.md` §3d).
+    /// Rounded in the log domain, where the law is a plain Laplace law: the footpoint's log coordinates (clamped
+    /// to the rounding's public box) plus the noise, one addition per coordinate, clamped and rounded; the
+    /// release is exp of the cell's point (`docs/proofs/float_safety.md` §3d).
     fn sample_rounded<R: Rng + ?Sized>(
         &self,
         noise: &EuclideanLaplace,
@@ -112,6 +114,7 @@ impl LaplaceManifold for SpdLogEuclidean {
         rng: &mut R,
     ) -> DMatrix<f64> {
         let mut u = self.log_coordinates(eta);
+        rounding.clamp_footpoint(u.as_mut_slice());
         u += noise.sample(rng);
         rounding.snap_coordinates(u.as_mut_slice());
         expm(&coords_to_sym(&u, self.k()))

@@ -152,3 +152,115 @@ fn log_domain_coordinates_stay_within_the_proven_error() {
     }
     assert!(worst > eta / 64.0, "the draws never came near the bound ({worst:e} vs {eta:e})");
 }
+
+/// Log-Euclidean means of 10⁶ rows around I pay at most 1 % of ε for the rounding at ε = 0.01, 0.1 and 1, from
+/// a ball of radius 0.01 to one of radius 3, for SPD(2), SPD(3), SPD(4) and SPD(8) (`docs/proofs/float_safety.md`
+/// §3d, "The mean's error": η relative to the ball, the footpoint clamped into it). Control: the η and clamp
+/// planned before (B ≥ 4, C with a unit of slack, η ≈ 300u) cost more than 1 % at r = 0.01 for SPD(3), and
+/// more than 10 % (a refusal) for SPD(8).
+#[test]
+fn log_euclidean_means_in_small_and_wide_balls_pay_at_most_one_percent() {
+    for k in [2usize, 3, 4, 8] {
+        let le = SpdLogEuclidean::new(k).unwrap();
+        let id = DMatrix::identity(k, k);
+        for radius in [0.01, 0.1, 0.5, 1.5, 3.0] {
+            for eps in [0.01, 0.1, 1.0] {
+                let m = PrivateFrechetMean::new(le, id.clone(), radius, 1_000_000, eps, Conditioning::Auto).unwrap();
+                let share = 100.0 * m.rounding_cost() / eps;
+                let r = m.rounding().unwrap();
+                let old = Rounding::for_log_domain_by_shell_as_before(le.dimension(), m.sigma(), radius + 1.0);
+                let factor = if m.conditioned() { 2.0 } else { 1.0 };
+                let old_share = 100.0 * factor * old.additive_epsilon() / eps;
+                eprintln!(
+                    "spd:{k} r {radius} eps {eps}: {share:.4} % (before {old_share:.3} %), B {}, C {}, conditioned {}",
+                    r.clamp(),
+                    r.footpoint_clamp(),
+                    m.conditioned()
+                );
+                assert!(share <= 1.0, "spd:{k} r {radius} ε {eps}: {share} %");
+                if radius == 0.01 && eps == 0.1 && k == 3 {
+                    assert!(old_share > 1.0, "the control: {old_share} %");
+                }
+                if radius == 0.01 && k == 8 {
+                    assert!(old_share > 10.0, "the control: {old_share} %");
+                }
+            }
+        }
+    }
+}
+
+/// §3d, "The mean's error": a footpoint coordinate c, |c| ≤ C ≤ B, plus a noise coordinate z within s·u of its
+/// own size of the exact z* = hi + lo, one f64 addition, both clamped to [−B, B]: the computed coordinate is
+/// within η = [`mean_log_domain_error`] of the exact one, at clamps from 2^-6 to 8, with the sums aimed at the
+/// clamp (where the case analysis turns) and the noise's error at its extremes. The error is measured exactly
+/// (two-sum) up to terms of order u². The worst case comes within 10 % of η, and the control (η without the
+/// noise's own error) is exceeded.
+#[test]
+fn the_mean_log_domain_error_is_relative_to_its_ball() {
+    use crate::privacy::float_safety::mean_log_domain_error;
+    use rand::RngExt;
+    let u = f64::EPSILON / 2.0;
+    let s = crate::sample::normal::radius_direction_error_units(6);
+    let mut rng = seeded_rng_for_experiments(44);
+    let (mut worst, mut beyond_control) = (0.0f64, 0);
+    for i in 0..400_000u32 {
+        let b = 2f64.powi(rng.random_range(-6..=3));
+        let c_bound = b * rng.random_range(0.3..0.96);
+        let eta = mean_log_domain_error(b, c_bound, s);
+        let c = rng.random_range(-c_bound..=c_bound);
+        let target = if i % 2 == 0 {
+            let side = if rng.random_bool(0.5) { b } else { -b };
+            side * (1.0 + rng.random_range(-4.0..4.0) * s * u)
+        } else {
+            rng.random_range(-1.2 * b..1.2 * b)
+        };
+        let hi = target - c;
+        let lo = hi * u * rng.random_range(-1.0..1.0);
+        let delta = (s - 3.0) * u * if rng.random_bool(0.8) { rng.random_range(-1.0..=1.0f64).signum() } else { 0.3 };
+        let z = hi + hi * delta;
+        let v = (c + z).clamp(-b, b);
+        // The exact v* = c + hi + lo = big + small (two-sum), clamped.
+        let big = c + hi;
+        let t = big - c;
+        let small = ((c - (big - t)) + (hi - t)) + lo;
+        let err = if big.abs() > b * (1.0 + 1e-12) {
+            v - big.signum() * b
+        } else if (big + small).abs() > b {
+            v - (big + small).signum() * b
+        } else {
+            (v - big) - small
+        };
+        assert!(err.abs() <= eta, "B {b} C {c_bound}: error {err:e} beyond η {eta:e}");
+        worst = worst.max(err.abs() / eta);
+        if err.abs() > mean_log_domain_error(b, c_bound, 0.0) {
+            beyond_control += 1;
+        }
+    }
+    eprintln!("worst error / η: {worst:.4}, beyond the control: {beyond_control}");
+    assert!(worst > 0.9, "the draws never came near the bound ({worst})");
+    assert!(beyond_control > 1000, "the control is never exceeded ({beyond_control})");
+}
+
+/// A footpoint beyond the mean's public box (a mean computed elsewhere, far from the ball) is clamped into it
+/// before the noise is added (`Rounding::clamp_footpoint`), so η's bound C holds for every footpoint: its
+/// releases lie around the clamped point, on the grid. Control: the footpoint's own coordinates lie far
+/// outside the box.
+#[test]
+fn a_footpoint_beyond_the_box_is_clamped_into_it() {
+    let le = SpdLogEuclidean::new(2).unwrap();
+    let m = PrivateFrechetMean::new(le, DMatrix::identity(2, 2), 0.01, 1000, 1.0, Conditioning::Unconditioned).unwrap();
+    let rounding = m.rounding().unwrap();
+    let far = spd(3.0, 0.5, 2.0);
+    let own = le.log_coordinates(&far);
+    let c = rounding.footpoint_clamp();
+    assert!(own.amax() > 10.0 * c, "the control: {own}");
+    let clamped = own.map(|x| x.clamp(-c, c));
+    let mut rng = seeded_rng_for_experiments(45);
+    for _ in 0..300 {
+        let z = m.release_mean(&far, &mut rng).unwrap();
+        assert!(on_grid(&le, &rounding, &z));
+        // 40·D·σ: beyond it a K-norm draw has probability below 1e-30.
+        let moved = (le.log_coordinates(&z) - &clamped).norm();
+        assert!(moved <= 40.0 * 3.0 * m.sigma(), "{moved} vs σ {}", m.sigma());
+    }
+}
