@@ -408,6 +408,55 @@ pub fn spd_log_chart_error(k: usize, footpoint_radius: f64, noise_radius: f64, r
     fn_up(add_up(rho, assemble) * (1.0 + 1e-9))
 }
 
+/// The largest footpoint radius at which the affine-invariant SPD release may be formed near the identity
+/// ([`spd_near_identity_chart_error`]): the footpoint's Cholesky factor then has its diagonal in
+/// [e^{−R/2}, e^{R/2}] ⊂ [1/2, 2], where subtracting 1 is exact (Sterbenz).
+pub const SPD_NEAR_IDENTITY_MAX_FOOTPOINT: f64 = 1.0;
+
+/// η for the affine-invariant SPD release formed near the identity (§3e, "Near the centre"): the draw is
+/// X = (A + Aᵀ + A·Aᵀ) + L·N·Lᵀ with A = L − I (L the whitened footpoint's computed Cholesky factor, F = LLᵀ) and
+/// N = U·diag(expm1 r)·Uᵀ, so that the exact point is I + X*; its log is V·diag(log1p μ)·Vᵀ from X's
+/// eigendecomposition. Every error is then relative to ‖X‖ ≤ e^{R′} − 1 and not to ‖I + X‖, so a small ball pays
+/// little. Arguments as [`spd_log_chart_error`]'s; ∞ where a perturbation is not small or the footpoint radius
+/// exceeds [`SPD_NEAR_IDENTITY_MAX_FOOTPOINT`].
+pub fn spd_near_identity_chart_error(k: usize, footpoint_radius: f64, noise_radius: f64, release_radius: f64) -> f64 {
+    if footpoint_radius.is_nan() || footpoint_radius > SPD_NEAR_IDENTITY_MAX_FOOTPOINT {
+        return f64::INFINITY;
+    }
+    let u = f64::EPSILON / 2.0;
+    let kf = k as f64;
+    let gamma = |n: f64| n * u / (1.0 - n * u);
+    let (rf, tn, rr) = (footpoint_radius, noise_radius, release_radius);
+    // (1) ‖A‖_F² ≤ k(e^{R_F/2} − 1)² + e^{R_F}(e^{R_F} − 1)²/2: the diagonal of L in [e^{−R_F/2}, e^{R_F/2}], each
+    // row's off-diagonal part L_sub⁻¹·f with ‖L_sub⁻¹‖₂ ≤ e^{R_F/2} and the f's the off-diagonal entries of F − I.
+    let a2 = kf * (0.5 * rf).exp_m1().powi(2) + rf.exp() * rf.exp_m1().powi(2) / 2.0;
+    // (2) A + Aᵀ is exact (A is triangular); fl(A·Aᵀ) within γ_k‖A‖_F², the sum within u of ‖F − I‖ + that.
+    let e_f = gamma(kf) * a2 * (1.0 + u) + u * rf.exp_m1();
+    // (3) N̂ against U·diag(expm1 r)·Uᵀ: expm1 within 2 ulps, the products γ_{k+1}·k, the Haar rotation's ‖E_H‖₂.
+    let h = HAAR_ROTATION_ERROR;
+    let e_n = ((1.0 + h).powi(2) * (4.0 * u + gamma(kf + 1.0) * kf * (1.0 + 4.0 * u)) + h * (2.0 + h)) * tn.exp_m1();
+    // (4) L·N̂·Lᵀ: the two products γ_2k·k·‖L‖₂²·‖N̂‖_F, and N̂'s error carried through ‖L‖₂² ≤ e^{R_F}.
+    let e_g = rf.exp() * e_n + gamma(2.0 * kf) * kf * rf.exp() * (tn.exp_m1() + e_n);
+    // (5) The last sum, u per entry of X̂.
+    let x_norm = rr.exp_m1();
+    let e_x0 = e_f + e_g;
+    let e_x = e_x0 + u * (x_norm + e_x0);
+    // (6) (E): the eigenpairs are exact for X̂ + E, ‖E‖_F ≤ c_E·u·‖X̂‖_F.
+    let e_e = EIGEN_BACKWARD_ERROR * u * (x_norm + e_x);
+    // (9) log is (1/λ)-Lipschitz in the Frobenius norm where every eigenvalue is at least λ (Daleckii–Krein), and
+    // along the segment from I + X* (eigenvalues ≥ e^{−R′}) to I + X̂ + E they are at least e^{−R′} − ‖moved‖.
+    let moved = e_x + e_e;
+    let low = (-rr).exp() - moved;
+    if !(moved < 1e-3 * (-rr).exp() && low > 0.0) {
+        return f64::INFINITY;
+    }
+    let lip = moved / low;
+    // (8) V·diag(log1p μ)·Vᵀ: V within c_E·u of orthonormal, log1p within 2 ulps, |log1p μ| ≤ R′ + lip; the √2 of
+    // the off-diagonal coordinates.
+    let assemble = u * (2.0 * EIGEN_BACKWARD_ERROR + 2.0 * kf + 8.0) * kf.sqrt() * (rr + lip) * (1.0 + 8.0 * u);
+    fn_up(add_up(lip, assemble) * (1.0 + 1e-9))
+}
+
 /// How a mechanism makes its releases float-safe: its grid and the additive ε₀ the rounding costs, and
 /// optionally a coarser public grid the float-safe release is rounded onto afterwards.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -189,6 +189,33 @@ pub(crate) mod exact {
             (sin, cos)
         }
 
+        /// e^x by its series, summed until the terms vanish at 2^-P (|x| of order 1).
+        pub fn exp(&self) -> Fx {
+            let (mut sum, mut term) = (Fx::from_f64(1.0), Fx::from_f64(1.0));
+            let mut k = 1i64;
+            while term.0.magnitude() > &num_bigint::BigUint::from(1u8) {
+                term = Fx(term.mul(self).0 / BigInt::from(k));
+                sum = sum.add(&term);
+                k += 1;
+            }
+            sum
+        }
+
+        /// ln(1 + x) for x > −1 as 2·atanh(x/(2 + x)), its series summed until the terms vanish at 2^-P.
+        pub fn ln_1p(&self) -> Fx {
+            let y = self.div(&Fx::from_f64(2.0).add(self));
+            let y2 = y.mul(&y);
+            let (mut sum, mut power) = (Fx::from_f64(0.0), y);
+            let mut k = 0i64;
+            // |power| ≤ 1 ends it: a negative product's shift floors to −1, never to 0.
+            while power.0.magnitude() > &num_bigint::BigUint::from(1u8) {
+                sum = sum.add(&Fx(&power.0 / BigInt::from(2 * k + 1)));
+                power = power.mul(&y2);
+                k += 1;
+            }
+            Fx(sum.0 * 2)
+        }
+
         /// The nearest double, about (its leading 64 bits, then one rounding).
         pub fn to_f64(&self) -> f64 {
             let mag = self.0.magnitude();

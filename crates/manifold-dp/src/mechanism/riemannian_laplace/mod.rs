@@ -80,6 +80,10 @@ pub struct BallChart<P> {
     /// e_F, so neighbouring footpoints lie within Δ + 2e_F; counted once per footpoint ratio (twice when
     /// conditioned on the ball).
     pub footpoint_cost: f64,
+    /// SPD(k), affine-invariant: the release is formed near the identity, as I + X with every error relative to
+    /// ‖X‖, where that bounds η more tightly than the direct path (`docs/proofs/float_safety.md` §3e, "Near the
+    /// centre"); false elsewhere.
+    pub near_identity: bool,
 }
 
 /// A manifold with an exact sampler of its Laplace law.

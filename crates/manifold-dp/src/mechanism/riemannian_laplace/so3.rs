@@ -138,6 +138,7 @@ impl LaplaceManifold for So3 {
                 margin,
                 tail_cost: keep_ball_tail_cost(tail),
                 footpoint_cost: 0.0,
+                near_identity: false,
             })
         };
         cheapest_relative_chart(&law, conditioned, chart, self.rounding_in_ball(sigma, center, radius))

@@ -10,6 +10,7 @@ use crate::error::Param;
 use crate::manifold::SpdAffine;
 use crate::privacy::float_safety::{
     Rounding, SPD_MEAN_ROUNDING_OF_ERROR, SPD_ROUNDING_OF_ERROR, spd_log_chart_cap_log2, spd_log_chart_error,
+    spd_near_identity_chart_error,
 };
 use crate::sample::spd_laplace::SpdLaplaceNoise;
 use crate::space::spd::{self, expm, logm, sqrt_and_inv_sqrt};
@@ -49,6 +50,30 @@ pub fn spd_footpoint_error(k: usize, cond_center: f64, footpoint_radius: f64) ->
     let project = 2.0 * spd_logm_error(k, footpoint_radius + 1.0);
     let chol = spd_moved(k, gamma(kf + 1.0) * kf * (std::f64::consts::SQRT_2 * footpoint_radius).exp() * SLACK);
     crate::numerics::rounding::fn_up((whiten + project + chol) * SLACK)
+}
+
+/// log(L·U·diag(e^r)·Uᵀ·Lᵀ) formed near the identity (`docs/proofs/float_safety.md` §3e, "Near the centre"):
+/// with A = L − I (exact where L's diagonal lies in [1/2, 2]) and N = U·diag(expm1 r)·Uᵀ, the point is I + X,
+/// X = (A + Aᵀ + A·Aᵀ) + L·N·Lᵀ, computed without forming I + X (each entry from the lower triangle, mirrored),
+/// and its logarithm is V·diag(log1p μ)·Vᵀ from X's eigendecomposition: every error is relative to ‖X‖.
+pub(super) fn near_identity_log(l: &DMatrix<f64>, u: &DMatrix<f64>, r: &nalgebra::DVector<f64>) -> DMatrix<f64> {
+    let k = l.nrows();
+    let mut a = l.clone();
+    for i in 0..k {
+        a[(i, i)] -= 1.0;
+    }
+    let aat = &a * a.transpose();
+    let mut ud = u.clone();
+    for (j, rj) in r.iter().enumerate() {
+        ud.column_mut(j).scale_mut(rj.exp_m1());
+    }
+    let g = l * (&ud * u.transpose()) * l.transpose();
+    let x = DMatrix::from_fn(k, k, |i, j| {
+        let (i, j) = if i >= j { (i, j) } else { (j, i) };
+        ((a[(i, j)] + a[(j, i)]) + aat[(i, j)]) + g[(i, j)]
+    });
+    let eig = nalgebra::SymmetricEigen::new(x);
+    spd::from_eigen(&eig.eigenvectors, &eig.eigenvalues.map(f64::ln_1p))
 }
 
 /// B·X·Bᵀ, symmetrised.
@@ -214,14 +239,18 @@ impl LaplaceManifold for SpdAffine {
         if r.norm() > chart.noise_radius {
             return Ok(None);
         }
-        for (j, rj) in r.iter().enumerate() {
-            let scale = (0.5 * rj).exp();
-            m.column_mut(j).scale_mut(scale);
-        }
         let unrepresentable = || Error::Unrepresentable("the whitened draw lost positive definiteness".into());
         let l = p.cholesky().ok_or_else(unrepresentable)?.l();
-        let b = &l * m;
-        let mut s = sym_to_coords(&logm(&symmetric(&b * b.transpose())));
+        let mut s = if chart.near_identity {
+            sym_to_coords(&near_identity_log(&l, &m, &r))
+        } else {
+            for (j, rj) in r.iter().enumerate() {
+                let scale = (0.5 * rj).exp();
+                m.column_mut(j).scale_mut(scale);
+            }
+            let b = &l * m;
+            sym_to_coords(&logm(&symmetric(&b * b.transpose())))
+        };
         if !s.iter().all(|x| x.is_finite()) {
             return Err(unrepresentable());
         }
@@ -350,14 +379,18 @@ impl SpdAffine {
             // The kept cells' draws lie within `kept` of the footpoint; the log-eigenvalues' own error (and the
             // chamber's wall shift) adds to η, and the proposals' acceptance error α to ε₀ (§3h).
             let kept = noise_radius.min(near + footpoint);
-            let eta = crate::privacy::rounding::add_up(
-                spd_log_chart_error(k, footpoint, kept, near),
-                noise.log_eigenvalue_error(kept),
-            );
-            let eta_far = crate::privacy::rounding::add_up(
-                spd_log_chart_error(k, footpoint, noise_radius, footpoint + noise_radius),
-                noise.log_eigenvalue_error(noise_radius),
-            );
+            // The release formed near the identity where its bound is the smaller (small balls), else directly.
+            let near_bound = spd_near_identity_chart_error(k, footpoint, kept, near);
+            let near_far = spd_near_identity_chart_error(k, footpoint, noise_radius, footpoint + noise_radius);
+            let direct = spd_log_chart_error(k, footpoint, kept, near);
+            let near_identity = near_far.is_finite() && near_bound < direct;
+            let (chart_error, chart_error_far) = if near_identity {
+                (near_bound, near_far)
+            } else {
+                (direct, spd_log_chart_error(k, footpoint, noise_radius, footpoint + noise_radius))
+            };
+            let eta = crate::privacy::rounding::add_up(chart_error, noise.log_eigenvalue_error(kept));
+            let eta_far = crate::privacy::rounding::add_up(chart_error_far, noise.log_eigenvalue_error(noise_radius));
             if !eta.is_finite() {
                 return Err("the condition numbers within the ball are too large");
             }
@@ -388,6 +421,7 @@ impl SpdAffine {
                 margin,
                 tail_cost,
                 footpoint_cost,
+                near_identity,
             })
         };
         let found = if requested {

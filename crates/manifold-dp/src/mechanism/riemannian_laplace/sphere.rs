@@ -75,6 +75,7 @@ impl Sphere {
                 margin,
                 tail_cost: keep_ball_tail_cost(tail),
                 footpoint_cost,
+                near_identity: false,
             })
         };
         cheapest_relative_chart(&law, conditioned, chart, self.rounding_in_ball(sigma, center, radius))
@@ -221,6 +222,7 @@ impl LaplaceManifold for Sphere {
                 margin,
                 tail_cost: keep_ball_tail_cost(tail),
                 footpoint_cost: 0.0,
+                near_identity: false,
             })
         };
         cheapest_relative_chart(&law, conditioned, chart, self.rounding_in_ball(sigma, center, radius))

@@ -35,23 +35,29 @@ fn on_grid(chart: &BallChart<DMatrix<f64>>, k: usize, y: &DMatrix<f64>) -> bool 
     (&rep - &c).amax() < grid.spacing() / 4.0 && at(chart, &coords_to_sym(&rep, k)) == *y
 }
 
+/// In a ball of radius 1.5 the release is formed directly, in one of radius 0.05 near the identity (§3e, "Near
+/// the centre"); both are grid points.
 #[test]
 fn releases_lie_on_the_grid_of_the_log_chart_at_the_centre() {
     for k in [2, 3] {
         let spd = SpdAffine::new(k).unwrap();
         // The ball-conditioned mean of 10⁶ rows at ε = 0.01 too: its cells, capped to fit in the margin
         // Δ/2 − e_F − 10⁻¹² (Δ/4 capped them), are the widest the conditioned chart allows.
-        for (conditioning, rows, eps) in [
-            (Conditioning::Unconditioned, 200, 1.0),
-            (Conditioning::Ball, 200, 1.0),
-            (Conditioning::Ball, 1_000_000, 0.01),
+        for (radius, conditioning, rows, eps) in [
+            (1.5, Conditioning::Unconditioned, 200, 1.0),
+            (1.5, Conditioning::Ball, 200, 1.0),
+            (1.5, Conditioning::Ball, 1_000_000, 0.01),
+            (0.05, Conditioning::Unconditioned, 200, 1.0),
+            (0.05, Conditioning::Ball, 200, 1.0),
+            (0.05, Conditioning::Unconditioned, 1_000_000, 0.01),
         ] {
-            let mech = PrivateFrechetMean::new(spd, center(k), 1.5, rows, eps, conditioning).unwrap();
+            let mech = PrivateFrechetMean::new(spd, center(k), radius, rows, eps, conditioning).unwrap();
             let chart = mech.ball_chart.as_ref().unwrap();
             assert_eq!(chart.rounding.grid().chart, Chart::SpdLogAtCenter);
+            assert_eq!(chart.near_identity, radius < 1.0, "r = {radius}, {conditioning:?}");
             // Footpoints at the centre and near the edge of the data ball.
             let mut edge = DMatrix::zeros(k, k);
-            (edge[(0, 0)], edge[(1, 1)]) = (1.0, -0.95);
+            (edge[(0, 0)], edge[(1, 1)]) = (radius / 1.5, -0.95 * radius / 1.5);
             let mut rng = seeded_rng_for_experiments(50 + k as u64);
             for footpoint in [center(k), at(chart, &edge)] {
                 for _ in 0..1000 {
@@ -133,19 +139,28 @@ fn the_single_point_laplace_needs_a_ball_and_rounds_in_it() {
 /// conditioning moves the law by less than e^{-100}.
 #[test]
 fn released_distances_follow_the_radial_law() {
-    for (rows, eps, conditioning) in [
-        (200, 1.0, Conditioning::Unconditioned),
-        (1_000_000, 0.01, Conditioning::Unconditioned),
-        (1_000_000, 0.01, Conditioning::Ball),
+    for (radius, rows, eps, conditioning) in [
+        (1.5, 200, 1.0, Conditioning::Unconditioned),
+        (1.5, 1_000_000, 0.01, Conditioning::Unconditioned),
+        (1.5, 1_000_000, 0.01, Conditioning::Ball),
+        // Formed near the identity (§3e, "Near the centre").
+        (0.05, 200, 1.0, Conditioning::Unconditioned),
+        (0.05, 1_000_000, 0.01, Conditioning::Ball),
     ] {
-        released_distances_follow_the_radial_law_at(rows, eps, conditioning);
+        released_distances_follow_the_radial_law_at(radius, rows, eps, conditioning);
     }
 }
 
-fn released_distances_follow_the_radial_law_at(rows: usize, eps: f64, conditioning: Conditioning) {
+fn released_distances_follow_the_radial_law_at(radius: f64, rows: usize, eps: f64, conditioning: Conditioning) {
     let spd = SpdAffine::new(2).unwrap();
-    let mech = PrivateFrechetMean::new(spd, center(2), 1.5, rows, eps, conditioning).unwrap();
-    let footpoint = DMatrix::from_row_slice(2, 2, &[1.5, 0.2, 0.2, 1.2]);
+    let mech = PrivateFrechetMean::new(spd, center(2), radius, rows, eps, conditioning).unwrap();
+    assert_eq!(mech.ball_chart.as_ref().unwrap().near_identity, radius < 1.0);
+    let footpoint = if radius == 1.5 {
+        DMatrix::from_row_slice(2, 2, &[1.5, 0.2, 0.2, 1.2])
+    } else {
+        let s = DMatrix::from_row_slice(2, 2, &[0.3, 0.1, 0.1, -0.2]) * radius;
+        at(mech.ball_chart.as_ref().unwrap(), &s)
+    };
     // The release has the law conditioned on a public ball that holds all but `tail` of it (total variation
     // ≤ tail from the unconditioned law): below 1e-5, it moves the DKW false-failure bound by a factor
     // e^{4N·c·tail} < 1.01. Conditioned on the data ball, the ball holds every point within r − d(I, f) of the
@@ -155,7 +170,7 @@ fn released_distances_follow_the_radial_law_at(rows: usize, eps: f64, conditioni
     assert!(tail < 1e-5, "{rows} rows: {tail}");
     assert!(mech.conditioned() == (conditioning == Conditioning::Ball));
     if mech.conditioned() {
-        let depth = 1.5 - spd.distance(&center(2), &footpoint);
+        let depth = radius - spd.distance(&center(2), &footpoint);
         assert!(depth > 200.0 * mech.sigma() && mech.sigma() < 0.01, "{depth} {}", mech.sigma());
     }
     let mut rng = seeded_rng_for_experiments(60 + rows as u64);
@@ -170,7 +185,8 @@ fn released_distances_follow_the_radial_law_at(rows: usize, eps: f64, conditioni
 
 /// Assumption (E): nalgebra's symmetric eigensolver is backward stable with constant c_E = 64 on the
 /// matrices releases build, Y = BBᵀ with B a lower-triangular factor of condition up to e^{10} times
-/// U·diag(e^{r/2}), |r| up to 20: ‖Y − VΛVᵀ‖_F ≤ c_E·u·‖Y‖_F and ‖VᵀV − I‖_F ≤ c_E·u. Negative control:
+/// U·diag(e^{r/2}), |r| up to 20, and the X = (A + Aᵀ + A·Aᵀ) + L·N·Lᵀ of releases formed near the identity
+/// (footpoints within 10⁻⁸ to 1 of I, noise down to 10⁻¹²): ‖Y − VΛVᵀ‖_F ≤ c_E·u·‖Y‖_F and ‖VᵀV − I‖_F ≤ c_E·u. Negative control:
 /// eigenvalues off by 1e-13 relative fail the same check. (nalgebra's SVD fails such a check by a factor
 /// of 10¹⁵ on graded matrices, which is why releases do not use it.)
 #[test]
@@ -206,6 +222,26 @@ fn the_symmetric_eigensolver_is_backward_stable_as_assumed() {
         }
         let b = &l * m;
         worst = worst.max(check(&symmetric(&b * b.transpose()), 1.0));
+        // The matrices X a release near the identity decomposes (§3e, "Near the centre"): a footpoint within
+        // 10^-(i mod 9) of I and noise of every size down to 10⁻¹², X = (A + Aᵀ + A·Aᵀ) + L·N·Lᵀ.
+        let small = 10f64.powi(-((i % 9) as i32));
+        let v = DVector::from_fn(k * (k + 1) / 2, |a, _| ((i * 5 + a as u64) as f64).cos() * small);
+        let l = expm(&coords_to_sym(&v, k)).cholesky().unwrap().l();
+        let r = DVector::from_fn(k, |a, _| 10f64.powi(-((i % 13) as i32)) * ((i * 3 + a as u64) as f64).sin());
+        let rot = noise.haar_rotation(&mut rng);
+        let mut a = l.clone();
+        for j in 0..k {
+            a[(j, j)] -= 1.0;
+        }
+        let mut ud = rot.clone();
+        for (j, rj) in r.iter().enumerate() {
+            ud.column_mut(j).scale_mut(rj.exp_m1());
+        }
+        let g = &l * (&ud * rot.transpose()) * l.transpose();
+        let x = symmetric(&a + a.transpose() + &a * a.transpose() + g);
+        if x.norm() > 0.0 {
+            worst = worst.max(check(&x, 1.0));
+        }
     }
     assert!(worst <= EIGEN_BACKWARD_ERROR, "backward error {worst}·u beyond the assumed {EIGEN_BACKWARD_ERROR}·u");
     eprintln!("largest eigensolver backward error: {worst:.2}·u (assumed ≤ {EIGEN_BACKWARD_ERROR}·u)");
@@ -243,4 +279,115 @@ fn affine_spd_means_conditioned_on_the_ball_pay_at_most_one_percent() {
             }
         }
     }
+}
+
+/// Affine-invariant SPD(2) and SPD(3) means of 10⁶ rows around I (`Auto`) at radii from 0.01 to 3, ε = 0.01, 0.1
+/// and 1: the share of ε the rounding costs, printed, and asserted ≤ 1 % up to r = 1.5, where the release is
+/// formed near the identity in small balls (`docs/proofs/float_safety.md` §3e, "Near the centre"). Control: the
+/// direct path's chart error at r = 0.01 costs more than 1 %.
+#[test]
+fn affine_spd_means_in_small_balls_pay_at_most_one_percent() {
+    for k in [2usize, 3] {
+        let spd = SpdAffine::new(k).unwrap();
+        let id = DMatrix::identity(k, k);
+        for radius in [0.01, 0.1, 0.5, 1.5, 3.0] {
+            for eps in [0.01, 0.1, 1.0] {
+                let m = PrivateFrechetMean::new(spd, id.clone(), radius, 1_000_000, eps, Conditioning::Auto).unwrap();
+                let share = 100.0 * m.rounding_cost() / eps;
+                let chart = m.ball_chart.as_ref().unwrap();
+                eprintln!(
+                    "spd:{k} r {radius} eps {eps}: {share:.4} % (near the identity {}, conditioned {})",
+                    chart.near_identity,
+                    m.conditioned()
+                );
+                if radius <= 1.5 {
+                    assert!(share <= 1.0, "spd:{k} r {radius} ε {eps}: {share} %");
+                }
+            }
+        }
+    }
+}
+
+/// The isometric log coordinates of the 2×2 SPD matrix L·U·diag(e^r)·Uᵀ·Lᵀ in 2^-400 fixed point, U the exact
+/// rotation through the normalised (c, s): log Z = ((f₁ + f₂)/2)·I + ((f₁ − f₂)/(2q))·(Z − m·I) for eigenvalues
+/// m ± q, with f₁ + f₂ = ln det Z and f₁ − f₂ = ln(1 + 2q/(m − q)).
+fn reference_near_identity_coords(l: &DMatrix<f64>, c: f64, s: f64, r: &DVector<f64>) -> [f64; 3] {
+    use crate::sample::double_double::exact::Fx;
+    let f = Fx::from_f64;
+    let norm = f(c).mul(&f(c)).add(&f(s).mul(&f(s))).sqrt();
+    let (c, s) = (f(c).div(&norm), f(s).div(&norm));
+    let u = [[c.clone(), Fx(-s.0.clone())], [s, c]];
+    let e = [f(r[0]).exp(), f(r[1]).exp()];
+    let lm = [[f(l[(0, 0)]), f(0.0)], [f(l[(1, 0)]), f(l[(1, 1)])]];
+    // B = L·U·diag(e^{r/2}) would need square roots; Z = (L·U)·diag(e^r)·(L·U)ᵀ directly.
+    let lu = |i: usize, j: usize| lm[i][0].mul(&u[0][j]).add(&lm[i][1].mul(&u[1][j]));
+    let z = |i: usize, j: usize| (0..2).fold(f(0.0), |acc, t| acc.add(&lu(i, t).mul(&e[t]).mul(&lu(j, t))));
+    let (a, b, d) = (z(0, 0), z(1, 0), z(1, 1));
+    let two = f(2.0);
+    let m = a.add(&d).div(&two);
+    let h = a.sub(&d).div(&two);
+    let q = h.mul(&h).add(&b.mul(&b)).sqrt();
+    let det_minus_one = a.mul(&d).sub(&b.mul(&b)).sub(&f(1.0));
+    let sum = det_minus_one.ln_1p();
+    let (alpha, beta) = if q.0.sign() == num_bigint::Sign::NoSign {
+        (sum.div(&two), f(0.0))
+    } else {
+        let diff = q.mul(&two).div(&m.sub(&q)).ln_1p();
+        (sum.div(&two), diff.div(&q.mul(&two)))
+    };
+    // log Z = α·I + β·(Z − m·I): diagonal α ± β·h, off-diagonal β·b (coordinate √2·β·b).
+    let sqrt2 = two.sqrt();
+    [alpha.add(&beta.mul(&h)).to_f64(), sqrt2.mul(&beta).mul(&b).to_f64(), alpha.sub(&beta.mul(&h)).to_f64()]
+}
+
+/// §3e, "Near the centre": the release formed as I + X (`near_identity_log`) is within
+/// `spd_near_identity_chart_error` of the exact point's log coordinates, measured against 2^-400 fixed point on
+/// SPD(2) at footpoint radii 0.01, 0.1 and 0.5 and noise radii from 10⁻⁸ to 0.5 (the exact rotation being the
+/// normalised computed one; the Haar sampler's own error is in the bound). Control: the direct path (log of
+/// fl(B·Bᵀ)) errs by more than that bound in the small balls.
+#[test]
+fn the_release_near_the_identity_is_within_its_bound() {
+    use crate::privacy::float_safety::spd_near_identity_chart_error;
+    use rand::RngExt;
+    let mut rng = seeded_rng_for_experiments(46);
+    let mut control_beyond = 0;
+    let mut worst: f64 = 0.0;
+    for &rf in &[0.01, 0.1, 0.5] {
+        for &tn in &[1e-8, 1e-4, 1e-2, 0.5] {
+            let bound = spd_near_identity_chart_error(2, rf, tn, rf + tn);
+            assert!(bound.is_finite());
+            for _ in 0..150 {
+                // A footpoint within rf of I, its computed Cholesky factor (F = L·Lᵀ exactly).
+                let v = DVector::from_fn(3, |_, _| rng.random_range(-1.0..1.0f64));
+                let p = expm(&coords_to_sym(&(&v * (rf * rng.random_range(0.0..1.0) / v.norm())), 2));
+                let l = p.clone().cholesky().unwrap().l();
+                let w = DVector::from_fn(2, |_, _| rng.random_range(-1.0..1.0f64));
+                let r = &w * (tn * rng.random_range(0.5..1.0) / w.norm());
+                let phi = rng.random_range(0.0..std::f64::consts::TAU);
+                let (s, c) = phi.sin_cos();
+                let um = DMatrix::from_row_slice(2, 2, &[c, -s, s, c]);
+                let reference = reference_near_identity_coords(&l, c, s, &r);
+                let err = |coords: &DVector<f64>| {
+                    ((coords[0] - reference[0]).powi(2)
+                        + (coords[1] - reference[1]).powi(2)
+                        + (coords[2] - reference[2]).powi(2))
+                    .sqrt()
+                };
+                let near = err(&sym_to_coords(&near_identity_log(&l, &um, &r)));
+                assert!(near <= bound, "R_F {rf}, t {tn}: error {near:e} beyond the bound {bound:e}");
+                worst = worst.max(near / bound);
+                let mut m = um.clone();
+                for j in 0..2 {
+                    m.column_mut(j).scale_mut((0.5 * r[j]).exp());
+                }
+                let b = &l * m;
+                let direct = err(&sym_to_coords(&logm(&symmetric(&b * b.transpose()))));
+                if rf == 0.01 && direct > bound {
+                    control_beyond += 1;
+                }
+            }
+        }
+    }
+    eprintln!("worst error / bound: {worst:.3e}; direct path beyond the bound at R_F = 0.01: {control_beyond}");
+    assert!(control_beyond > 50, "the control: {control_beyond}");
 }
