@@ -648,7 +648,11 @@ impl Rounding {
         let reach = input_bound + (80.0 + 2.0 * d) * sigma;
         let (clamp, eta, footpoint_clamp) = if shell {
             // The mean: B no larger than its ball needs, and η relative to B and C (§3d, "The mean's error").
-            let clamp = 2f64.powi(reach.max(MEAN_LOG_DOMAIN_CLAMP_FLOOR).log2().ceil() as i32);
+            let mut clamp = 2f64.powi(reach.max(MEAN_LOG_DOMAIN_CLAMP_FLOOR).log2().ceil() as i32);
+            // log₂ may round down just above a power of two; η needs C < B.
+            if clamp <= input_bound {
+                clamp *= 2.0;
+            }
             (clamp, mean_log_domain_error(clamp, input_bound, s), input_bound)
         } else {
             let clamp = 2f64.powi(reach.max(4.0).log2().ceil() as i32);

@@ -222,7 +222,8 @@ impl LaplaceManifold for SpdAffine {
 
     /// Whitens the footpoint (and moves it onto the ball of radius R_P if it lies outside) and takes its
     /// Cholesky factor L; draws the noise's r and U (r first, as every SPD draw), again beyond T; forms
-    /// B = L·U·diag(e^{r/2}) and Y = BBᵀ (= L·N·Lᵀ), takes log Y from its eigendecomposition, rounds its
+    /// B = L·U·diag(e^{r/2}) and Y = BBᵀ (= L·N·Lᵀ) and takes log Y from its eigendecomposition — or, in a chart
+    /// near the identity, forms Y − I and takes log1p of its eigenvalues (`near_identity_log`) — rounds the
     /// isometric coordinates onto the grid, keeps the cell if it lies within R, and un-whitens the cell's point.
     fn sample_in_chart<R: Rng + ?Sized>(
         &self,
