@@ -1,30 +1,37 @@
-//! Row keys for releases keyed by an id column (Spark): a row's noise comes from its own key, a pseudorandom
-//! function of (the release key, the row's id, the row's input values). So a recomputed row with the same id
-//! and the same values draws exactly the same noise (one release, however often Spark evaluates it), and a row
-//! whose values changed between two evaluations draws fresh, independent noise: the difference of the two
-//! outputs is never the difference of the inputs.
+//! Row keys for releases keyed by an id column (Spark): a row's noise comes from its own randomness, a
+//! pseudorandom function of (the release key, the row's id, the row's input values). So a recomputed row with
+//! the same id and the same values draws exactly the same noise (one release, however often Spark evaluates
+//! it), and a row whose values changed between two evaluations draws fresh, independent noise: the difference
+//! of the two outputs is never the difference of the inputs.
 //!
-//! The function is a cascade of ChaCha12 (the release generator): the state starts as a key derived from the
-//! release key, and each 16-byte piece (a, b) of the row's encoding replaces it by the first 32 bytes of block
-//! b of stream a under the current state. That is a pseudorandom function of encodings no one of which is a
-//! proper prefix of another (the GGM/NMAC cascade argument, with ChaCha12 as the keyed function of its 128-bit
-//! (stream, block) input), which holds here: the encoding lists the value columns' types, then each field with
-//! its length where it varies, so it says where it ends. Ids are integers (any integer type, as 64-bit
-//! integers) or text (UTF-8), distinct and non-null within a release.
+//! The function is BLAKE3 in its keyed mode, a pseudorandom function of inputs of any length: the batch key is
+//! the keyed hash, under 32 bytes of the release key, of the batch's encoding prefix (how many value columns,
+//! then the id's and each value column's type, each with its length); a row's randomness is the keyed hash's
+//! extendable output, under the batch key, of the row's encoding (each field's presence byte, then its value,
+//! text with its length first), which says where every field ends, so distinct rows have distinct encodings.
+//! Its first 32 bytes key the row's overflow stream and the next 64 are the row's first block of noise words
+//! (`RowRng`: the block, then stream 0 of the overflow key). One compression per row of up to 64 bytes and one
+//! more for the output, where the ChaCha12 cascade used before made 16 block computations per row. Ids are
+//! integers (any integer type, as 64-bit integers) or text (UTF-8), distinct and non-null within a release.
 
 use crate::Error;
 use arrow_array::{Array, ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::DataType;
-use manifold_dp::sample::rng::StreamKey;
+use manifold_dp::sample::rng::{ROW_WORDS, StreamKey};
 use rayon::prelude::*;
 use std::collections::HashMap;
 
-/// The stream of the release key whose first bytes start every row's cascade (apart from the streams a
-/// release's row-indexed noise uses).
+/// The stream of the release key whose first 32 bytes key every batch's key.
 const ROW_KEY_STREAM: u64 = u64::from_le_bytes(*b"row-keys");
 
-/// A row's own key: its noise is drawn from stream 0 of it.
-pub type RowKey = [u8; 32];
+/// Every row's randomness: row `i`'s first block of noise words is `blocks[16i .. 16i + 16]`, and its overflow
+/// stream is stream 0 of `overflow[i]` (read through `RowRng`).
+pub struct RowKeys {
+    /// [`ROW_WORDS`] words per row.
+    pub blocks: Vec<u32>,
+    /// Each row's overflow key.
+    pub overflow: Vec<StreamKey>,
+}
 
 /// One field of the encoding, read from a column as its value decodes.
 enum Field {
@@ -91,28 +98,10 @@ impl Field {
     }
 }
 
-/// The cascade's state after `bytes` (zero-padded to whole 16-byte pieces) from `state`.
-fn absorb(mut state: RowKey, bytes: &[u8]) -> RowKey {
-    for piece in bytes.chunks(16) {
-        let mut block = [0u8; 16];
-        block[..piece.len()].copy_from_slice(piece);
-        let stream = u64::from_le_bytes(block[..8].try_into().expect("8 bytes"));
-        let position = u64::from_le_bytes(block[8..].try_into().expect("8 bytes"));
-        let mut rng = StreamKey::from_bytes(state).stream(stream);
-        rng.set_word_pos(u128::from(position) * 16);
-        rand::Rng::fill_bytes(&mut rng, &mut state);
-    }
-    state
-}
-
-/// The key of every row of `batch` under the release key `key`: from its id in column `id_column` (integers
-/// or text, distinct and non-null) and its values in the columns `values` (the value columns, as decoded).
-pub fn row_keys(
-    batch: &RecordBatch,
-    id_column: &str,
-    values: &[String],
-    key: &StreamKey,
-) -> Result<Vec<RowKey>, Error> {
+/// The randomness of every row of `batch` under the release key `key`: from its id in column `id_column`
+/// (integers or text, distinct and non-null) and its values in the columns `values` (the value columns, as
+/// decoded).
+pub fn row_keys(batch: &RecordBatch, id_column: &str, values: &[String], key: &StreamKey) -> Result<RowKeys, Error> {
     let id = ids(batch, id_column)?;
     let mut fields = Vec::with_capacity(values.len());
     // The prefix: how many value columns, and each one's type (its time zone, unit, …), each with its length.
@@ -130,24 +119,32 @@ pub fn row_keys(
         describe(column.data_type());
         fields.push(Field::new(column, name)?);
     }
-    let mut start: RowKey = [0; 32];
+    let mut start = [0u8; 32];
     rand::Rng::fill_bytes(&mut key.stream(ROW_KEY_STREAM), &mut start);
-    prefix.resize(prefix.len().div_ceil(16) * 16, 0);
-    let start = absorb(start, &prefix);
-    let mut keys = vec![[0u8; 32]; batch.num_rows()];
-    keys.par_chunks_mut(1024).enumerate().for_each(|(c, chunk)| {
-        let mut bytes = Vec::with_capacity(64);
-        for (i, k) in chunk.iter_mut().enumerate() {
-            let row = c * 1024 + i;
-            bytes.clear();
-            id.push(row, &mut bytes);
-            for f in &fields {
-                f.push(row, &mut bytes);
+    let batch_key = *blake3::keyed_hash(&start, &prefix).as_bytes();
+    let n = batch.num_rows();
+    let mut blocks = vec![0u32; n * ROW_WORDS];
+    let mut overflow = vec![[0u8; 32]; n];
+    blocks.par_chunks_mut(1024 * ROW_WORDS).zip(overflow.par_chunks_mut(1024)).enumerate().for_each(
+        |(c, (blocks, overflow))| {
+            let mut bytes = Vec::with_capacity(64);
+            let mut out = [0u8; 32 + 4 * ROW_WORDS];
+            for (i, (block, key)) in blocks.chunks_mut(ROW_WORDS).zip(overflow.iter_mut()).enumerate() {
+                let row = c * 1024 + i;
+                bytes.clear();
+                id.push(row, &mut bytes);
+                for f in &fields {
+                    f.push(row, &mut bytes);
+                }
+                blake3::Hasher::new_keyed(&batch_key).update(&bytes).finalize_xof().fill(&mut out);
+                key.copy_from_slice(&out[..32]);
+                for (w, b) in block.iter_mut().zip(out[32..].chunks_exact(4)) {
+                    *w = u32::from_le_bytes(b.try_into().expect("4 bytes"));
+                }
             }
-            *k = absorb(start, &bytes);
-        }
-    });
-    Ok(keys)
+        },
+    );
+    Ok(RowKeys { blocks, overflow: overflow.into_iter().map(StreamKey::from_bytes).collect() })
 }
 
 /// The id column `name`: integers or text, with no null and no repeat (two rows with one id would share their

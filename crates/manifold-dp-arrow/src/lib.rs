@@ -70,7 +70,7 @@ use arrow_select::filter::filter_record_batch;
 use manifold_dp::mechanism::Mechanism;
 use manifold_dp::mechanism::batch::privatize_by_id;
 use manifold_dp::registry::{PointMechanism, Space};
-use manifold_dp::sample::rng::StreamKey;
+use manifold_dp::sample::rng::{ROW_WORDS, RowRng, StreamKey};
 use manifold_dp::space::representation::Representation;
 
 /// The value columns of a table of points that a [`PointMechanism`] releases: rotations or directions.
@@ -220,8 +220,8 @@ pub fn privatize_batch(
 enum Streams {
     /// Row stream `ids[i]` of the release key.
     Ids(Vec<u64>),
-    /// Stream 0 of the row's own key ([`keyed::row_keys`]).
-    Keys(Vec<keyed::RowKey>),
+    /// The row's own block and overflow key ([`keyed::row_keys`]).
+    Keys(keyed::RowKeys),
 }
 
 impl Streams {
@@ -232,7 +232,11 @@ impl Streams {
         }
         match self {
             Streams::Ids(ids) => Streams::Ids(kept(ids, keep)),
-            Streams::Keys(keys) => Streams::Keys(kept(keys, keep)),
+            Streams::Keys(keys) => {
+                let blocks = keys.blocks.chunks(ROW_WORDS).zip(keep).filter(|(_, k)| **k).flat_map(|(b, _)| b);
+                let blocks = blocks.copied().collect();
+                Streams::Keys(keyed::RowKeys { blocks, overflow: kept(keys.overflow, keep) })
+            }
         }
     }
 
@@ -246,8 +250,11 @@ impl Streams {
             Streams::Ids(ids) => Ok(privatize_by_id(mech, points, &|i| ids[i], key)?),
             Streams::Keys(keys) => {
                 use rayon::prelude::*;
-                Ok(points.par_chunks_mut(1024).zip(keys.par_chunks(1024)).try_for_each(|(piece, keys)| {
-                    mech.privatize_each(piece, |i| StreamKey::from_bytes(keys[i]).stream(0))
+                let rows = keys.blocks.par_chunks(1024 * ROW_WORDS).zip(keys.overflow.par_chunks(1024));
+                Ok(points.par_chunks_mut(1024).zip(rows).try_for_each(|(piece, (blocks, overflow))| {
+                    mech.privatize_each(piece, |i| {
+                        RowRng::new(&blocks[i * ROW_WORDS..(i + 1) * ROW_WORDS], 0, &overflow[i])
+                    })
                 })?)
             }
         }

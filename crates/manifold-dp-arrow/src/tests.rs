@@ -413,3 +413,45 @@ fn arrow_failures_keep_arrows_error_as_their_source() {
     assert!(matches!(e, Error::Arrow { source: None, .. }), "{e:?}");
     assert_eq!(e.to_string(), "1 row ids for a batch of 2 rows");
 }
+
+/// Keyed rows beyond the 1024-row chunks, with rows rejected among them: every kept row draws the noise it draws
+/// in a batch without the rejected rows (its randomness follows its id and values, not its position, and the
+/// rejected rows' randomness is dropped with them).
+#[test]
+fn keyed_rows_keep_their_noise_across_chunks_and_rejections() {
+    let n = 2500;
+    let angle: Vec<f64> = (0..n).map(|i| i as f64 * 1e-3).collect();
+    let bad = [5usize, 1024, 1500];
+    let w: Vec<f64> = (0..n).map(|i| if bad.contains(&i) { f64::NAN } else { angle[i].cos() }).collect();
+    let build = |rows: &[usize]| {
+        table(vec![
+            ("id", Arc::new(Int64Array::from(rows.iter().map(|&i| i as i64 * 31 - 7).collect::<Vec<_>>())) as ArrayRef),
+            ("w", numbers(&rows.iter().map(|&i| w[i]).collect::<Vec<_>>())),
+            ("x", numbers(&rows.iter().map(|&i| angle[i].sin()).collect::<Vec<_>>())),
+            ("y", numbers(&vec![0.0; rows.len()])),
+            ("z", numbers(&vec![0.0; rows.len()])),
+        ])
+    };
+    let m = mech(Space::So3, MechanismName::Laplace, 1.0);
+    let release = |batch: &RecordBatch| {
+        let codec = Codec::locate(&batch.schema(), Space::So3, None, None, None).unwrap();
+        privatize_batch(&m, &codec, batch, &key(), RowIds::Column("id")).unwrap()
+    };
+    let all: Vec<usize> = (0..n).collect();
+    let with_bad = release(&build(&all));
+    let rejected: Vec<usize> = with_bad.rejected.iter().map(|(i, _)| *i).collect();
+    assert_eq!(rejected, bad);
+    let good: Vec<usize> = all.iter().copied().filter(|i| !bad.contains(i)).collect();
+    let clean = release(&build(&good));
+    assert!(clean.rejected.is_empty());
+    for c in ["w", "x", "y", "z"] {
+        let (a, b) = (column(&with_bad.batch, c), column(&clean.batch, c));
+        assert_eq!(a.len(), n - bad.len());
+        assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()), "column {c}");
+    }
+    // Every row's noise differs (no two rows share randomness).
+    let mut xs: Vec<u64> = column(&clean.batch, "y").iter().map(|v| v.to_bits()).collect();
+    xs.sort_unstable();
+    xs.dedup();
+    assert_eq!(xs.len(), good.len());
+}
