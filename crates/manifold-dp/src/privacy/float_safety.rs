@@ -475,6 +475,11 @@ pub struct Rounding {
 }
 
 impl Rounding {
+    /// A sphere or ball chart's rounding: no clamp on the release or the footpoint.
+    fn unclamped(grid: Grid, additive_epsilon: f64) -> Self {
+        Rounding { grid, additive_epsilon, coarse: None, clamp: f64::INFINITY, footpoint_clamp: f64::INFINITY }
+    }
+
     /// Rounding of directions on S^{`dim`−1} (the turn grid on the circle, the cube map otherwise) for a
     /// mechanism with ε per radian and a `lipschitz`-log-Lipschitz output density (per radian).
     pub fn for_directions(dim: usize, epsilon_per_rad: f64, lipschitz: f64) -> Self {
@@ -584,13 +589,7 @@ impl Rounding {
         // The relative-error releases snap in double-double (`round_to_grid_dd`), exact only where the grid's
         // points near |q| ≤ 1 are doubles: no spacing below 2^-52, whatever the cap (§3i, step 3).
         let grid = cheapest_grid_from(chart, eta, DD_SNAP_FINEST_LOG2, fine, cost);
-        Rounding {
-            grid,
-            additive_epsilon: cost(grid),
-            coarse: None,
-            clamp: f64::INFINITY,
-            footpoint_clamp: f64::INFINITY,
-        }
+        Rounding::unclamped(grid, cost(grid))
     }
 
     /// Rounding of the planar Laplace's tangent coordinates at a point of S^{`dim`−1} for `epsilon` per
@@ -615,13 +614,7 @@ impl Rounding {
             Chart::TangentPlane => tangent_plane_clamp(dim, lipschitz),
             _ => f64::INFINITY,
         };
-        Rounding {
-            grid,
-            additive_epsilon: additive_epsilon(grid, dim, lipschitz),
-            coarse: None,
-            clamp,
-            footpoint_clamp: f64::INFINITY,
-        }
+        Rounding { clamp, ..Rounding::unclamped(grid, additive_epsilon(grid, dim, lipschitz)) }
     }
 
     /// Rounding of a flat log domain with `coords` isometric coordinates (the log-Euclidean metric on SPD(k),
@@ -754,13 +747,7 @@ impl Rounding {
         };
         let fine = spd_log_chart_cap_log2(k, ball, mean_error, of_error).min(coarsest_log2);
         let grid = cheapest_grid(Chart::SpdLogAtCenter, eta, fine, cost);
-        Rounding {
-            grid,
-            additive_epsilon: cost(grid),
-            coarse: None,
-            clamp: f64::INFINITY,
-            footpoint_clamp: f64::INFINITY,
-        }
+        Rounding::unclamped(grid, cost(grid))
     }
 
     /// The same rounding for a rejection sampler whose computed acceptance probability is within a factor
