@@ -457,6 +457,56 @@ pub fn spd_near_identity_chart_error(k: usize, footpoint_radius: f64, noise_radi
     fn_up(add_up(lip, assemble) * (1.0 + 1e-9))
 }
 
+/// A bound on ‖Û − U‖_F for the SPD samplers' Haar rotations in double-double (`haar_rotation_dd`) against the
+/// exact rotation of the real uniforms read (`docs/proofs/float_safety.md` §3e, "In double-double"): 2.93·2^-53.
+/// The lattice the uniforms are read on moves the unit quaternion by at most 1.03u (chord), hence its rotation
+/// by at most 2√2·1.03u ≤ 2.92u in Frobenius norm (‖R(p) − R(q)‖_F = 2√2·√(1 − ⟨p, q⟩²) ≤ 2√2·‖p − q‖); the
+/// double-double arithmetic adds below 2^-90 (on SO(2), the lattice's 0.035u and the arithmetic's 2^-95).
+pub const HAAR_ROTATION_DD_ERROR: f64 = 2.93 * (f64::EPSILON / 2.0);
+
+/// η for the affine-invariant SPD release formed in double-double (§3e, "In double-double"): the Haar rotation
+/// Û from [`HAAR_ROTATION_DD_ERROR`]'s sampler, B = L·Û·diag(fl(e^{r/2})) and Y = B·Bᵀ in double-double (L the
+/// whitened footpoint's f64 Cholesky factor, exact as the footpoint's definition), Y rounded to f64, then
+/// eigendecomposed and its logarithm assembled as on the direct path. Only the rounding of Y and (E) are relative
+/// to ‖Y‖, and both are measured in the Frobenius norm of Y^{-½}·E·Y^{-½} (no √k on top):
+///
+/// - Û = U(I + G): B moves on the right by H = D^{-½}·G·D^{½}, ‖H‖_F ≤ e^{t_N/√2}·‖G‖_F; f64 exp within 2 ulps
+///   (4u) scales B's columns by 1 + θ_j; a right perturbation B(I + H) moves BBᵀ by at most
+///   2‖H‖_F/(1 − ‖H‖₂) in ρ (Mirsky: Σ(σ_i(I + H) − 1)² ≤ ‖H‖_F²);
+/// - the double-double products: |E_B| ≤ (3.01k + 14)u²·|L||Û|·diag(e^{r/2}), relative to B at most
+///   (3.01k + 14)u²·k·e^{(R_F + t_N + R′)/2}; |E_Y| ≤ (3.01k + 6)u²·|B||B|ᵀ, relative to Y at most
+///   (3.01k + 6)u²·k²·e^{R_F + t_N + R′};
+/// - rounding Y to f64 (u per entry) and (E) (c_E·u·‖Y‖_F): ‖Y^{-½}EY^{-½}‖_F ≤ ‖E‖_F/λ_min ≤ c·u·√k·cond(Y),
+///   and ρ(Y + E, Y) ≤ g/(1 − g) for g that bound;
+/// - the assembly, u·(2c_E + 2k + 8)·√k·(R′ + 1), as [`spd_log_chart_error`]'s.
+///
+/// Arguments as [`spd_log_chart_error`]'s; ∞ where a perturbation is not small.
+pub fn spd_double_double_chart_error(k: usize, footpoint_radius: f64, noise_radius: f64, release_radius: f64) -> f64 {
+    let u = f64::EPSILON / 2.0;
+    let kf = k as f64;
+    let (rf, tn, rr) = (footpoint_radius, noise_radius, release_radius);
+    let cond = (std::f64::consts::SQRT_2 * rr).exp() * 1.01;
+    // Right perturbations of B, in Frobenius norm.
+    let h_haar = (std::f64::consts::FRAC_1_SQRT_2 * tn).exp() * HAAR_ROTATION_DD_ERROR;
+    let h_exp = 4.0 * u * kf.sqrt();
+    let h_dd = (3.01 * kf + 14.0) * u * u * kf * (0.5 * (rf + tn + rr)).exp() * 1.01;
+    // Perturbations of Y, relative (Y^{-½}·E·Y^{-½}, Frobenius).
+    let g_dd = (3.01 * kf + 6.0) * u * u * kf * kf * (rf + tn + rr).exp() * 1.01;
+    let g_round = u * kf.sqrt() * cond;
+    let g_eigen = EIGEN_BACKWARD_ERROR * u * kf.sqrt() * cond;
+    let all = [h_haar, h_exp, h_dd, g_dd, g_round, g_eigen];
+    if !all.iter().all(|&x| x < 1e-3) {
+        return f64::INFINITY;
+    }
+    let right = |h: f64| 2.0 * h / (1.0 - h);
+    let relative = |g: f64| g / (1.0 - g);
+    let rho = [right(h_haar), right(h_exp), right(h_dd), relative(g_dd), relative(g_round), relative(g_eigen)]
+        .into_iter()
+        .fold(0.0, add_up);
+    let assemble = u * (2.0 * EIGEN_BACKWARD_ERROR + 2.0 * kf + 8.0) * kf.sqrt() * (rr + 1.0);
+    fn_up(add_up(rho, assemble) * (1.0 + 1e-9))
+}
+
 /// How a mechanism makes its releases float-safe: its grid and the additive ε₀ the rounding costs, and
 /// optionally a coarser public grid the float-safe release is rounded onto afterwards.
 #[derive(Debug, Clone, Copy, PartialEq)]

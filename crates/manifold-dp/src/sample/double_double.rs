@@ -216,6 +216,31 @@ pub(crate) mod exact {
             Fx(sum.0 * 2)
         }
 
+        /// π by Machin's formula, 16·atan(1/5) − 4·atan(1/239), each series summed until its terms vanish.
+        pub fn pi() -> Fx {
+            let atan_inv = |m: i64| {
+                let m2 = BigInt::from(m * m);
+                let (mut sum, mut power) = (BigInt::from(0), (BigInt::from(1) << P) / BigInt::from(m));
+                let mut n = 0i64;
+                while power.sign() != Sign::NoSign {
+                    let term = &power / BigInt::from(2 * n + 1);
+                    sum = if n % 2 == 0 { sum + term } else { sum - term };
+                    power = &power / &m2;
+                    n += 1;
+                }
+                sum
+            };
+            Fx(atan_inv(5) * 16 - atan_inv(239) * 4)
+        }
+
+        /// ln x for x > 0: ln(x·2^-e) + e·ln 2 with x·2^-e ∈ [1, 2) (its ln_1p converges geometrically).
+        pub fn ln(&self) -> Fx {
+            let e = self.0.bits() as i64 - 1 - P as i64;
+            let scaled = if e >= 0 { Fx(&self.0 >> e as usize) } else { Fx(&self.0 << (-e) as usize) };
+            let ln2 = Fx::from_f64(1.0).ln_1p();
+            scaled.sub(&Fx::from_f64(1.0)).ln_1p().add(&Fx(ln2.0 * e))
+        }
+
         /// The nearest double, about (its leading 64 bits, then one rounding).
         pub fn to_f64(&self) -> f64 {
             let mag = self.0.magnitude();

@@ -42,7 +42,8 @@ use crate::analysis::spd_radial::{SpdRadialLaw, pair_sum_max};
 use crate::error::Param;
 use crate::error::{Error, Fallible};
 use crate::sample::normal::{gamma_integer, gamma_relative_error_units};
-use crate::sample::sphere::{uniform_circle, uniform_s2, uniform_s3};
+use crate::sample::double_double::Dd;
+use crate::sample::sphere::{uniform_circle, uniform_circle_dd, uniform_s2, uniform_s3, uniform_s3_dd};
 use crate::sample::uniform::{ln_unit, unit};
 use nalgebra::{DMatrix, DVector};
 use rand::Rng;
@@ -530,6 +531,37 @@ impl SpdLaplaceNoise {
         }
     }
 
+    /// [`Self::haar_rotation`] in double-double, reading the same uniforms (row-major, k·k entries): the rotation
+    /// of `uniform_circle_dd`'s point for k = 2 and of `uniform_s3_dd`'s quaternion (w, x, y, z) for k = 3, the
+    /// rotation v ↦ q·v·q̄ as nalgebra's (its diagonal written 1 − 2(y² + z²), …). Within [`HAAR_ROTATION_DD_ERROR`]
+    /// (Frobenius) of the exact rotation of the real uniforms read (`docs/proofs/float_safety.md` §3e, "In
+    /// double-double").
+    ///
+    /// [`HAAR_ROTATION_DD_ERROR`]: crate::privacy::float_safety::HAAR_ROTATION_DD_ERROR
+    pub(crate) fn haar_rotation_dd<R: Rng + ?Sized>(&self, rng: &mut R) -> Vec<Dd> {
+        if self.k == 2 {
+            let (c, s) = uniform_circle_dd(rng);
+            vec![c, s.neg(), s, c]
+        } else {
+            let [w, x, y, z] = uniform_s3_dd(rng);
+            let one = Dd::new(1.0);
+            let two = |a: Dd| a.add(a);
+            let (xx, yy, zz) = (x.mul(x), y.mul(y), z.mul(z));
+            let (xy, xz, yz, wx, wy, wz) = (x.mul(y), x.mul(z), y.mul(z), w.mul(x), w.mul(y), w.mul(z));
+            vec![
+                one.sub(two(yy.add(zz))),
+                two(xy.sub(wz)),
+                two(xz.add(wy)),
+                two(xy.add(wz)),
+                one.sub(two(xx.add(zz))),
+                two(yz.sub(wx)),
+                two(xz.sub(wy)),
+                two(yz.add(wx)),
+                one.sub(two(xx.add(yy))),
+            ]
+        }
+    }
+
     /// U diag(e^{r}) Uᵀ with a fresh Haar U.
     fn rotate<R: Rng + ?Sized>(&self, r: &DVector<f64>, rng: &mut R) -> DMatrix<f64> {
         let k = self.k;
@@ -714,6 +746,95 @@ mod tests {
     use super::*;
     use crate::sample::rng::seeded_rng_for_experiments;
     use rand::RngExt;
+
+    /// (cos, sin) of the lattice angle π(j + f)/256 of one circle word, in 2^-400 fixed point.
+    fn lattice_circle(bits: u64, pi: &crate::sample::double_double::exact::Fx) -> [crate::sample::double_double::exact::Fx; 2] {
+        use crate::sample::double_double::exact::Fx;
+        let j = (bits >> 55) as i64;
+        let frac = (((bits << 9) as i64) >> 11) as f64 / (1u64 << 53) as f64;
+        let (quarter, rest) = (j / 128, (j % 128) as f64);
+        let (s, c) = pi.mul(&Fx::from_f64(rest).add(&Fx::from_f64(frac))).div(&Fx::from_f64(256.0)).sin_cos();
+        let neg = |x: Fx| Fx(-x.0);
+        match quarter {
+            0 => [c, s],
+            1 => [neg(s), c],
+            2 => [neg(c), neg(s)],
+            _ => [s, neg(c)],
+        }
+    }
+
+    /// The rotation of the lattice values `haar_rotation` reads, in 2^-400 fixed point (row-major).
+    fn lattice_rotation(k: usize, rng: &mut crate::sample::rng::ReleaseRng) -> Vec<crate::sample::double_double::exact::Fx> {
+        use crate::sample::double_double::exact::Fx;
+        let f = Fx::from_f64;
+        let pi = Fx::pi();
+        if k == 2 {
+            let [c, s] = lattice_circle(rng.next_u64(), &pi);
+            return vec![c.clone(), Fx(-s.0.clone()), s, c];
+        }
+        let x = 0.5 * crate::sample::uniform::unit(rng);
+        let near_first = rng.random::<bool>();
+        let [c1, s1] = lattice_circle(rng.next_u64(), &pi);
+        let [c2, s2] = lattice_circle(rng.next_u64(), &pi);
+        let (near, far) = (f(x).sqrt(), f(1.0).sub(&f(x)).sqrt());
+        let (a, b) = if near_first { (near, far) } else { (far, near) };
+        let (w, x, y, z) = (a.mul(&c1), a.mul(&s1), b.mul(&c2), b.mul(&s2));
+        let two = |p: &Fx, q: &Fx| Fx(p.mul(q).0 * 2);
+        let one = f(1.0);
+        vec![
+            one.sub(&two(&y, &y)).sub(&two(&z, &z)),
+            two(&x, &y).sub(&two(&w, &z)),
+            two(&x, &z).add(&two(&w, &y)),
+            two(&x, &y).add(&two(&w, &z)),
+            one.sub(&two(&x, &x)).sub(&two(&z, &z)),
+            two(&y, &z).sub(&two(&w, &x)),
+            two(&x, &z).sub(&two(&w, &y)),
+            two(&y, &z).add(&two(&w, &x)),
+            one.sub(&two(&x, &x)).sub(&two(&y, &y)),
+        ]
+    }
+
+    /// `haar_rotation_dd` reads the same uniforms as `haar_rotation` (the generators agree afterwards), lies
+    /// within Lemma H's 100u of it, and within 2^-90 (Frobenius) of the rotation of the same lattice values in
+    /// 2^-400 fixed point, on SO(2) and SO(3) (§3e, "In double-double"; the lattice's own ≤ 2.92u to the real
+    /// uniforms is analytic). Control: the f64 rotation is off that reference by far more than 2^-90.
+    #[test]
+    fn haar_rotations_in_double_double_are_the_lattice_rotation_to_2_pow_minus_90() {
+        use crate::sample::double_double::exact::Fx;
+        for k in [2usize, 3] {
+            let noise = SpdLaplaceNoise::new(k, 0.2, None).unwrap();
+            let mut seeds = seeded_rng_for_experiments(93 + k as u64);
+            let (mut worst, mut worst_f64, mut control) = (0.0f64, 0.0f64, f64::INFINITY);
+            for _ in 0..3000 {
+                let seed = seeds.next_u64();
+                let (mut a, mut b, mut c) =
+                    (seeded_rng_for_experiments(seed), seeded_rng_for_experiments(seed), seeded_rng_for_experiments(seed));
+                let dd = noise.haar_rotation_dd(&mut a);
+                let plain = noise.haar_rotation(&mut b);
+                let exact = lattice_rotation(k, &mut c);
+                let next = a.next_u64();
+                assert_eq!((next, next), (b.next_u64(), c.next_u64()), "the same uniforms, read by all three");
+                let frobenius = |entry: &dyn Fn(usize) -> Fx| {
+                    (0..k * k).fold(Fx::from_f64(0.0), |acc, i| {
+                        let d = entry(i).sub(&exact[i]);
+                        acc.add(&d.mul(&d))
+                    })
+                    .sqrt()
+                    .to_f64()
+                };
+                worst = worst.max(frobenius(&|i| Fx::dd(dd[i])));
+                let f64_error = frobenius(&|i| Fx::from_f64(plain[(i / k, i % k)]));
+                worst_f64 = worst_f64.max(f64_error);
+                control = control.min(f64_error.max(1e-300));
+                let agree = (0..k * k).map(|i| (dd[i].hi - plain[(i / k, i % k)]).powi(2)).sum::<f64>().sqrt();
+                assert!(agree <= crate::privacy::float_safety::HAAR_ROTATION_ERROR * (k as f64).sqrt(), "{agree:e}");
+            }
+            let u = f64::EPSILON / 2.0;
+            eprintln!("SO({k}): double-double within {:.1} u², f64 within {:.2} u", worst / (u * u), worst_f64 / u);
+            assert!(worst <= 2f64.powi(-90), "{worst:e}");
+            assert!(worst_f64 > 2f64.powi(-70), "the control: {worst_f64:e}");
+        }
+    }
 
     const CONFIGS: [(usize, f64, Option<f64>); 12] = [
         (2, 0.01, None),

@@ -305,6 +305,40 @@ pub(crate) fn uniform_circle<R: Rng + ?Sized>(rng: &mut R) -> (f64, f64) {
     (cj * cos_r - sj * sin_r, sj * cos_r + cj * sin_r)
 }
 
+/// [`uniform_circle`] in double-double: the same word, the same lattice angle φ = 2π(j + f)/512, its cosine and
+/// sine within 450·2^-106 of the lattice point's (Lemma DD: the angle π(j mod 128 + f)/256 ∈ [−π/512, π/2) within
+/// 9u²·φ, `Dd::sin_cos` within 150u²·φ + 200u², the quarter turn exact). The affine-invariant SPD mean's release
+/// in double-double draws its Haar rotations from it (`docs/proofs/float_safety.md` §3e, "In double-double").
+pub(crate) fn uniform_circle_dd<R: Rng + ?Sized>(rng: &mut R) -> (Dd, Dd) {
+    let bits = rng.next_u64();
+    let j = (bits >> 55) as i64;
+    let f = (((bits << 9) as i64) >> 11) as f64 / (1u64 << 53) as f64;
+    let (quarter, rest) = (j / 128, (j % 128) as f64);
+    // rest + f is exact as a double-double (two-sum); π/256 is a power-of-two scaling of π's double-double.
+    let pi_over_256 = Dd { hi: std::f64::consts::PI / 256.0, lo: 1.224_646_799_147_353_2e-16 / 256.0 };
+    let (s, c) = pi_over_256.mul(Dd::new(rest).add(Dd::new(f))).sin_cos();
+    match quarter {
+        0 => (c, s),
+        1 => (s.neg(), c),
+        2 => (c.neg(), s.neg()),
+        _ => (s, c.neg()),
+    }
+}
+
+/// [`uniform_s3`] in double-double, reading the same uniforms: (w, x, y, z) within 1200·2^-106 (chord) of the
+/// lattice point, itself a unit quaternion within 1.03·2^-53 of the exact point of the real uniforms (the radius
+/// x = ⌈V⌉/2 within 2u of its own size moves the angle ψ, x = sin²ψ, by at most u·tan ψ ≤ u; the circles' lattice
+/// by 0.025u) (`docs/proofs/float_safety.md` §3e, "In double-double").
+pub(crate) fn uniform_s3_dd<R: Rng + ?Sized>(rng: &mut R) -> [Dd; 4] {
+    let x = 0.5 * crate::sample::uniform::unit(rng);
+    // 1 − x is exact as a double-double.
+    let (near, far) = (Dd::new(x).sqrt(), Dd::new(1.0).sub(Dd::new(x)).sqrt());
+    let (a, b) = if rng.random::<bool>() { (near, far) } else { (far, near) };
+    let (c1, s1) = uniform_circle_dd(rng);
+    let (c2, s2) = uniform_circle_dd(rng);
+    [a.mul(c1), a.mul(s1), b.mul(c2), b.mul(s2)]
+}
+
 /// The spacing 2π/512 of [`circle_table`].
 const CIRCLE_STEP: f64 = std::f64::consts::PI / 256.0;
 

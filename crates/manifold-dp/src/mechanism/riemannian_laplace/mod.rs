@@ -80,10 +80,22 @@ pub struct BallChart<P> {
     /// e_F, so neighbouring footpoints lie within Δ + 2e_F; counted once per footpoint ratio (twice when
     /// conditioned on the ball).
     pub footpoint_cost: f64,
-    /// SPD(k), affine-invariant: the release is formed near the identity, as I + X with every error relative to
-    /// ‖X‖, where that bounds η more tightly than the direct path (`docs/proofs/float_safety.md` §3e, "Near the
-    /// centre"); false elsewhere.
-    pub near_identity: bool,
+    /// How the release is formed in the chart: the one of the forms whose η bound is the smallest (a public
+    /// choice, made from the radii alone).
+    pub form: ChartForm,
+}
+
+/// How an affine-invariant SPD release is formed in its chart (`docs/proofs/float_safety.md` §3e); every other
+/// chart has one form, recorded as `Direct`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChartForm {
+    /// log(B·Bᵀ) in f64, every error relative to ‖Y‖ and amplified by the condition numbers in the ball.
+    Direct,
+    /// log(I + X) with X formed without I, every error relative to ‖X‖: small balls ("Near the centre").
+    NearIdentity,
+    /// Y = B·Bᵀ formed in double-double from a double-double Haar rotation, rounded once, its log in f64: only
+    /// the rounding of Y and the eigensolver are relative to ‖Y‖ ("In double-double"). The means only.
+    DoubleDouble,
 }
 
 /// A manifold with an exact sampler of its Laplace law.

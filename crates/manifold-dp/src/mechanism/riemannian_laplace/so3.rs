@@ -14,7 +14,7 @@ use rand::Rng;
 use rand::distr::Distribution;
 use std::f64::consts::PI;
 
-use super::{BallChart, LaplaceManifold, truncated_mean};
+use super::{BallChart, ChartForm, LaplaceManifold, truncated_mean};
 
 /// η of the SO(3) relative-error release (§3i), as a chord on S³, for draws with S³ angle φ = θ/2 ≤ `reach`
 /// (≤ π/4): per unit of φ, the angle (θ̂ within `angle_error` of itself, libm's sine 2u), the axis (10u), the
@@ -138,7 +138,7 @@ impl LaplaceManifold for So3 {
                 margin,
                 tail_cost: keep_ball_tail_cost(tail),
                 footpoint_cost: 0.0,
-                near_identity: false,
+                form: ChartForm::Direct,
             })
         };
         cheapest_relative_chart(&law, conditioned, chart, self.rounding_in_ball(sigma, center, radius))

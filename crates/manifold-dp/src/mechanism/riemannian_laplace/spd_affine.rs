@@ -9,15 +9,16 @@ use crate::error::Error;
 use crate::error::Param;
 use crate::manifold::SpdAffine;
 use crate::privacy::float_safety::{
-    Rounding, SPD_MEAN_ROUNDING_OF_ERROR, SPD_ROUNDING_OF_ERROR, spd_log_chart_cap_log2, spd_log_chart_error,
-    spd_near_identity_chart_error,
+    Rounding, SPD_MEAN_ROUNDING_OF_ERROR, SPD_ROUNDING_OF_ERROR, spd_double_double_chart_error,
+    spd_log_chart_cap_log2, spd_log_chart_error, spd_near_identity_chart_error,
 };
+use crate::sample::double_double::Dd;
 use crate::sample::spd_laplace::SpdLaplaceNoise;
 use crate::space::spd::{self, expm, logm, sqrt_and_inv_sqrt};
 use nalgebra::DMatrix;
 use rand::Rng;
 
-use super::{BallChart, LaplaceManifold};
+use super::{BallChart, ChartForm, LaplaceManifold};
 
 /// The largest proposal ball (radius 2r + Δ ≤ 4r) the SPD Laplace release sets up: beyond it the ball holds
 /// matrices with eigenvalue ratios past e^{709}, beyond double precision.
@@ -74,6 +75,28 @@ pub(super) fn near_identity_log(l: &DMatrix<f64>, u: &DMatrix<f64>, r: &nalgebra
     });
     let eig = nalgebra::SymmetricEigen::new(x);
     spd::from_eigen(&eig.eigenvectors, &eig.eigenvalues.map(f64::ln_1p))
+}
+
+/// log(L·U·diag(e^r)·Uᵀ·Lᵀ) formed in double-double (`docs/proofs/float_safety.md` §3e, "In double-double"):
+/// B = L·Û·diag(fl(e^{r/2})) and Y = B·Bᵀ (its lower triangle, mirrored) in double-double from the
+/// double-double Haar rotation `u` (row-major), Y rounded once to f64, and its logarithm from its
+/// eigendecomposition as on the direct path. Only that rounding and the eigensolver's backward error remain
+/// relative to ‖Y‖; the products' errors are of order 2^-106.
+pub(super) fn double_double_log(l: &DMatrix<f64>, u: &[Dd], r: &nalgebra::DVector<f64>) -> DMatrix<f64> {
+    let k = l.nrows();
+    let half_exp: Vec<Dd> = r.iter().map(|x| Dd::new((0.5 * x).exp())).collect();
+    // L is lower triangular: row i of L·Û sums over t ≤ i.
+    let b: Vec<Dd> = (0..k * k)
+        .map(|ij| {
+            let (i, j) = (ij / k, ij % k);
+            (0..=i).fold(Dd::new(0.0), |acc, t| acc.add(Dd::new(l[(i, t)]).mul(u[t * k + j]))).mul(half_exp[j])
+        })
+        .collect();
+    let y = DMatrix::from_fn(k, k, |i, j| {
+        let (i, j) = if i >= j { (i, j) } else { (j, i) };
+        (0..k).fold(Dd::new(0.0), |acc, t| acc.add(b[i * k + t].mul(b[j * k + t]))).hi
+    });
+    logm(&y)
 }
 
 /// B·X·Bᵀ, symmetrised.
@@ -181,7 +204,7 @@ impl LaplaceManifold for SpdAffine {
         sensitivity: f64,
         conditioned: bool,
     ) -> Fallible<Option<BallChart<DMatrix<f64>>>> {
-        self.affine_ball_chart(noise, center, radius, sensitivity, conditioned, SPD_ROUNDING_OF_ERROR)
+        self.affine_ball_chart(noise, center, radius, sensitivity, conditioned, SPD_ROUNDING_OF_ERROR, false)
     }
 
     /// The private mean's chart: [`LaplaceManifold::ball_chart`]'s, except that unconditioned its cells may move
@@ -198,7 +221,7 @@ impl LaplaceManifold for SpdAffine {
         conditioned: bool,
     ) -> Fallible<Option<BallChart<DMatrix<f64>>>> {
         let of_error = if conditioned { SPD_ROUNDING_OF_ERROR } else { SPD_MEAN_ROUNDING_OF_ERROR };
-        self.affine_ball_chart(noise, center, radius, sensitivity, conditioned, of_error)
+        self.affine_ball_chart(noise, center, radius, sensitivity, conditioned, of_error, true)
     }
 
     /// The mean conditioned on the ball by request: cells up to [`SPD_MEAN_ROUNDING_OF_ERROR`] of the expected
@@ -212,7 +235,7 @@ impl LaplaceManifold for SpdAffine {
         radius: f64,
         sensitivity: f64,
     ) -> Fallible<Option<BallChart<DMatrix<f64>>>> {
-        self.affine_ball_chart(noise, center, radius, sensitivity, true, SPD_MEAN_ROUNDING_OF_ERROR)
+        self.affine_ball_chart(noise, center, radius, sensitivity, true, SPD_MEAN_ROUNDING_OF_ERROR, true)
     }
 
     /// L0·P̃·L0ᵀ for the whitened footpoint P̃ that [`LaplaceManifold::sample_in_chart`] draws at.
@@ -236,21 +259,27 @@ impl LaplaceManifold for SpdAffine {
         let symmetric = |m: DMatrix<f64>| (&m + m.transpose()) * 0.5;
         let p = whitened_footpoint(chart, footpoint);
         let r = noise.sample_log_eigenvalues(rng);
-        let mut m = noise.haar_rotation(rng);
+        // Either Haar rotation reads the same uniforms.
+        let (mut m, m_dd) = match chart.form {
+            ChartForm::DoubleDouble => (DMatrix::zeros(0, 0), noise.haar_rotation_dd(rng)),
+            _ => (noise.haar_rotation(rng), Vec::new()),
+        };
         if r.norm() > chart.noise_radius {
             return Ok(None);
         }
         let unrepresentable = || Error::Unrepresentable("the whitened draw lost positive definiteness".into());
         let l = p.cholesky().ok_or_else(unrepresentable)?.l();
-        let mut s = if chart.near_identity {
-            sym_to_coords(&near_identity_log(&l, &m, &r))
-        } else {
-            for (j, rj) in r.iter().enumerate() {
-                let scale = (0.5 * rj).exp();
-                m.column_mut(j).scale_mut(scale);
+        let mut s = match chart.form {
+            ChartForm::NearIdentity => sym_to_coords(&near_identity_log(&l, &m, &r)),
+            ChartForm::DoubleDouble => sym_to_coords(&double_double_log(&l, &m_dd, &r)),
+            ChartForm::Direct => {
+                for (j, rj) in r.iter().enumerate() {
+                    let scale = (0.5 * rj).exp();
+                    m.column_mut(j).scale_mut(scale);
+                }
+                let b = &l * m;
+                sym_to_coords(&logm(&symmetric(&b * b.transpose())))
             }
-            let b = &l * m;
-            sym_to_coords(&logm(&symmetric(&b * b.transpose())))
         };
         if !s.iter().all(|x| x.is_finite()) {
             return Err(unrepresentable());
@@ -325,7 +354,8 @@ impl LaplaceManifold for SpdAffine {
 }
 
 impl SpdAffine {
-    /// [`LaplaceManifold::ball_chart`] with cells moving a release by at most `of_error` of its expected error.
+    /// [`LaplaceManifold::ball_chart`] with cells moving a release by at most `of_error` of its expected error,
+    /// and, for a mean (`double_double`), the release in double-double among its forms.
     #[allow(clippy::too_many_arguments)]
     fn affine_ball_chart(
         &self,
@@ -335,6 +365,7 @@ impl SpdAffine {
         sensitivity: f64,
         conditioned: bool,
         of_error: f64,
+        double_double: bool,
     ) -> Fallible<Option<BallChart<DMatrix<f64>>>> {
         let k = self.k();
         spd::check_positive_definite(center)?;
@@ -380,16 +411,24 @@ impl SpdAffine {
             // The kept cells' draws lie within `kept` of the footpoint; the log-eigenvalues' own error (and the
             // chamber's wall shift) adds to η, and the proposals' acceptance error α to ε₀ (§3h).
             let kept = noise_radius.min(near + footpoint);
-            // The release formed near the identity where its bound is the smaller (small balls), else directly.
-            let near_bound = spd_near_identity_chart_error(k, footpoint, kept, near);
-            let near_far = spd_near_identity_chart_error(k, footpoint, noise_radius, footpoint + noise_radius);
-            let direct = spd_log_chart_error(k, footpoint, kept, near);
-            let near_identity = near_far.is_finite() && near_bound < direct;
-            let (chart_error, chart_error_far) = if near_identity {
-                (near_bound, near_far)
+            // The form whose bound on the kept draws is the smallest, among those bounded on the far ones too:
+            // near the identity in small balls, in double-double (the means) in wider ones, else directly.
+            let far = footpoint + noise_radius;
+            let direct = (ChartForm::Direct, spd_log_chart_error(k, footpoint, kept, near), {
+                spd_log_chart_error(k, footpoint, noise_radius, far)
+            });
+            let near_identity = (ChartForm::NearIdentity, spd_near_identity_chart_error(k, footpoint, kept, near), {
+                spd_near_identity_chart_error(k, footpoint, noise_radius, far)
+            });
+            let in_double_double = if double_double {
+                let bound = |t: f64, r: f64| spd_double_double_chart_error(k, footpoint, t, r);
+                (ChartForm::DoubleDouble, bound(kept, near), bound(noise_radius, far))
             } else {
-                (direct, spd_log_chart_error(k, footpoint, noise_radius, footpoint + noise_radius))
+                (ChartForm::DoubleDouble, f64::INFINITY, f64::INFINITY)
             };
+            let (form, chart_error, chart_error_far) = [near_identity, in_double_double]
+                .into_iter()
+                .fold(direct, |best, c| if c.2.is_finite() && c.1 < best.1 { c } else { best });
             let eta = crate::privacy::rounding::add_up(chart_error, noise.log_eigenvalue_error(kept));
             let eta_far = crate::privacy::rounding::add_up(chart_error_far, noise.log_eigenvalue_error(noise_radius));
             if !eta.is_finite() {
@@ -422,7 +461,7 @@ impl SpdAffine {
                 margin,
                 tail_cost,
                 footpoint_cost,
-                near_identity,
+                form,
             })
         };
         let found = if requested {

@@ -13,7 +13,7 @@ use nalgebra::DVector;
 use rand::{Rng, RngExt};
 use std::f64::consts::{PI, TAU};
 
-use super::{BallChart, LaplaceManifold, truncated_mean};
+use super::{BallChart, ChartForm, LaplaceManifold, truncated_mean};
 
 impl Sphere {
     /// The Riemannian Laplace's grid with cells up to 2^-`below_log2` of the noise scale σ.
@@ -75,7 +75,7 @@ impl Sphere {
                 margin,
                 tail_cost: keep_ball_tail_cost(tail),
                 footpoint_cost,
-                near_identity: false,
+                form: ChartForm::Direct,
             })
         };
         cheapest_relative_chart(&law, conditioned, chart, self.rounding_in_ball(sigma, center, radius))
@@ -222,7 +222,7 @@ impl LaplaceManifold for Sphere {
                 margin,
                 tail_cost: keep_ball_tail_cost(tail),
                 footpoint_cost: 0.0,
-                near_identity: false,
+                form: ChartForm::Direct,
             })
         };
         cheapest_relative_chart(&law, conditioned, chart, self.rounding_in_ball(sigma, center, radius))

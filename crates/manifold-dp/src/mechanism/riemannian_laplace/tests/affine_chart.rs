@@ -35,7 +35,12 @@ fn on_grid(chart: &BallChart<DMatrix<f64>>, k: usize, y: &DMatrix<f64>) -> bool 
     (&rep - &c).amax() < grid.spacing() / 4.0 && at(chart, &coords_to_sym(&rep, k)) == *y
 }
 
-/// In a ball of radius 1.5 the release is formed directly, in one of radius 0.05 near the identity (§3e, "Near
+/// The form the means' charts take at these radii: near the identity in small balls, in double-double in wide ones.
+fn expected_form(radius: f64) -> ChartForm {
+    if radius < 1.0 { ChartForm::NearIdentity } else { ChartForm::DoubleDouble }
+}
+
+/// In a ball of radius 1.5 the release is formed in double-double, in one of radius 0.05 near the identity (§3e, "Near
 /// the centre"); both are grid points.
 #[test]
 fn releases_lie_on_the_grid_of_the_log_chart_at_the_centre() {
@@ -54,7 +59,7 @@ fn releases_lie_on_the_grid_of_the_log_chart_at_the_centre() {
             let mech = PrivateFrechetMean::new(spd, center(k), radius, rows, eps, conditioning).unwrap();
             let chart = mech.ball_chart.as_ref().unwrap();
             assert_eq!(chart.rounding.grid().chart, Chart::SpdLogAtCenter);
-            assert_eq!(chart.near_identity, radius < 1.0, "r = {radius}, {conditioning:?}");
+            assert_eq!(chart.form, expected_form(radius), "r = {radius}, {conditioning:?}");
             // Footpoints at the centre and near the edge of the data ball.
             let mut edge = DMatrix::zeros(k, k);
             (edge[(0, 0)], edge[(1, 1)]) = (radius / 1.5, -0.95 * radius / 1.5);
@@ -100,9 +105,10 @@ fn the_guarantee_counts_the_rounding_and_wide_balls_are_refused() {
     assert!(add_up(ball.noise_epsilon(), ball.rounding_cost()) <= 1.0);
     assert!(ball.noise_epsilon() >= 1.0 - 2.0 * ball.rounding_cost(), "{}", ball.noise_epsilon());
     // Auto keeps the unconditioned draw where its rounding is cheap, and takes the ball where it is not
-    // (n = 20, r = 3: the unconditioned law reaches far beyond the data ball).
+    // (n = 10, r = 3: the unconditioned law reaches so far beyond the data ball that its rounding is refused).
     assert!(!PrivateFrechetMean::new(spd, center(2), 1.5, 200, 1.0, Conditioning::Auto).unwrap().conditioned());
-    let wide = PrivateFrechetMean::new(spd, center(2), 3.0, 20, 1.0, Conditioning::Auto).unwrap();
+    assert!(PrivateFrechetMean::new(spd, center(2), 3.0, 10, 1.0, Conditioning::Unconditioned).is_err());
+    let wide = PrivateFrechetMean::new(spd, center(2), 3.0, 10, 1.0, Conditioning::Auto).unwrap();
     assert!(wide.conditioned() && wide.rounding_cost() < 1e-3, "{}", wide.rounding_cost());
     // A ball so wide that f64 cannot round finely: refused, saying why (whichever bound fails first).
     let err = PrivateFrechetMean::new(spd, center(2), 8.0, 200, 1.0, Conditioning::Auto).unwrap_err();
@@ -154,7 +160,7 @@ fn released_distances_follow_the_radial_law() {
 fn released_distances_follow_the_radial_law_at(radius: f64, rows: usize, eps: f64, conditioning: Conditioning) {
     let spd = SpdAffine::new(2).unwrap();
     let mech = PrivateFrechetMean::new(spd, center(2), radius, rows, eps, conditioning).unwrap();
-    assert_eq!(mech.ball_chart.as_ref().unwrap().near_identity, radius < 1.0);
+    assert_eq!(mech.ball_chart.as_ref().unwrap().form, expected_form(radius));
     let footpoint = if radius == 1.5 {
         DMatrix::from_row_slice(2, 2, &[1.5, 0.2, 0.2, 1.2])
     } else {
@@ -261,8 +267,8 @@ fn affine_spd_means_conditioned_on_the_ball_pay_at_most_one_percent() {
         for eps in [0.01, 0.1, 1.0] {
             let m = PrivateFrechetMean::new(spd, center(k), 1.5, 1_000_000, eps, Conditioning::Ball).unwrap();
             let share = 100.0 * m.rounding_cost() / eps;
-            // Main's chart for this mean, the one `Auto` still weighs: 10⁻⁴ cells.
-            let old = spd.ball_chart_for_mean(&m.noise, &center(k), 1.5, m.sensitivity(), true).unwrap().unwrap();
+            // The chart this mean had before: 10⁻⁴ cells, formed directly (the single-point Laplace's chart).
+            let old = spd.ball_chart(&m.noise, &center(k), 1.5, m.sensitivity(), true).unwrap().unwrap();
             let old_share = 100.0 * 2.0 * (old.rounding.additive_epsilon() + old.footpoint_cost) / eps;
             let chart = m.ball_chart.as_ref().unwrap();
             eprintln!(
@@ -296,8 +302,8 @@ fn affine_spd_means_in_small_balls_pay_at_most_one_percent() {
                 let share = 100.0 * m.rounding_cost() / eps;
                 let chart = m.ball_chart.as_ref().unwrap();
                 eprintln!(
-                    "spd:{k} r {radius} eps {eps}: {share:.4} % (near the identity {}, conditioned {})",
-                    chart.near_identity,
+                    "spd:{k} r {radius} eps {eps}: {share:.4} % (formed {:?}, conditioned {})",
+                    chart.form,
                     m.conditioned()
                 );
                 if radius <= 1.5 {
