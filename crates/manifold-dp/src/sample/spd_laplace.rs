@@ -41,8 +41,8 @@
 use crate::analysis::spd_radial::{SpdRadialLaw, pair_sum_max};
 use crate::error::Param;
 use crate::error::{Error, Fallible};
-use crate::sample::normal::{gamma_integer, gamma_relative_error_units};
 use crate::sample::double_double::Dd;
+use crate::sample::normal::{gamma_integer, gamma_relative_error_units};
 use crate::sample::sphere::{uniform_circle, uniform_circle_dd, uniform_s2, uniform_s3, uniform_s3_dd};
 use crate::sample::uniform::{ln_unit, unit};
 use nalgebra::{DMatrix, DVector};
@@ -748,7 +748,10 @@ mod tests {
     use rand::RngExt;
 
     /// (cos, sin) of the lattice angle π(j + f)/256 of one circle word, in 2^-400 fixed point.
-    fn lattice_circle(bits: u64, pi: &crate::sample::double_double::exact::Fx) -> [crate::sample::double_double::exact::Fx; 2] {
+    fn lattice_circle(
+        bits: u64,
+        pi: &crate::sample::double_double::exact::Fx,
+    ) -> [crate::sample::double_double::exact::Fx; 2] {
         use crate::sample::double_double::exact::Fx;
         let j = (bits >> 55) as i64;
         let frac = (((bits << 9) as i64) >> 11) as f64 / (1u64 << 53) as f64;
@@ -764,7 +767,10 @@ mod tests {
     }
 
     /// The rotation of the lattice values `haar_rotation` reads, in 2^-400 fixed point (row-major).
-    fn lattice_rotation(k: usize, rng: &mut crate::sample::rng::ReleaseRng) -> Vec<crate::sample::double_double::exact::Fx> {
+    fn lattice_rotation(
+        k: usize,
+        rng: &mut crate::sample::rng::ReleaseRng,
+    ) -> Vec<crate::sample::double_double::exact::Fx> {
         use crate::sample::double_double::exact::Fx;
         let f = Fx::from_f64;
         let pi = Fx::pi();
@@ -807,20 +813,24 @@ mod tests {
             let (mut worst, mut worst_f64, mut control) = (0.0f64, 0.0f64, f64::INFINITY);
             for _ in 0..3000 {
                 let seed = seeds.next_u64();
-                let (mut a, mut b, mut c) =
-                    (seeded_rng_for_experiments(seed), seeded_rng_for_experiments(seed), seeded_rng_for_experiments(seed));
+                let (mut a, mut b, mut c) = (
+                    seeded_rng_for_experiments(seed),
+                    seeded_rng_for_experiments(seed),
+                    seeded_rng_for_experiments(seed),
+                );
                 let dd = noise.haar_rotation_dd(&mut a);
                 let plain = noise.haar_rotation(&mut b);
                 let exact = lattice_rotation(k, &mut c);
                 let next = a.next_u64();
                 assert_eq!((next, next), (b.next_u64(), c.next_u64()), "the same uniforms, read by all three");
                 let frobenius = |entry: &dyn Fn(usize) -> Fx| {
-                    (0..k * k).fold(Fx::from_f64(0.0), |acc, i| {
-                        let d = entry(i).sub(&exact[i]);
-                        acc.add(&d.mul(&d))
-                    })
-                    .sqrt()
-                    .to_f64()
+                    (0..k * k)
+                        .fold(Fx::from_f64(0.0), |acc, i| {
+                            let d = entry(i).sub(&exact[i]);
+                            acc.add(&d.mul(&d))
+                        })
+                        .sqrt()
+                        .to_f64()
                 };
                 worst = worst.max(frobenius(&|i| Fx::dd(dd[i])));
                 let f64_error = frobenius(&|i| Fx::from_f64(plain[(i / k, i % k)]));

@@ -9,8 +9,8 @@ use crate::error::Error;
 use crate::error::Param;
 use crate::manifold::SpdAffine;
 use crate::privacy::float_safety::{
-    Rounding, SPD_MEAN_ROUNDING_OF_ERROR, SPD_ROUNDING_OF_ERROR, spd_double_double_chart_error,
-    spd_log_chart_cap_log2, spd_log_chart_error, spd_near_identity_chart_error,
+    Rounding, SPD_MEAN_ROUNDING_OF_ERROR, SPD_ROUNDING_OF_ERROR, spd_double_double_chart_error, spd_log_chart_cap_log2,
+    spd_log_chart_error, spd_near_identity_chart_error,
 };
 use crate::sample::double_double::Dd;
 use crate::sample::spd_laplace::SpdLaplaceNoise;
@@ -245,9 +245,10 @@ impl LaplaceManifold for SpdAffine {
 
     /// Whitens the footpoint (and moves it onto the ball of radius R_P if it lies outside) and takes its
     /// Cholesky factor L; draws the noise's r and U (r first, as every SPD draw), again beyond T; forms
-    /// B = L·U·diag(e^{r/2}) and Y = BBᵀ (= L·N·Lᵀ) and takes log Y from its eigendecomposition — or, in a chart
-    /// near the identity, forms Y − I and takes log1p of its eigenvalues (`near_identity_log`) — rounds the
-    /// isometric coordinates onto the grid, keeps the cell if it lies within R, and un-whitens the cell's point.
+    /// B = L·U·diag(e^{r/2}) and Y = BBᵀ (= L·N·Lᵀ) and takes log Y from its eigendecomposition — or, as the
+    /// chart's form says, forms Y − I near the identity and takes log1p of its eigenvalues (`near_identity_log`),
+    /// or forms U, B and Y in double-double and rounds Y once (`double_double_log`) — rounds the isometric
+    /// coordinates onto the grid, keeps the cell if it lies within R, and un-whitens the cell's point.
     fn sample_in_chart<R: Rng + ?Sized>(
         &self,
         noise: &SpdLaplaceNoise,
@@ -357,7 +358,7 @@ impl SpdAffine {
     /// [`LaplaceManifold::ball_chart`] with cells moving a release by at most `of_error` of its expected error,
     /// and, for a mean (`double_double`), the release in double-double among its forms.
     #[allow(clippy::too_many_arguments)]
-    fn affine_ball_chart(
+    pub(super) fn affine_ball_chart(
         &self,
         noise: &SpdLaplaceNoise,
         center: &DMatrix<f64>,
